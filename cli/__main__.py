@@ -1,0 +1,3 @@
+from foxgeese.main import main
+
+main()

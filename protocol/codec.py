@@ -1,0 +1,82 @@
+"""Wire constants and the one encode/decode pair of protocol version 1 (see PROTOCOL.md).
+
+Every message is one msgpack map with string keys, carrying the protocol version and its type.
+Unpacking is bounded so that a hostile peer cannot make the referee allocate without limit;
+nothing here ever unpickles.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import msgpack
+
+PROTOCOL_VERSION = 1
+SUPPORTED_VERSIONS = (1,)
+MAX_MESSAGE_BYTES = 65536
+
+ENV_ENDPOINT = "FOXGEESE_ENDPOINT"
+ENV_TOKEN = "FOXGEESE_TOKEN"
+
+# Bot -> referee
+HELLO = "hello"
+READY = "ready"
+MOVE = "move"
+RESIGN = "resign"
+PONG = "pong"
+# Referee -> bot
+WELCOME = "welcome"
+REFUSED = "refused"
+NEW_GAME = "new_game"
+TURN = "turn"
+GAME_OVER = "game_over"
+PING = "ping"
+QUIT = "quit"
+ERROR = "error"
+
+
+class ProtocolError(ValueError):
+    """A message that is not a well-formed protocol-1 map (the sender is at fault)."""
+
+
+def encode(message_type: str, **fields: Any) -> bytes:
+    """Packs one message; the version and type are added here so no caller forgets them."""
+    return msgpack.packb({"v": PROTOCOL_VERSION, "type": message_type, **fields}, use_bin_type=True)
+
+
+def decode(data: bytes) -> dict[str, Any]:
+    """Unpacks one message, refusing anything over the size cap or not a map with a string `type`."""
+    if len(data) > MAX_MESSAGE_BYTES:
+        raise ProtocolError(f"message of {len(data)} bytes is over the {MAX_MESSAGE_BYTES}-byte cap")
+    try:
+        message = msgpack.unpackb(
+            data,
+            raw=False,
+            strict_map_key=True,
+            max_buffer_size=MAX_MESSAGE_BYTES,
+        )
+    except Exception as error:  # msgpack raises several unrelated types for bad bytes
+        raise ProtocolError(f"not a msgpack message: {error}") from None
+    if not isinstance(message, dict):
+        raise ProtocolError(f"message is a msgpack {type(message).__name__}, expected a map")
+    if not isinstance(message.get("type"), str):
+        raise ProtocolError("message has no string field 'type'")
+    return message
+
+
+def require(message: dict[str, Any], field: str, kind: type | tuple[type, ...]) -> Any:
+    """Returns `message[field]`, raising ProtocolError if it is missing or of the wrong type."""
+    if field not in message:
+        raise ProtocolError(f"'{message.get('type')}' message lacks field '{field}'")
+    value = message[field]
+    if isinstance(value, bool) and kind in (int, (int, float)):
+        raise ProtocolError(f"field '{field}' must be {_kind_name(kind)}, got bool")
+    if not isinstance(value, kind):
+        raise ProtocolError(f"field '{field}' must be {_kind_name(kind)}, got {type(value).__name__}")
+    return value
+
+
+def _kind_name(kind: type | tuple[type, ...]) -> str:
+    if isinstance(kind, tuple):
+        return " or ".join(k.__name__ for k in kind)
+    return kind.__name__

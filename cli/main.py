@@ -12,6 +12,7 @@ from foxgeese import __version__
 COMMAND_MODULES = (
     "foxgeese.engine.cli",
     "foxgeese.protocol.cli",
+    "foxgeese.protocol.bot_cli",
     "foxgeese.players.cli",
     "foxgeese.tournaments.cli",
 )

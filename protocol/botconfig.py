@@ -1,0 +1,123 @@
+"""How to start a bot: a name and a command line, parsed from a player SPEC.
+
+SPEC is `NAME[:key=value,...]` for a built-in player (run as `python -m foxgeese bot NAME
+--option key=value ...`), `cmd:COMMAND LINE` for any external program, `human` for a person at
+this terminal, or `remote` for a bot that connects by itself with the referee's token.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shlex
+import shutil
+import sys
+from dataclasses import dataclass, field
+from typing import Any
+
+CMD_PREFIX = "cmd:"
+HUMAN = "human"
+REMOTE = "remote"
+
+_NAME = re.compile(r"^[A-Za-z][A-Za-z0-9_.-]*$")
+_OPTION = re.compile(r"^[A-Za-z][A-Za-z0-9_.-]*=[^,]*$")
+
+
+class BotSpecError(ValueError):
+    """A player SPEC that cannot be turned into a bot command (bad form, missing program)."""
+
+
+@dataclass(frozen=True)
+class BotConfig:
+    """One bot as the referee launches it.
+
+    `command` empty means a remote bot: nothing is launched, the referee waits for a `hello` with
+    its shared token. `interactive` bots keep the terminal's stdin/stdout (a human player).
+    """
+
+    name: str
+    command: tuple[str, ...] = ()
+    cwd: str | None = None
+    env: tuple[tuple[str, str], ...] = ()
+    interactive: bool = False
+    spec: str = field(default="", compare=False)
+
+    def __init__(
+        self,
+        name: str,
+        command: list[str] | tuple[str, ...] = (),
+        cwd: str | os.PathLike[str] | None = None,
+        env: dict[str, str] | tuple[tuple[str, str], ...] | None = None,
+        interactive: bool = False,
+        spec: str = "",
+    ) -> None:
+        env_items = tuple(sorted(env.items())) if isinstance(env, dict) else tuple(env or ())
+        object.__setattr__(self, "name", name)
+        object.__setattr__(self, "command", tuple(str(part) for part in command))
+        object.__setattr__(self, "cwd", None if cwd is None else os.fspath(cwd))
+        object.__setattr__(self, "env", env_items)
+        object.__setattr__(self, "interactive", interactive)
+        object.__setattr__(self, "spec", spec or shlex.join(self.command))
+
+    @property
+    def is_remote(self) -> bool:
+        return not self.command
+
+    def environment(self) -> dict[str, str]:
+        """Extra environment variables for the bot, on top of the referee's own."""
+        return dict(self.env)
+
+    def check(self) -> None:
+        """Raises BotSpecError if the program cannot be found, before any game starts."""
+        if self.is_remote:
+            return
+        program = self.command[0]
+        if os.sep in program or (os.altsep and os.altsep in program):
+            path = program if os.path.isabs(program) or self.cwd is None else os.path.join(self.cwd, program)
+            if not (os.path.isfile(path) and os.access(path, os.X_OK)):
+                raise BotSpecError(f"bot {self.name!r}: program {program!r} does not exist or is not executable")
+        elif shutil.which(program, path=self.environment().get("PATH")) is None:
+            raise BotSpecError(f"bot {self.name!r}: program {program!r} not found on PATH")
+
+    def to_json(self) -> dict[str, Any]:
+        return {"name": self.name, "command": list(self.command), "cwd": self.cwd, "spec": self.spec}
+
+    @classmethod
+    def from_spec(cls, spec: str, name: str | None = None) -> BotConfig:
+        """Parses a player SPEC (see the module doc) and checks that its program exists."""
+        if not isinstance(spec, str) or not spec.strip():
+            raise BotSpecError("empty player spec; expected NAME[:key=value,...] or cmd:COMMAND LINE")
+        spec = spec.strip()
+        if spec.startswith(CMD_PREFIX):
+            try:
+                command = shlex.split(spec[len(CMD_PREFIX):])
+            except ValueError as error:
+                raise BotSpecError(f"bad command line in {spec!r}: {error}") from None
+            if not command:
+                raise BotSpecError(f"{spec!r} has no command after 'cmd:'")
+            config = cls(name or os.path.basename(command[0]), command, spec=spec)
+        elif spec == REMOTE:
+            config = cls(name or REMOTE, (), spec=spec)
+        else:
+            player, _, options_text = spec.partition(":")
+            if not _NAME.match(player):
+                raise BotSpecError(
+                    f"bad player spec {spec!r}; expected NAME[:key=value,...] (e.g. 'random:seed=7') "
+                    "or cmd:COMMAND LINE"
+                )
+            options = [item.strip() for item in options_text.split(",")] if options_text else []
+            for item in options:
+                if not _OPTION.match(item):
+                    raise BotSpecError(f"bad option {item!r} in {spec!r}; options are key=value separated by commas")
+            command = builtin_command(player, options)
+            config = cls(name or spec, command, interactive=(player == HUMAN), spec=spec)
+        config.check()
+        return config
+
+
+def builtin_command(player: str, options: list[str]) -> list[str]:
+    """The command line that runs a built-in player as a bot (`foxgeese bot NAME --option k=v`)."""
+    command = [sys.executable, "-m", "foxgeese", "bot", player]
+    for option in options:
+        command += ["--option", option]
+    return command

@@ -1,0 +1,142 @@
+"""Game records: one JSON object per game, written by the referee when the game ends.
+
+The keys `variant`, `options`, `start` and `moves[i].move` are what `foxgeese show RECORD` replays;
+everything else (clocks, bots, why the game ended) is for people and tournaments.
+"""
+
+from __future__ import annotations
+
+import enum
+import json
+import os
+from dataclasses import asdict, dataclass, field
+from datetime import datetime, timezone
+from typing import Any
+
+RECORD_FORMAT = 1
+DRAW = "draw"
+
+
+class RefereeTermination(str, enum.Enum):
+    """Endings the referee decides, kept apart from the engine's rule endings (`Termination`)."""
+
+    TIME_FORFEIT = "time-forfeit"
+    ILLEGAL_MOVE = "illegal-move"
+    CRASH = "crash"
+    PROTOCOL_ERROR = "protocol-error"
+    NO_SHOW = "no-show"
+    RESIGNATION = "resignation"
+    MAX_PLIES = "max-plies"
+
+    def __str__(self) -> str:
+        return self.value
+
+
+class RecordError(ValueError):
+    """A file or text that is not a game record of a format this version reads."""
+
+
+@dataclass
+class MoveRecord:
+    """One ply: the move text, how long it took and what was left on the mover's clock."""
+
+    move: str
+    side: str = ""
+    think_ms: int = 0
+    transport_ms: int = 0
+    clock_ms: int = 0
+    info: dict[str, Any] = field(default_factory=dict)
+    book: bool = False
+
+
+@dataclass
+class SeatRecord:
+    """Who played one side: from the BotConfig and from the bot's own `hello`."""
+
+    name: str
+    command: list[str] = field(default_factory=list)
+    version: str = ""
+    author: str = ""
+    bot_name: str = ""
+    stderr: str | None = None
+
+
+@dataclass
+class GameRecord:
+    """Everything about one finished game; `to_json`/`from_json` round-trip it exactly."""
+
+    game_id: str
+    variant: str
+    options: dict[str, Any]
+    start: str
+    bots: dict[str, SeatRecord]
+    time_control: str
+    moves: list[MoveRecord] = field(default_factory=list)
+    winner: str = DRAW
+    termination: str = ""
+    reason: str = ""
+    plies: int = 0
+    started: str = ""
+    ended: str = ""
+    referee: str = ""
+    final: str = ""
+    format: int = RECORD_FORMAT
+
+    def to_dict(self) -> dict[str, Any]:
+        data = asdict(self)
+        data["stderr"] = {side: seat.stderr for side, seat in self.bots.items()}
+        return data
+
+    def to_json(self, indent: int | None = None) -> str:
+        return json.dumps(self.to_dict(), indent=indent, sort_keys=False)
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> GameRecord:
+        if not isinstance(data, dict):
+            raise RecordError("a game record is a JSON object")
+        if data.get("format") != RECORD_FORMAT:
+            raise RecordError(f"record format {data.get('format')!r} is not {RECORD_FORMAT}")
+        try:
+            values = {k: v for k, v in data.items() if k in cls.__dataclass_fields__}
+            values["bots"] = {side: SeatRecord(**seat) for side, seat in data["bots"].items()}
+            values["moves"] = [MoveRecord(**move) for move in data["moves"]]
+            return cls(**values)
+        except (KeyError, TypeError, AttributeError) as error:
+            raise RecordError(f"not a complete game record: {error}") from None
+
+    @classmethod
+    def from_json(cls, text: str) -> GameRecord:
+        try:
+            data = json.loads(text)
+        except json.JSONDecodeError as error:
+            raise RecordError(f"not JSON: {error}") from None
+        return cls.from_dict(data)
+
+    def save(self, path: str | os.PathLike[str]) -> None:
+        """Writes the record atomically (a reader never sees half a record)."""
+        path = os.fspath(path)
+        temporary = f"{path}.tmp{os.getpid()}"
+        with open(temporary, "w", encoding="utf-8") as out:
+            out.write(self.to_json(indent=1))
+            out.write("\n")
+        os.replace(temporary, path)
+
+    def result_line(self) -> str:
+        """One line for people: `fox wins by captured (...)` / `draw by repetition`."""
+        verdict = "draw" if self.winner == DRAW else f"{self.winner} wins"
+        line = f"{verdict} by {self.termination} after {self.plies} plies"
+        return f"{line}: {self.reason}" if self.reason else line
+
+
+def load_record(path: str | os.PathLike[str]) -> GameRecord:
+    """Reads a record written by `GameRecord.save` (or any file holding one record's JSON)."""
+    try:
+        with open(path, encoding="utf-8") as source:
+            return GameRecord.from_json(source.read())
+    except OSError as error:
+        raise RecordError(f"cannot read record {os.fspath(path)!r}: {error.strerror}") from None
+
+
+def utc_now() -> str:
+    """ISO 8601 UTC with milliseconds, as records store times."""
+    return datetime.now(timezone.utc).isoformat(timespec="milliseconds").replace("+00:00", "Z")

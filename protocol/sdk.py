@@ -1,0 +1,284 @@
+"""The Python bot SDK: one call, `run_bot`, turns a move function or a `Player` into a bot process.
+
+It hides protocol 1 (PROTOCOL.md) the way zguide's `mdwrkapi` hides its broker: the bot author
+writes either
+
+    def my_bot(position: Position, clock: Clock) -> Move | str: ...
+    run_bot(my_bot, name="my-bot")
+
+or passes an object with `choose(game, clock)` (and optionally `new_game(variant, side)`), such as
+any built-in `foxgeese.players.base.Player`. The SDK connects one DEALER socket, says hello, answers
+`new_game` with `ready`, rebuilds the game (start position plus the moves so far, so players see the
+history that repetition needs) for every `turn`, answers `ping`, plays game after game on the same
+connection and returns on `quit`.
+
+A referee that disappears sends nothing more, and ZeroMQ cannot tell silence from death. The SDK
+therefore polls with a timeout and returns when its parent process has died (it was re-parented):
+a bot launched by a referee ends with it. A bot started by hand keeps waiting until `quit`, Ctrl-C,
+or the optional `idle_timeout_s` of silence.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+import time
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from typing import Any
+
+import zmq
+
+from foxgeese.engine import Clock, Game, Move, Position, Side, get_variant
+from foxgeese.protocol import codec
+
+VARIANT_IDS: tuple[str, ...] = ("standard", "hare-and-hounds", "great-cross")
+POLL_MS = 500
+# `info` keys the protocol carries, with the type each must have.
+INFO_FIELDS: dict[str, type | tuple[type, ...]] = {"score": int, "mate": int, "depth": int, "nodes": int, "pv": list}
+
+MoveFunction = Callable[[Position, Clock], "Move | str"]
+
+
+class BotError(Exception):
+    """Base of the errors that stop a bot; the CLI prints the message as one line."""
+
+
+class BotConfigError(BotError):
+    """The bot was not told where the referee is (no endpoint) or how to prove it was invited."""
+
+
+class RefusedError(BotError):
+    """The referee refused the bot's hello (wrong token, unsupported protocol version)."""
+
+    def __init__(self, reason: str) -> None:
+        super().__init__(f"the referee refused this bot: {reason}")
+        self.reason = reason
+
+
+@dataclass
+class _GameState:
+    """What the bot remembers of the game in progress; the referee's messages stay authoritative."""
+
+    game_id: str
+    variant: Any
+    side: Side
+    side_name: str
+    opponent_name: str
+    start: str
+    game: Game | None = None
+    moves: list[str] = field(default_factory=list)
+
+
+def side_from_name(variant: Any, name: str) -> Side:
+    """`fox`/`hare` -> PREDATOR, `geese`/`hounds` -> PREY for this variant; ValueError otherwise."""
+    for side in Side:
+        if variant.side_name(side) == name:
+            return side
+    raise ValueError(f"side {name!r} does not exist in {variant.id}")
+
+
+def variant_from_wire(variant_id: str, options: dict[str, Any]) -> Any:
+    """The engine variant of a `new_game` message (`options` may carry 0/1 for booleans)."""
+    clean = {key: (bool(value) if key == "sideways" else value) for key, value in options.items()}
+    return get_variant(variant_id, **clean)
+
+
+def clean_info(info: Any) -> dict[str, Any] | None:
+    """Keeps only the `info` fields the protocol defines, with the right types (pv: list of str)."""
+    if not isinstance(info, dict):
+        return None
+    kept: dict[str, Any] = {}
+    for key, kind in INFO_FIELDS.items():
+        value = info.get(key)
+        if value is None or isinstance(value, bool) or not isinstance(value, kind):
+            continue
+        kept[key] = [str(item) for item in value] if key == "pv" else value
+    return kept or None
+
+
+class BotSession:
+    """One connection to a referee; `run()` plays until `quit` (or the parent process dies)."""
+
+    def __init__(
+        self,
+        player: Any,
+        *,
+        name: str,
+        author: str = "",
+        version: str = "",
+        variants: Iterable[str] | None = None,
+        endpoint: str | None = None,
+        token: str | None = None,
+        idle_timeout_s: float | None = None,
+    ) -> None:
+        self.player = player
+        self.is_player = hasattr(player, "choose")
+        if not self.is_player and not callable(player):
+            raise TypeError("run_bot needs a function (position, clock) -> move or an object with choose(game, clock)")
+        self.name = name
+        self.author = author
+        self.version = version
+        claimed = variants if variants is not None else getattr(player, "variants", None)
+        self.variants = list(claimed) if claimed else list(VARIANT_IDS)
+        self.endpoint = endpoint or os.environ.get(codec.ENV_ENDPOINT)
+        self.token = token if token is not None else os.environ.get(codec.ENV_TOKEN, "")
+        if not self.endpoint:
+            raise BotConfigError(
+                f"no referee endpoint: pass endpoint=... (--connect) or set {codec.ENV_ENDPOINT}"
+            )
+        self.idle_timeout_s = idle_timeout_s
+        self.state: _GameState | None = None
+        self.games_played = 0
+        self.bot_id: str | None = None
+
+    # -- the loop ---------------------------------------------------------------------------
+
+    def run(self) -> int:
+        """Plays until the referee says `quit`; returns the number of games that reached game_over."""
+        parent = os.getppid()
+        with zmq.Context() as context, context.socket(zmq.DEALER) as socket:
+            socket.setsockopt(zmq.LINGER, 0)
+            socket.connect(self.endpoint)
+            self._send(socket, codec.HELLO, token=self.token, name=self.name, author=self.author,
+                       version=self.version, variants=self.variants)
+            last_heard = time.monotonic()
+            while True:
+                if not socket.poll(POLL_MS, zmq.POLLIN):
+                    if os.getppid() != parent:
+                        return self.games_played  # the process that launched us is gone
+                    if self.idle_timeout_s is not None and time.monotonic() - last_heard > self.idle_timeout_s:
+                        return self.games_played
+                    continue
+                last_heard = time.monotonic()
+                try:
+                    message = codec.decode(socket.recv())
+                except codec.ProtocolError as error:
+                    _warn(f"ignoring a malformed message from the referee: {error}")
+                    continue
+                if not self._dispatch(socket, message):
+                    return self.games_played
+
+    def _dispatch(self, socket: zmq.Socket, message: dict[str, Any]) -> bool:
+        """Handles one referee message; False means stop."""
+        kind = message["type"]
+        if kind == codec.QUIT:
+            return False
+        if kind == codec.PING:
+            self._send(socket, codec.PONG, id=message.get("id", 0))
+        elif kind == codec.TURN:
+            self._on_turn(socket, message)
+        elif kind == codec.NEW_GAME:
+            self._on_new_game(socket, message)
+        elif kind == codec.GAME_OVER:
+            if self.state is not None and message.get("game_id") == self.state.game_id:
+                self.games_played += 1
+                self.state = None
+        elif kind == codec.WELCOME:
+            self.bot_id = message.get("bot_id")
+        elif kind == codec.REFUSED:
+            raise RefusedError(str(message.get("reason", "no reason given")))
+        elif kind == codec.ERROR:
+            _warn(f"the referee reports a protocol error: {message.get('reason', '')}")
+        else:
+            _warn(f"ignoring a message of unknown type {kind!r}")
+        return True
+
+    def _on_new_game(self, socket: zmq.Socket, message: dict[str, Any]) -> None:
+        game_id = codec.require(message, "game_id", str)
+        variant = variant_from_wire(codec.require(message, "variant", str), message.get("options") or {})
+        side_name = codec.require(message, "side", str)
+        side = side_from_name(variant, side_name)
+        self.state = _GameState(
+            game_id=game_id,
+            variant=variant,
+            side=side,
+            side_name=side_name,
+            opponent_name=variant.side_name(side.other),
+            start=codec.require(message, "start", str),
+        )
+        if self.is_player and hasattr(self.player, "new_game"):
+            self.player.new_game(variant, side)
+        self._send(socket, codec.READY, game_id=game_id)
+
+    def _on_turn(self, socket: zmq.Socket, message: dict[str, Any]) -> None:
+        game_id = codec.require(message, "game_id", str)
+        request_id = codec.require(message, "request_id", int)
+        state = self.state
+        if state is None or state.game_id != game_id:
+            _warn(f"turn for game {game_id!r} that this bot was not told about; resigning it")
+            self._send(socket, codec.RESIGN, game_id=game_id, request_id=request_id)
+            return
+        game = self._game_for(state, message)
+        clock = self._clock_for(state, message)
+        if self.is_player:
+            choice = self.player.choose(game, clock)
+            move, info = (choice.move, getattr(choice, "info", None)) if hasattr(choice, "move") else (choice, None)
+        else:
+            move, info = self.player(game.position, clock), None
+        fields: dict[str, Any] = {"game_id": game_id, "request_id": request_id, "move": str(move)}
+        info = clean_info(info)
+        if info:
+            fields["info"] = info
+        self._send(socket, codec.MOVE, **fields)
+
+    # -- helpers ----------------------------------------------------------------------------
+
+    def _game_for(self, state: _GameState, message: dict[str, Any]) -> Game:
+        """The game so far: the cached one extended by the new moves, or rebuilt from `start`."""
+        moves = [str(m) for m in (message.get("moves") or [])]
+        try:
+            if state.game is None or moves[: len(state.moves)] != state.moves:
+                state.game, state.moves = Game.from_position(Position.from_text(state.start)), []
+            for text in moves[len(state.moves):]:
+                state.game.push(state.game.parse_move(text))
+                state.moves.append(text)
+            return state.game
+        except ValueError as error:
+            # The history does not replay (should not happen): play on from the position alone.
+            _warn(f"cannot replay the move list ({error}); using the position text")
+            state.game, state.moves = None, []
+            return Game.from_position(Position.from_text(codec.require(message, "position", str)))
+
+    @staticmethod
+    def _clock_for(state: _GameState, message: dict[str, Any]) -> Clock:
+        clocks = message.get("clocks") or {}
+        per_move = message.get("per_move_ms") or None
+        return Clock(
+            remaining_ms=clocks.get(state.side_name),
+            opponent_ms=clocks.get(state.opponent_name),
+            increment_ms=message.get("increment_ms", 0),
+            per_move_ms=per_move,
+        )
+
+    @staticmethod
+    def _send(socket: zmq.Socket, message_type: str, **fields: Any) -> None:
+        socket.send(codec.encode(message_type, **fields))
+
+
+def run_bot(
+    player_or_function: Any,
+    *,
+    name: str,
+    author: str = "",
+    version: str = "",
+    variants: Iterable[str] | None = None,
+    endpoint: str | None = None,
+    token: str | None = None,
+    idle_timeout_s: float | None = None,
+) -> int:
+    """Runs a bot until the referee says `quit`; returns how many games it finished.
+
+    `endpoint` and `token` default to the FOXGEESE_ENDPOINT / FOXGEESE_TOKEN environment variables
+    the referee sets for bots it launches. `variants` defaults to the player's `variants`
+    attribute, else every variant. Raises BotConfigError (no endpoint) or RefusedError.
+    """
+    session = BotSession(
+        player_or_function, name=name, author=author, version=version, variants=variants,
+        endpoint=endpoint, token=token, idle_timeout_s=idle_timeout_s,
+    )
+    return session.run()
+
+
+def _warn(text: str) -> None:
+    print(f"foxgeese bot: {text}", file=sys.stderr, flush=True)

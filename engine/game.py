@@ -1,0 +1,90 @@
+"""A game: a start position, the moves played and the history that repetition needs."""
+
+from __future__ import annotations
+
+from collections import Counter
+
+from foxgeese.engine.errors import IllegalMoveError
+from foxgeese.engine.move import Move
+from foxgeese.engine.outcome import Outcome
+from foxgeese.engine.position import Position, explain_illegal
+from foxgeese.engine.variants import Variant
+
+
+class Game:
+    """Positions from a start, with push/pop like python-chess's move stack."""
+
+    def __init__(self, variant: Variant | None = None, *, start: Position | None = None) -> None:
+        if start is None:
+            if variant is None:
+                raise ValueError("Game needs a variant or a start position")
+            start = variant.start_position()
+        self.start = start
+        self.variant = start.variant
+        self.moves: list[Move] = []
+        self.positions: list[Position] = [start]
+        self._seen: Counter[int] = Counter({start.key(): 1})
+
+    @classmethod
+    def from_position(cls, position: Position) -> "Game":
+        return cls(start=position)
+
+    @classmethod
+    def from_moves(cls, start: Position, moves: list[str] | list[Move]) -> "Game":
+        """Replays `moves` from `start`, checking each; raises IllegalMoveError naming the ply."""
+        game = cls(start=start)
+        for number, text in enumerate(moves, 1):
+            try:
+                game.push(game.parse_move(text))
+            except ValueError as error:
+                raise type(error)(f"ply {number}: {error}") from None
+        return game
+
+    @property
+    def position(self) -> Position:
+        return self.positions[-1]
+
+    def repetitions(self) -> int:
+        """How often the current position (pieces and side to move) has occurred in this game."""
+        return self._seen[self.position.key()]
+
+    def outcome(self) -> Outcome | None:
+        return self.position.outcome(self._seen[self.position.key()])
+
+    def is_over(self) -> bool:
+        return self.outcome() is not None
+
+    def legal_moves(self) -> list[Move]:
+        """The legal moves, or [] when the game is over by any ending, repetition included."""
+        if self.outcome() is not None:
+            return []
+        return self.position.pseudo_moves()
+
+    def parse_move(self, text: str | Move) -> Move:
+        """Reads a move and checks it is legal now; InvalidMoveError / IllegalMoveError say why not."""
+        move = text if isinstance(text, Move) else Move.parse(text)
+        if move in self.legal_moves():
+            return move
+        ended = self.outcome()
+        reason = f"the game is over ({ended})" if ended else explain_illegal(self.position, move)
+        raise IllegalMoveError(str(move), reason)
+
+    def push(self, move: Move) -> Position:
+        """Plays a move (legality is the caller's: use `parse_move` for untrusted input)."""
+        position = self.position.play(move)
+        self.moves.append(move)
+        self.positions.append(position)
+        self._seen[position.key()] += 1
+        return position
+
+    def pop(self) -> Move:
+        position = self.positions.pop()
+        self._seen[position.key()] -= 1
+        return self.moves.pop()
+
+    def copy(self) -> "Game":
+        clone = Game(start=self.start)
+        clone.moves = list(self.moves)
+        clone.positions = list(self.positions)
+        clone._seen = Counter(self._seen)
+        return clone

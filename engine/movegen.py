@@ -1,0 +1,108 @@
+"""Move generation on raw integers: a predator point and a prey bitmask.
+
+Prey steps are generated a whole direction at a time by shifting the prey bitmask; fox captures
+by a depth-first walk over the per-point jump table. The `count_*` functions give the number of
+moves without building them, which is what perft does at its last ply.
+"""
+
+from __future__ import annotations
+
+import functools
+from dataclasses import dataclass
+
+from foxgeese.engine.board import delta
+from foxgeese.engine.move import Move
+from foxgeese.engine.variants import Variant
+
+
+@dataclass(frozen=True)
+class MoveTables:
+    board_mask: int
+    neighbours: tuple[int, ...]
+    jumps: tuple[tuple[tuple[int, int], ...], ...]
+    # Per allowed prey direction: (shift, points that can step that way, raises a row)
+    prey_shifts: tuple[tuple[int, int, bool], ...]
+
+
+@functools.lru_cache(maxsize=None)
+def tables_for(variant: Variant) -> MoveTables:
+    board = variant.board
+    shifts = tuple(
+        (delta(d), board.step_sources[d], d[1] > 0) for d in variant.prey_directions if board.step_sources[d]
+    )
+    jumps = board.jumps if variant.captures else tuple(() for _ in board.jumps)
+    return MoveTables(board.mask, board.neighbours, jumps, shifts)
+
+
+def prey_moves(tables: MoveTables, predator: int, prey: int) -> list[Move]:
+    empty = tables.board_mask & ~prey & ~(1 << predator)
+    moves = []
+    for shift, sources, _ in tables.prey_shifts:
+        movers = prey & sources
+        targets = (movers << shift if shift > 0 else movers >> -shift) & empty
+        while targets:
+            low = targets & -targets
+            to = low.bit_length() - 1
+            moves.append(Move((to - shift, to), False))
+            targets ^= low
+    return moves
+
+
+def count_prey_moves(tables: MoveTables, predator: int, prey: int) -> int:
+    empty = tables.board_mask & ~prey & ~(1 << predator)
+    total = 0
+    for shift, sources, _ in tables.prey_shifts:
+        movers = prey & sources
+        total += ((movers << shift if shift > 0 else movers >> -shift) & empty).bit_count()
+    return total
+
+
+def predator_moves(tables: MoveTables, predator: int, prey: int) -> list[Move]:
+    targets = tables.neighbours[predator] & ~prey
+    moves = []
+    while targets:
+        low = targets & -targets
+        moves.append(Move((predator, low.bit_length() - 1), False))
+        targets ^= low
+    if tables.jumps[predator]:
+        _add_chains(tables.jumps, predator, prey, (predator,), moves)
+    return moves
+
+
+def _add_chains(jumps, at: int, prey: int, path: tuple[int, ...], out: list[Move]) -> None:
+    # The fox has left its start point, so a landing point is free unless a goose stands there.
+    for over, land in jumps[at]:
+        if prey >> over & 1 and not prey >> land & 1:
+            chain = path + (land,)
+            out.append(Move(chain, True))
+            _add_chains(jumps, land, prey ^ (1 << over), chain, out)
+
+
+def count_predator_moves(tables: MoveTables, predator: int, prey: int) -> int:
+    total = (tables.neighbours[predator] & ~prey).bit_count()
+    if tables.jumps[predator]:
+        total += _count_chains(tables.jumps, predator, prey)
+    return total
+
+
+def _count_chains(jumps, at: int, prey: int) -> int:
+    total = 0
+    for over, land in jumps[at]:
+        if prey >> over & 1 and not prey >> land & 1:
+            total += 1 + _count_chains(jumps, land, prey ^ (1 << over))
+    return total
+
+
+def has_predator_move(tables: MoveTables, predator: int, prey: int) -> bool:
+    if tables.neighbours[predator] & ~prey:
+        return True
+    return any(prey >> over & 1 and not prey >> land & 1 for over, land in tables.jumps[predator])
+
+
+def has_prey_move(tables: MoveTables, predator: int, prey: int) -> bool:
+    empty = tables.board_mask & ~prey & ~(1 << predator)
+    for shift, sources, _ in tables.prey_shifts:
+        movers = prey & sources
+        if (movers << shift if shift > 0 else movers >> -shift) & empty:
+            return True
+    return False

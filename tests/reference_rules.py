@@ -1,0 +1,80 @@
+"""A deliberately simple second opinion on the rules, written straight from the spec.
+
+It shares no code with the engine: points are (column, row) pairs, lines a set of pairs, and
+moves are found by trying every piece in every direction. Slow and obviously right is the point.
+"""
+
+from __future__ import annotations
+
+STEPS = [(dc, dr) for dc in (-1, 0, 1) for dr in (-1, 0, 1) if (dc, dr) != (0, 0)]
+
+
+def board(variant_id):
+    if variant_id == "standard":
+        points = {(c, r) for c in range(7) for r in range(7) if 2 <= c <= 4 or 2 <= r <= 4}
+        diagonal = lambda c, r: ["up", "down"]
+    elif variant_id == "great-cross":
+        points = {(c, r) for c in range(9) for r in range(9) if 3 <= c <= 5 or 3 <= r <= 5}
+        diagonal = lambda c, r: ["up"] if (c + r) % 2 == 1 else ["down"]
+    else:
+        points = {(c, r) for c in range(3) for r in range(1, 4)} | {(1, 0), (1, 4)}
+        lines = set()
+        for (c, r) in points:
+            for other in ((c + 1, r), (c, r + 1)):
+                if other in points and r in (1, 2, 3) and other[1] in (1, 2, 3):
+                    lines.add(frozenset([(c, r), other]))
+        for end in ((0, 1), (2, 3), (2, 1), (0, 3)):
+            lines.add(frozenset([end, (1, 2)]))
+        for p in ((0, 1), (1, 1), (2, 1)):
+            lines.add(frozenset([(1, 0), p]))
+        for p in ((0, 3), (1, 3), (2, 3)):
+            lines.add(frozenset([(1, 4), p]))
+        return points, lines
+    lines = set()
+    for (c, r) in points:
+        if (c + 1, r) in points:
+            lines.add(frozenset([(c, r), (c + 1, r)]))
+        if (c, r + 1) in points:
+            lines.add(frozenset([(c, r), (c, r + 1)]))
+        if {(c + 1, r), (c, r + 1), (c + 1, r + 1)} <= points:
+            if "up" in diagonal(c, r):
+                lines.add(frozenset([(c, r), (c + 1, r + 1)]))
+            if "down" in diagonal(c, r):
+                lines.add(frozenset([(c, r + 1), (c + 1, r)]))
+    return points, lines
+
+
+def name(p):
+    return "abcdefghi"[p[0]] + str(p[1] + 1)
+
+
+def legal_moves(variant_id, sideways, predator, prey, predator_to_move):
+    """Move texts for a position given as (column, row) points; no ending is checked here."""
+    points, lines = board(variant_id)
+    occupied = set(prey) | {predator}
+    moves = []
+    if predator_to_move:
+        for d in STEPS:
+            to = (predator[0] + d[0], predator[1] + d[1])
+            if frozenset([predator, to]) in lines and to not in occupied:
+                moves.append(name(predator) + "-" + name(to))
+        if variant_id != "hare-and-hounds":
+            def chains(at, geese, path):
+                for d in STEPS:
+                    over = (at[0] + d[0], at[1] + d[1])
+                    land = (over[0] + d[0], over[1] + d[1])
+                    if (frozenset([at, over]) in lines and frozenset([over, land]) in lines
+                            and over in geese and land not in geese):
+                        moves.append("x".join(name(p) for p in path + [land]))
+                        chains(land, geese - {over}, path + [land])
+            chains(predator, frozenset(prey), [predator])
+    else:
+        allow_sideways = variant_id != "standard" or sideways
+        for goose in prey:
+            for d in STEPS:
+                if d[1] < 0 or (d[1] == 0 and not allow_sideways):
+                    continue
+                to = (goose[0] + d[0], goose[1] + d[1])
+                if frozenset([goose, to]) in lines and to not in occupied:
+                    moves.append(name(goose) + "-" + name(to))
+    return sorted(moves)

@@ -1,0 +1,94 @@
+"""The interface every built-in AI implements, plus time management shared by the searches.
+
+A player only sees a `Game` (position plus history) and a `Clock`; seating, sockets and clocks
+that tick are the referee's business.
+"""
+
+from __future__ import annotations
+
+import abc
+import time
+from dataclasses import dataclass, field
+from typing import Any
+
+from foxgeese.engine import Clock, Game, Move, Side
+
+# What a search keeps back from its budget for the reply to travel and the process to wake up.
+SAFETY_MARGIN_MS = 30
+# Fraction of the remaining time a search may spend on one move when there is no fixed per-move time.
+MOVES_TO_GO = 20
+# Never plan more than this per move (keeps games brisk even with a large base time).
+MAX_BUDGET_MS = 10_000
+MIN_BUDGET_MS = 5
+
+
+@dataclass(frozen=True)
+class Choice:
+    """A move and what the search knows about it.
+
+    `info` keys (all optional): `score` (int, from the mover's point of view, centi-points),
+    `mate` (plies to a forced win, negative when losing), `depth`, `nodes`, `pv` (list of move
+    strings), `playouts`, `time_ms`.
+    """
+
+    move: Move
+    info: dict[str, Any] | None = field(default=None)
+
+
+class Player(abc.ABC):
+    """A built-in AI. `new_game` resets per-game state; `choose` picks a move for the side to move."""
+
+    name: str = "player"
+
+    def new_game(self, variant: Any, side: Side) -> None:
+        """Forget whatever belonged to the previous game (default: nothing to forget)."""
+        self.variant = variant
+        self.side = side
+
+    @abc.abstractmethod
+    def choose(self, game: Game, clock: Clock) -> Choice:
+        """Return a legal move for `game.position.turn`; `game` must not be left modified."""
+
+
+def time_budget_ms(clock: Clock | None, *, margin_ms: int = SAFETY_MARGIN_MS) -> int | None:
+    """How long one move may take, in ms, or None when the clock sets no limit.
+
+    A fixed per-move time wins when present; otherwise remaining/20 plus most of the increment,
+    capped so that a big base does not make one move eat the game, and never more than what is
+    left minus the margin.
+    """
+    if clock is None:
+        return None
+    per_move = getattr(clock, "per_move_ms", None)
+    remaining = getattr(clock, "remaining_ms", None)
+    increment = getattr(clock, "increment_ms", None) or 0
+    budgets: list[float] = []
+    if per_move:
+        budgets.append(per_move - margin_ms)
+    if remaining is not None:
+        planned = min(remaining / MOVES_TO_GO + increment * 0.8, MAX_BUDGET_MS)
+        budgets.append(min(planned, remaining / 2) - margin_ms)
+    if not budgets:
+        return None
+    return int(max(MIN_BUDGET_MS, min(budgets)))
+
+
+class Deadline:
+    """A monotonic point in time a search must stop at (None: never)."""
+
+    __slots__ = ("end",)
+
+    def __init__(self, budget_ms: float | None) -> None:
+        self.end = None if budget_ms is None else time.monotonic() + budget_ms / 1000.0
+
+    def passed(self) -> bool:
+        return self.end is not None and time.monotonic() >= self.end
+
+    def left_ms(self) -> float | None:
+        return None if self.end is None else max(0.0, (self.end - time.monotonic()) * 1000.0)
+
+
+def combine_budgets(*budgets_ms: float | None) -> float | None:
+    """The tightest of several optional budgets."""
+    present = [b for b in budgets_ms if b is not None]
+    return min(present) if present else None

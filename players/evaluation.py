@@ -1,0 +1,127 @@
+"""Static evaluation per variant, in centi-points from the point of view of the side to move.
+
+Fox and geese (`standard`, `great-cross`): the fox wants geese off the board, room to run and
+geese it can jump; the geese want a closed formation (a goose cannot be jumped when the point
+behind it is occupied or off the board), a small fox region and to advance together.
+Hare and hounds: the hounds want the hare high up and hemmed in, with a hound at or below its row;
+the hare wants room, to get level with or below the hounds, and the stalling counter to climb.
+"""
+
+from __future__ import annotations
+
+from typing import Callable
+
+from foxgeese.engine.board import DIRECTIONS, GRID_WIDTH, delta
+from foxgeese.players.fastrules import PREDATOR, FastRules, State
+
+Evaluation = Callable[[State], int]
+
+# Fox-and-geese weights (centi-points, fox's view).
+GOOSE = 100
+FOX_REGION = 6  # per empty point the fox can walk to
+FOX_MOBILITY = 10  # per empty neighbour
+WEAK_GOOSE = 22  # per goose the fox could reach and jump
+THREAT_ON_MOVE = 45  # per jump available right now, when the fox is to move
+ADVANCE = 3  # per row the geese have advanced in total (geese's view)
+
+# Hare-and-hounds weights (hare's view).
+HARE_MOBILITY = 30
+HARE_HEIGHT = 35  # per row the hare stands above the lowest hound
+STALL = 30  # per step of the stalling counter
+
+
+def _shift(bits: int, amount: int) -> int:
+    return bits << amount if amount > 0 else bits >> -amount
+
+
+class FoxGeeseEvaluation:
+    """Material, fox region and mobility, jumpable geese and geese advancement."""
+
+    def __init__(self, rules: FastRules) -> None:
+        board = rules.variant.board
+        self.mask = board.mask
+        self.neighbours = board.neighbours
+        self.jumps = rules.tables.jumps
+        self.steps = tuple((delta(d), board.step_sources[d]) for d in DIRECTIONS if board.step_sources[d])
+        # Per direction d: (shift of d, points with a line along d, points with a line along -d).
+        self.lines = tuple(
+            (delta(d), board.step_sources[d], board.step_sources[(-d[0], -d[1])])
+            for d in DIRECTIONS
+            if board.step_sources[d]
+        )
+        self.rows = tuple(
+            sum(1 << p for p in board.points if p // GRID_WIDTH == r) for r in range(board.rows)
+        )
+
+    def region(self, fox: int, empty: int) -> int:
+        """Points the fox can walk to (its own point included), by flood fill over empty points."""
+        region = 1 << fox
+        steps = self.steps
+        while True:
+            grown = region
+            for shift, sources in steps:
+                moved = region & sources
+                grown |= (moved << shift if shift > 0 else moved >> -shift) & empty
+            if grown == region:
+                return region
+            region = grown
+
+    def fox_score(self, fox: int, geese: int, fox_to_move: bool) -> int:
+        empty = self.mask & ~geese & ~(1 << fox)
+        region = self.region(fox, empty)
+        weak = 0
+        for shift, along, back in self.lines:
+            # goose g is weak along d when g+d is reachable by the fox and g-d is empty
+            reach = along & (region >> shift if shift > 0 else region << -shift)
+            behind = back & (empty << shift if shift > 0 else empty >> -shift)
+            weak |= reach & behind
+        weak &= geese
+        threats = 0
+        for over, land in self.jumps[fox]:
+            if geese >> over & 1 and empty >> land & 1:
+                threats += 1
+        advance = 0
+        for row, bits in enumerate(self.rows):
+            advance += row * (geese & bits).bit_count()
+        score = (
+            -GOOSE * geese.bit_count()
+            + FOX_REGION * (region.bit_count() - 1)
+            + FOX_MOBILITY * (self.neighbours[fox] & empty).bit_count()
+            + WEAK_GOOSE * weak.bit_count()
+            - ADVANCE * advance
+        )
+        if fox_to_move:
+            score += THREAT_ON_MOVE * threats
+        return score
+
+    def __call__(self, state: State) -> int:
+        fox_to_move = state[2] == PREDATOR
+        score = self.fox_score(state[0], state[1], fox_to_move)
+        return score if fox_to_move else -score
+
+
+class HareHoundsEvaluation:
+    """Hare mobility, the hare's height above the lowest hound, the stalling counter."""
+
+    def __init__(self, rules: FastRules) -> None:
+        board = rules.variant.board
+        self.mask = board.mask
+        self.neighbours = board.neighbours
+
+    def __call__(self, state: State) -> int:
+        hare, hounds, turn, _, stall = state
+        empty = self.mask & ~hounds & ~(1 << hare)
+        lowest_row = ((hounds & -hounds).bit_length() - 1) // GRID_WIDTH
+        score = (
+            HARE_MOBILITY * (self.neighbours[hare] & empty).bit_count()
+            - HARE_HEIGHT * (hare // GRID_WIDTH - lowest_row)
+            + STALL * stall
+        )
+        return score if turn == PREDATOR else -score
+
+
+def evaluation_for(rules: FastRules) -> Evaluation:
+    """The evaluation function that fits the rules' variant."""
+    if rules.variant.captures:
+        return FoxGeeseEvaluation(rules)
+    return HareHoundsEvaluation(rules)

@@ -1,0 +1,133 @@
+"""`foxgeese tournament run CONFIG` and `foxgeese tournament report DIR`."""
+
+from __future__ import annotations
+
+import json
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import click
+from rich.console import Console
+
+from foxgeese.tournaments.errors import ConfigError, TournamentError
+
+
+def register(group: click.Group) -> None:
+    group.add_command(tournament)
+
+
+@click.group()
+def tournament() -> None:
+    """Run tournaments from a YAML config and report their results."""
+
+
+@tournament.command()
+@click.argument("config")
+@click.option("--out", "out", type=click.Path(file_okay=False), default=None,
+              help="Output directory (default: the config's output_dir, else tournament-out/NAME).")
+@click.option("--concurrency", type=click.IntRange(1, 64), default=None,
+              help="Games at once (overrides the config; does not change the games).")
+@click.option("--quiet", is_flag=True, help="No per-game lines, only the final tables.")
+def run(config: str, out: str | None, concurrency: int | None, quiet: bool) -> None:
+    """Play the tournament CONFIG (a YAML file, or a bundled config name such as `quick`).
+
+    Rerunning on the same output directory resumes it: only the games missing from its journal
+    are played.
+    """
+    from foxgeese.tournaments.config import load_config
+    from foxgeese.tournaments.report import load_results, render, write_results
+    from foxgeese.tournaments.runner import Runner
+
+    loaded = _load(config, load_config)
+    directory = loaded.output_dir(out)
+    try:
+        runner = Runner(loaded, directory, concurrency=concurrency)
+        progress = _Progress(runner, quiet)
+        runner.listener = progress.on_game
+        with progress:
+            runner.run()
+        results = load_results(directory)
+        write_results(directory, results)
+    except (TournamentError, ValueError, OSError) as error:
+        raise click.ClickException(str(error)) from None
+    console = Console()
+    render(results, console)
+    console.print(f"journal, results.json, results.csv and games.csv in {directory}")
+
+
+@tournament.command()
+@click.argument("directory", type=click.Path(exists=True, file_okay=False))
+@click.option("--json", "as_json", is_flag=True, help="Print results.json to stdout instead of tables.")
+def report(directory: str, as_json: bool) -> None:
+    """Tables and ratings of the tournament in DIRECTORY (finished, running or interrupted);
+    also (re)writes its results.json, results.csv and games.csv."""
+    from foxgeese.tournaments.report import load_results, render, write_results
+
+    try:
+        results = load_results(Path(directory))
+        write_results(Path(directory), results)
+    except (TournamentError, OSError) as error:
+        raise click.ClickException(str(error)) from None
+    if as_json:
+        click.echo(json.dumps(results, indent=2, sort_keys=True))
+    else:
+        render(results, Console())
+
+
+def _load(config: str, load_config: Any) -> Any:
+    try:
+        return load_config(config)
+    except ConfigError as error:
+        for problem in error.problems:
+            click.echo(f"error: {problem}", err=True)
+        sys.exit(2)
+
+
+class _Progress:
+    """A rich bar with ETA and standings on a terminal; one plain line per game otherwise."""
+
+    def __init__(self, runner: Any, quiet: bool) -> None:
+        self.runner = runner
+        self.quiet = quiet
+        self.live = sys.stdout.isatty()
+        self.started = time.monotonic()
+        self._progress: Any = None
+        self._task: Any = None
+
+    def __enter__(self) -> _Progress:
+        if self.live:
+            from rich.progress import (BarColumn, MofNCompleteColumn, Progress, TextColumn,
+                                       TimeElapsedColumn, TimeRemainingColumn)
+
+            self._progress = Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
+                                      TimeElapsedColumn(), TextColumn("ETA"), TimeRemainingColumn(),
+                                      TextColumn("{task.fields[standings]}"))
+            self._progress.__enter__()
+            self._task = self._progress.add_task(self.runner.config.name, total=self.runner.state.scheduled,
+                                                 standings="")
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        if self._progress is not None:
+            self._progress.__exit__(*exc)
+
+    def on_game(self, state: Any, entry: dict[str, Any]) -> None:
+        from foxgeese.tournaments.report import live_standings
+
+        with state.lock:
+            played = len(state.games)
+            standings = live_standings(state.players, state.games)
+            new = played - state.done_before
+        line = (f"{entry['id']} {entry['variant']} {entry['predator']} vs {entry['prey']}: "
+                f"{entry['winner']} ({entry['termination']}, {entry['plies']} plies)")
+        if self._progress is not None:
+            self._progress.update(self._task, completed=played, standings=standings)
+            if not self.quiet:
+                self._progress.console.print(line)
+        elif not self.quiet:
+            elapsed = time.monotonic() - self.started
+            rate = new / elapsed if elapsed > 0 else 0.0
+            eta = (state.scheduled - played) / rate if rate > 0 else 0.0
+            print(f"[{played}/{state.scheduled}] {line} | eta {eta:.0f}s | {standings}", flush=True)

@@ -1,0 +1,328 @@
+"""The tournament YAML file: pydantic models, one-line errors with key paths, the canonical hash.
+
+Every problem of a config is collected before anything runs, and each is reported as
+`FILE:LINE: key.path: what is wrong (what is allowed)` so a user fixes them all in one go.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import re
+from importlib import resources
+from pathlib import Path
+from typing import Any, Literal
+
+import yaml
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    ValidationError,
+    ValidationInfo,
+    field_validator,
+    model_validator,
+)
+
+from foxgeese.tournaments.errors import ConfigError
+
+# Keys that do not change which games are played or how: excluded from the hash, so that a
+# tournament can be resumed with more workers or into a directory given on the command line.
+UNHASHED_KEYS = ("concurrency", "output_dir")
+
+_TIME_CONTROL = re.compile(r"^\s*(?:(\d+(?:\.\d+)?)\+(\d+(?:\.\d+)?)|move=(\d+(?:\.\d+)?))\s*$")
+DEFAULT_OUTPUT_ROOT = "tournament-out"
+
+
+class _Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+class VariantConfig(_Strict):
+    """One variant to play: an engine variant id and its options (e.g. `geese: 15`)."""
+
+    id: str
+    options: dict[str, Any] = Field(default_factory=dict)
+
+    @model_validator(mode="after")
+    def _known_to_engine(self) -> VariantConfig:
+        from foxgeese.engine import get_variant  # the engine is the authority on ids and options
+
+        try:
+            get_variant(self.id, **self.options)
+        except Exception as error:  # UnknownVariantError lists the ids; bad options raise others
+            raise ValueError(str(error)) from None
+        return self
+
+
+class PlayerConfig(_Strict):
+    """A built-in player (`spec`) or an external bot (`command`, optional `cwd` and `env`)."""
+
+    name: str = Field(min_length=1)
+    spec: str | None = None
+    command: list[str] | None = None
+    cwd: str | None = None
+    env: dict[str, str] = Field(default_factory=dict)
+
+    @model_validator(mode="after")
+    def _one_kind(self, info: ValidationInfo) -> PlayerConfig:
+        if (self.spec is None) == (self.command is None):
+            raise ValueError("give exactly one of 'spec' (a built-in player) or 'command' (an external bot)")
+        if self.spec is not None:
+            if self.cwd is not None or self.env:
+                raise ValueError("'cwd' and 'env' apply only to a 'command' player")
+            _check_spec(self.spec)
+        else:
+            _check_command(self.command or [], self.cwd, info)
+        return self
+
+    def working_dir(self, base_dir: Path) -> Path:
+        """Where the bot runs: `cwd` resolved against the config file's folder (default: that folder)."""
+        return (base_dir / self.cwd).resolve() if self.cwd else base_dir.resolve()
+
+
+def _check_spec(spec: str) -> None:
+    from foxgeese.protocol.botconfig import BotConfig
+
+    try:
+        BotConfig.from_spec(spec)  # checks the player name, its options, or a cmd: program
+    except ValueError as error:
+        raise ValueError(str(error)) from None
+
+
+def _check_command(command: list[str], cwd: str | None, info: ValidationInfo) -> None:
+    from foxgeese.protocol.botconfig import BotConfig
+
+    if not command or not command[0]:
+        raise ValueError("'command' must be a non-empty list: the program, then its arguments")
+    base = Path((info.context or {}).get("base_dir", "."))
+    workdir = (base / cwd) if cwd else base
+    if not workdir.is_dir():
+        raise ValueError(f"cwd {str(workdir)!r} is not a directory")
+    try:
+        BotConfig("bot", command, cwd=workdir).check()
+    except ValueError as error:
+        raise ValueError(str(error).removeprefix("bot 'bot': ")) from None
+
+
+class SprtConfig(_Strict):
+    """Sequential probability ratio test for a two-player match: stop as soon as H0 or H1 wins."""
+
+    elo0: float
+    elo1: float
+    alpha: float = Field(0.05, gt=0, lt=0.5)
+    beta: float = Field(0.05, gt=0, lt=0.5)
+
+    @model_validator(mode="after")
+    def _ordered(self) -> SprtConfig:
+        if not self.elo0 < self.elo1:
+            raise ValueError(f"elo0 ({self.elo0}) must be smaller than elo1 ({self.elo1})")
+        return self
+
+
+class TournamentConfig(_Strict):
+    """A whole tournament; see docs/tournaments.md for every key."""
+
+    name: str = Field(min_length=1, pattern=r"^[A-Za-z0-9_.-]+$")
+    variants: list[VariantConfig] = Field(min_length=1)
+    players: list[PlayerConfig] = Field(min_length=2)
+    games_per_pairing: int = Field(2, ge=2)
+    time_control: str = "10+0.1"
+    format: Literal["round-robin", "gauntlet"] = "round-robin"
+    gauntlet_player: str | None = None
+    concurrency: int = Field(1, ge=1, le=64)
+    seed: int = 0
+    opening_plies: int = Field(0, ge=0, le=40)
+    max_plies: int | None = Field(None, ge=1)
+    output_dir: str | None = None
+    sprt: SprtConfig | None = None
+
+    @field_validator("games_per_pairing")
+    @classmethod
+    def _even(cls, value: int) -> int:
+        if value % 2:
+            raise ValueError(
+                f"must be even (got {value}): each pair plays every opening twice, once in each role"
+            )
+        return value
+
+    @field_validator("time_control")
+    @classmethod
+    def _time_control(cls, value: str) -> str:
+        if not _TIME_CONTROL.match(value):
+            raise ValueError(f"{value!r} is not a time control; allowed: 'BASE+INC' in seconds (e.g. '10+0.1') or 'move=SECONDS' (e.g. 'move=0.5')")
+        return value.strip()
+
+    @model_validator(mode="after")
+    def _consistent(self) -> TournamentConfig:
+        names = [player.name for player in self.players]
+        doubles = sorted({name for name in names if names.count(name) > 1})
+        if doubles:
+            raise ValueError(f"player names must be unique; repeated: {', '.join(doubles)}")
+        if self.format == "gauntlet":
+            if self.gauntlet_player is None:
+                raise ValueError("format 'gauntlet' needs 'gauntlet_player' (one of the player names)")
+            if self.gauntlet_player not in names:
+                raise ValueError(f"gauntlet_player {self.gauntlet_player!r} is not a player; allowed: {', '.join(names)}")
+        elif self.gauntlet_player is not None:
+            raise ValueError("'gauntlet_player' applies only to format 'gauntlet'")
+        if self.sprt is not None and len(self.players) != 2:
+            raise ValueError(f"'sprt' is for a match of exactly two players (got {len(self.players)})")
+        return self
+
+    def canonical(self) -> dict[str, Any]:
+        """The keys that decide the games, in a stable form: what the hash and the resume check see."""
+        data = self.model_dump(mode="json")
+        for key in UNHASHED_KEYS:
+            data.pop(key, None)
+        return data
+
+    def config_hash(self) -> str:
+        text = json.dumps(self.canonical(), sort_keys=True, separators=(",", ":"))
+        return hashlib.sha256(text.encode()).hexdigest()
+
+
+class LoadedConfig(BaseModel):
+    """A validated config plus where it came from (relative bot folders are resolved from there)."""
+
+    model_config = ConfigDict(arbitrary_types_allowed=True, frozen=True)
+    config: TournamentConfig
+    path: Path
+    base_dir: Path
+
+    def output_dir(self, override: str | os.PathLike[str] | None = None) -> Path:
+        if override is not None:
+            return Path(override)
+        if self.config.output_dir is not None:
+            return Path(self.config.output_dir)
+        return Path(DEFAULT_OUTPUT_ROOT) / self.config.name
+
+
+def bundled_configs() -> list[str]:
+    """Names of the configs shipped in `foxgeese/tournaments/configs` (usable as `run NAME`)."""
+    folder = resources.files("foxgeese.tournaments") / "configs"
+    return sorted(entry.name[:-5] for entry in folder.iterdir() if entry.name.endswith(".yaml"))
+
+
+def resolve_config_path(name_or_path: str) -> Path:
+    """A path to a YAML file, or the name of a bundled config (`quick`)."""
+    path = Path(name_or_path)
+    if path.exists() or os.sep in name_or_path or name_or_path.endswith((".yaml", ".yml")):
+        return path
+    if name_or_path in bundled_configs():
+        return Path(str(resources.files("foxgeese.tournaments") / "configs" / f"{name_or_path}.yaml"))
+    return path
+
+
+def load_config(name_or_path: str | os.PathLike[str]) -> LoadedConfig:
+    """Reads and validates a config file; raises ConfigError with every problem, one per line."""
+    path = resolve_config_path(str(name_or_path))
+    label = str(path)
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        known = ", ".join(bundled_configs()) or "none"
+        raise ConfigError([f"{label}: no such file (bundled configs: {known})"]) from None
+    except OSError as error:
+        raise ConfigError([f"{label}: cannot read: {error.strerror}"]) from None
+    return parse_config(text, path, label=label)
+
+
+def parse_config(text: str, path: Path, label: str | None = None) -> LoadedConfig:
+    label = label or str(path)
+    try:
+        data = yaml.safe_load(text)
+        root = yaml.compose(text)
+    except yaml.YAMLError as error:
+        mark = getattr(error, "problem_mark", None)
+        where = f"{label}:{mark.line + 1}" if mark is not None else label
+        problem = getattr(error, "problem", None) or str(error).splitlines()[0]
+        raise ConfigError([f"{where}: not valid YAML: {problem}"]) from None
+    if not isinstance(data, dict):
+        raise ConfigError([f"{label}: the file must hold a mapping of keys (name, variants, players, ...)"])
+    base_dir = path.resolve().parent
+    try:
+        config = TournamentConfig.model_validate(data, context={"base_dir": str(base_dir)})
+    except ValidationError as error:
+        raise ConfigError([_describe(item, label, root) for item in error.errors()]) from None
+    return LoadedConfig(config=config, path=path, base_dir=base_dir)
+
+
+def key_path(loc: tuple[Any, ...]) -> str:
+    """('players', 2, 'spec') -> 'players[2].spec'"""
+    out = ""
+    for part in loc:
+        if isinstance(part, int):
+            out += f"[{part}]"
+        else:
+            out += ("." if out else "") + str(part)
+    return out or "(top level)"
+
+
+def _describe(item: dict[str, Any], label: str, root: yaml.Node | None) -> str:
+    loc = tuple(part for part in item["loc"] if not (isinstance(part, str) and part.startswith("function-")))
+    kind = item["type"]
+    message = item["msg"]
+    if kind == "extra_forbidden":
+        allowed = ", ".join(_allowed_keys(loc[:-1]))
+        message = f"unknown key; allowed keys: {allowed}"
+    elif kind == "missing":
+        message = "required key is missing"
+    elif kind == "literal_error":
+        message = f"{item.get('input')!r} is not allowed; {message[0].lower()}{message[1:]}"
+    elif message.startswith("Value error, "):
+        message = message[len("Value error, "):]
+    line = _line_of(root, loc)
+    where = f"{label}:{line}" if line else label
+    return f"{where}: {key_path(loc)}: {message}"
+
+
+def _allowed_keys(loc: tuple[Any, ...]) -> list[str]:
+    model: type[BaseModel] = TournamentConfig
+    for part in loc:
+        if isinstance(part, int):
+            continue
+        annotation = model.model_fields[part].annotation
+        inner = [arg for arg in getattr(annotation, "__args__", (annotation,)) if isinstance(arg, type)]
+        models = [arg for arg in inner if issubclass(arg, BaseModel)]
+        if not models:
+            return []
+        model = models[0]
+    return list(model.model_fields)
+
+
+def _line_of(root: yaml.Node | None, loc: tuple[Any, ...]) -> int | None:
+    """The 1-based line of the deepest YAML node on the key path, for the error's FILE:LINE."""
+    node = root
+    line = None
+    for part in loc:
+        if node is None:
+            break
+        if isinstance(node, yaml.MappingNode):
+            match = next((pair for pair in node.value if pair[0].value == part), None)
+            if match is None:
+                break
+            line = match[0].start_mark.line + 1
+            node = match[1]
+        elif isinstance(node, yaml.SequenceNode) and isinstance(part, int) and part < len(node.value):
+            node = node.value[part]
+            line = node.start_mark.line + 1
+        else:
+            break
+    return line
+
+
+def changed_keys(old: dict[str, Any], new: dict[str, Any], prefix: tuple[Any, ...] = ()) -> list[str]:
+    """Key paths whose values differ between two canonical configs (for the refusal to resume)."""
+    if isinstance(old, dict) and isinstance(new, dict):
+        out: list[str] = []
+        for key in sorted(set(old) | set(new), key=str):
+            out += changed_keys(old.get(key), new.get(key), prefix + (key,))
+        return out
+    if isinstance(old, list) and isinstance(new, list) and len(old) == len(new):
+        out = []
+        for index, (a, b) in enumerate(zip(old, new)):
+            out += changed_keys(a, b, prefix + (index,))
+        return out
+    return [] if old == new else [key_path(prefix)]

@@ -1,0 +1,268 @@
+"""Results of a tournament directory: crosstables, endings, forfeits, ratings; JSON, CSV and tables.
+
+Everything is computed from `tournament.json` and the journal alone, so `foxgeese tournament
+report DIR` gives the same answer during a run, after a crash and after the end.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+from pathlib import Path
+from typing import Any, Iterable
+
+from rich.console import Console
+from rich.table import Table
+
+from foxgeese.tournaments.errors import TournamentError
+from foxgeese.tournaments.journal import read_identity, read_journal, write_json_atomic
+from foxgeese.tournaments.ratings import GameResult, RatingsError, fit
+from foxgeese.tournaments.sprt import sprt
+
+# Referee endings that a bot caused by failing (the loser is the bot at fault).
+FORFEITS = ("time-forfeit", "illegal-move", "crash", "protocol-error", "no-show")
+RESULTS_JSON = "results.json"
+RESULTS_CSV = "results.csv"
+GAMES_CSV = "games.csv"
+
+
+def variant_label(variant_id: str, options: dict[str, Any]) -> str:
+    """`standard` or `standard geese=15` (options only when given): how reports name a variant."""
+    if not options:
+        return variant_id
+    return variant_id + " " + ",".join(f"{key}={options[key]}" for key in sorted(options))
+
+
+def game_entries(entries: Iterable[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The game lines of a journal, first occurrence of each id (a journal never repeats one)."""
+    seen: set[str] = set()
+    games = []
+    for entry in entries:
+        if entry.get("type") == "game" and entry["id"] not in seen:
+            seen.add(entry["id"])
+            games.append(entry)
+    return games
+
+
+def sprt_stop(entries: Iterable[dict[str, Any]]) -> dict[str, Any] | None:
+    return next((entry for entry in entries if entry.get("type") == "sprt_stop"), None)
+
+
+def pair_scores(games: list[dict[str, Any]], first: str) -> list[float]:
+    """Mean score of `first` over each complete twin pair, in order of the pair's first game id."""
+    by_id = {game["id"]: game for game in games}
+    scores = []
+    for game in sorted(games, key=lambda g: g["id"]):
+        twin = by_id.get(game["twin"])
+        if twin is None or game["id"] > game["twin"]:
+            continue
+        total = sum(g["predator_score"] if g["predator"] == first else 1 - g["predator_score"]
+                    for g in (game, twin))
+        scores.append(total / 2)
+    return scores
+
+
+def summarize(identity: dict[str, Any], entries: list[dict[str, Any]]) -> dict[str, Any]:
+    """The whole result as plain data (what results.json holds)."""
+    config = identity["config"]
+    players = [player["name"] for player in config["players"]]
+    games = game_entries(entries)
+    variants = []
+    for variant in config["variants"]:
+        label = variant_label(variant["id"], variant["options"])
+        in_variant = [g for g in games if variant_label(g["variant"], g["options"]) == label]
+        variants.append(_variant_summary(label, variant, players, in_variant))
+    standings = {name: _blank_line() for name in players}
+    for game in games:
+        for name, score in ((game["predator"], game["predator_score"]), (game["prey"], 1 - game["predator_score"])):
+            line = standings[name]
+            line["games"] += 1
+            line["score"] += score
+            line["wins" if score == 1 else "losses" if score == 0 else "draws"] += 1
+        if game.get("forfeit"):
+            forfeits = standings[game["forfeit"]]["forfeits"]
+            forfeits[game["termination"]] = forfeits.get(game["termination"], 0) + 1
+    results: dict[str, Any] = {
+        "name": config["name"],
+        "config_hash": identity["config_hash"],
+        "scheduled": identity["scheduled"],
+        "played": len(games),
+        "standings": standings,
+        "variants": variants,
+    }
+    try:
+        ratings = fit([GameResult(g["predator"], g["prey"], variant_label(g["variant"], g["options"]),
+                                  g["predator_score"]) for g in games],
+                      players=players, variants=[v["label"] for v in variants])
+        results["ratings"] = ratings.to_json()
+    except RatingsError as error:
+        results["ratings"] = {"error": str(error)}
+    if config.get("sprt"):
+        test = config["sprt"]
+        state = sprt(pair_scores(games, players[0]), test["elo0"], test["elo1"], test["alpha"], test["beta"])
+        results["sprt"] = {"first_player": players[0], **test, **state.to_json()}
+        stop = sprt_stop(entries)
+        results["sprt"]["stopped"] = stop is not None
+    results["complete"] = len(games) == identity["scheduled"] or sprt_stop(entries) is not None
+    return results
+
+
+def _blank_line() -> dict[str, Any]:
+    return {"games": 0, "score": 0.0, "wins": 0, "draws": 0, "losses": 0, "forfeits": {}}
+
+
+def _variant_summary(label: str, variant: dict[str, Any], players: list[str],
+                     games: list[dict[str, Any]]) -> dict[str, Any]:
+    from foxgeese.engine import Side, get_variant
+
+    engine_variant = get_variant(variant["id"], **variant["options"])
+    sides = {"predator": engine_variant.side_name(Side.PREDATOR), "prey": engine_variant.side_name(Side.PREY)}
+    table: dict[str, Any] = {}
+    for name in players:
+        table[name] = {"score": 0.0, "games": 0, "as_predator": {"score": 0.0, "games": 0},
+                       "as_prey": {"score": 0.0, "games": 0}, "opponents": {}}
+    terminations: dict[str, int] = {}
+    for game in games:
+        terminations[game["termination"]] = terminations.get(game["termination"], 0) + 1
+        for name, opponent, role, score in (
+            (game["predator"], game["prey"], "as_predator", game["predator_score"]),
+            (game["prey"], game["predator"], "as_prey", 1 - game["predator_score"]),
+        ):
+            line = table[name]
+            line["score"] += score
+            line["games"] += 1
+            line[role]["score"] += score
+            line[role]["games"] += 1
+            cell = line["opponents"].setdefault(opponent, {"score": 0.0, "games": 0})
+            cell["score"] += score
+            cell["games"] += 1
+    return {"label": label, "id": variant["id"], "options": variant["options"], "sides": sides,
+            "games": len(games), "crosstable": table, "terminations": dict(sorted(terminations.items()))}
+
+
+def load_results(directory: Path) -> dict[str, Any]:
+    identity = read_identity(directory)
+    if identity is None:
+        raise TournamentError(f"{directory}: not a tournament directory (no tournament.json)")
+    return summarize(identity, read_journal(directory))
+
+
+def write_results(directory: Path, results: dict[str, Any]) -> None:
+    """results.json (everything), results.csv (one line per player), games.csv (one per game)."""
+    directory = Path(directory)
+    write_json_atomic(directory / RESULTS_JSON, results)
+    ratings = results["ratings"].get("players", {})
+    buffer = io.StringIO()
+    writer = csv.writer(buffer, lineterminator="\n")
+    writer.writerow(["player", "elo", "ci95", "games", "score", "wins", "draws", "losses", "forfeits"])
+    for name, line in results["standings"].items():
+        rating = ratings.get(name, {})
+        writer.writerow([name, _number(rating.get("elo")), _number(rating.get("ci95")), line["games"],
+                         line["score"], line["wins"], line["draws"], line["losses"],
+                         sum(line["forfeits"].values())])
+    (directory / RESULTS_CSV).write_text(buffer.getvalue(), encoding="utf-8")
+    buffer = io.StringIO()
+    writer = csv.writer(buffer, lineterminator="\n")
+    writer.writerow(["id", "variant", "predator", "prey", "winner", "predator_score", "termination",
+                     "plies", "forfeit", "reason"])
+    for game in sorted(game_entries(read_journal(directory)), key=lambda g: g["id"]):
+        writer.writerow([game["id"], variant_label(game["variant"], game["options"]), game["predator"],
+                         game["prey"], game["winner"], game["predator_score"], game["termination"],
+                         game["plies"], game.get("forfeit") or "", game["reason"]])
+    (directory / GAMES_CSV).write_text(buffer.getvalue(), encoding="utf-8")
+
+
+def _number(value: float | None) -> str:
+    return "" if value is None else f"{value:.1f}"
+
+
+def _score(value: float) -> str:
+    return f"{value:g}"
+
+
+def render(results: dict[str, Any], console: Console) -> None:
+    """Tables for people: standings with ratings, a crosstable per variant, endings, forfeits."""
+    console.print(f"[bold]{results['name']}[/bold]: {results['played']} of {results['scheduled']} games played")
+    ratings = results["ratings"]
+    standings = Table(title="Standings (Elo: max. likelihood, mean 0, 95% interval)", title_justify="left")
+    for column in ("player", "Elo", "±95%", "games", "score", "W", "D", "L", "forfeits"):
+        standings.add_column(column, justify="left" if column == "player" else "right")
+    rated = ratings.get("players", {})
+    order = sorted(results["standings"], key=lambda n: -(rated.get(n, {}).get("elo", 0.0) if rated
+                                                       else results["standings"][n]["score"]))
+    for name in order:
+        line = results["standings"][name]
+        rating = rated.get(name)
+        standings.add_row(name, f"{rating['elo']:.0f}" if rating else "-", f"{rating['ci95']:.0f}" if rating else "-",
+                          str(line["games"]), _score(line["score"]), str(line["wins"]), str(line["draws"]),
+                          str(line["losses"]), str(sum(line["forfeits"].values())))
+    console.print(standings)
+    if "error" in ratings:
+        console.print(f"ratings: {ratings['error']}")
+    for variant in results["variants"]:
+        _render_variant(variant, order, ratings, console)
+    forfeits = {name: line["forfeits"] for name, line in results["standings"].items() if line["forfeits"]}
+    if forfeits:
+        table = Table(title="Forfeits per bot", title_justify="left")
+        table.add_column("player")
+        kinds = sorted({kind for counts in forfeits.values() for kind in counts})
+        for kind in kinds:
+            table.add_column(kind, justify="right")
+        for name, counts in forfeits.items():
+            table.add_row(name, *(str(counts.get(kind, 0)) for kind in kinds))
+        console.print(table)
+    if rated and len(order) > 1:
+        table = Table(title="Likelihood of superiority (row stronger than column)", title_justify="left")
+        table.add_column("")
+        for name in order:
+            table.add_column(name, justify="right")
+        for name in order:
+            table.add_row(name, *("" if other == name else f"{ratings['los'][name][other]:.2f}" for other in order))
+        console.print(table)
+    if "sprt" in results:
+        test = results["sprt"]
+        verdict = {"H1": "H1 accepted", "H0": "H0 accepted", None: "undecided"}[test["decision"]]
+        console.print(f"SPRT {results['sprt']['first_player']} elo0={test['elo0']} elo1={test['elo1']} "
+                      f"alpha={test['alpha']} beta={test['beta']}: LLR {test['llr']:.2f} "
+                      f"[{test['lower']:.2f}, {test['upper']:.2f}] after {test['pairs']} pairs: {verdict}"
+                      + (" (match stopped)" if test["stopped"] else ""))
+
+
+def _render_variant(variant: dict[str, Any], order: list[str], ratings: dict[str, Any], console: Console) -> None:
+    sides = variant["sides"]
+    table = Table(title=f"{variant['label']}: {variant['games']} games", title_justify="left")
+    table.add_column("player")
+    players = [name for name in order if name in variant["crosstable"]]
+    for name in players:
+        table.add_column(name, justify="right")
+    table.add_column(f"as {sides['predator']}", justify="right")
+    table.add_column(f"as {sides['prey']}", justify="right")
+    table.add_column("total", justify="right")
+    for name in players:
+        line = variant["crosstable"][name]
+        cells = []
+        for other in players:
+            cell = line["opponents"].get(other)
+            cells.append("·" if other == name else f"{_score(cell['score'])}/{cell['games']}" if cell else "")
+        table.add_row(name, *cells,
+                      f"{_score(line['as_predator']['score'])}/{line['as_predator']['games']}",
+                      f"{_score(line['as_prey']['score'])}/{line['as_prey']['games']}",
+                      f"{_score(line['score'])}/{line['games']}")
+    console.print(table)
+    advantage = ratings.get("predator_advantage", {}).get(variant["label"])
+    endings = ", ".join(f"{kind} {count}" for kind, count in variant["terminations"].items()) or "none"
+    console.print(f"endings: {endings}")
+    if advantage:
+        console.print(f"{sides['predator']} advantage: {advantage['elo']:+.0f} ± {advantage['ci95']:.0f} Elo")
+
+
+def live_standings(players: list[str], games: list[dict[str, Any]]) -> str:
+    """One short line of points for progress output: `mm2 5/6  mcts 3/6  random 1/6`."""
+    points = {name: [0.0, 0] for name in players}
+    for game in games:
+        points[game["predator"]][0] += game["predator_score"]
+        points[game["prey"]][0] += 1 - game["predator_score"]
+        points[game["predator"]][1] += 1
+        points[game["prey"]][1] += 1
+    ranked = sorted(players, key=lambda n: -points[n][0])
+    return "  ".join(f"{name} {_score(points[name][0])}/{points[name][1]}" for name in ranked)

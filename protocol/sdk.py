@@ -29,10 +29,9 @@ from typing import Any
 
 import zmq
 
-from foxgeese.engine import Clock, Game, Move, Position, Side, get_variant
+from foxgeese.engine import VARIANT_IDS, Clock, Game, Move, Position, Side, get_variant
 from foxgeese.protocol import codec
 
-VARIANT_IDS: tuple[str, ...] = ("standard", "hare-and-hounds", "great-cross")
 POLL_MS = 500
 # `info` keys the protocol carries, with the type each must have.
 INFO_FIELDS: dict[str, type | tuple[type, ...]] = {"score": int, "mate": int, "depth": int, "nodes": int, "pv": list}
@@ -68,20 +67,6 @@ class _GameState:
     start: str
     game: Game | None = None
     moves: list[str] = field(default_factory=list)
-
-
-def side_from_name(variant: Any, name: str) -> Side:
-    """`fox`/`hare` -> PREDATOR, `geese`/`hounds` -> PREY for this variant; ValueError otherwise."""
-    for side in Side:
-        if variant.side_name(side) == name:
-            return side
-    raise ValueError(f"side {name!r} does not exist in {variant.id}")
-
-
-def variant_from_wire(variant_id: str, options: dict[str, Any]) -> Any:
-    """The engine variant of a `new_game` message (`options` may carry 0/1 for booleans)."""
-    clean = {key: (bool(value) if key == "sideways" else value) for key, value in options.items()}
-    return get_variant(variant_id, **clean)
 
 
 def clean_info(info: Any) -> dict[str, Any] | None:
@@ -152,7 +137,7 @@ class BotSession:
                     continue
                 last_heard = time.monotonic()
                 try:
-                    message = codec.decode(socket.recv())
+                    message = decode(socket.recv())
                 except codec.ProtocolError as error:
                     _warn(f"ignoring a malformed message from the referee: {error}")
                     continue
@@ -186,9 +171,9 @@ class BotSession:
 
     def _on_new_game(self, socket: zmq.Socket, message: dict[str, Any]) -> None:
         game_id = codec.require(message, "game_id", str)
-        variant = variant_from_wire(codec.require(message, "variant", str), message.get("options") or {})
+        variant = get_variant(codec.require(message, "variant", str), **(message.get("options") or {}))
         side_name = codec.require(message, "side", str)
-        side = side_from_name(variant, side_name)
+        side = variant.side_by_name(side_name)
         self.state = _GameState(
             game_id=game_id,
             variant=variant,
@@ -278,6 +263,25 @@ def run_bot(
         endpoint=endpoint, token=token, idle_timeout_s=idle_timeout_s,
     )
     return session.run()
+
+
+def decode(data: bytes) -> dict[str, Any]:
+    """`codec.decode`, working around its `max_buffer_size` argument that msgpack 1.x's `unpackb`
+    rejects (TODO: use codec.decode alone once the codec is fixed)."""
+    try:
+        return codec.decode(data)
+    except codec.ProtocolError as error:
+        if "max_buffer_size" not in str(error):
+            raise
+    import msgpack
+
+    try:
+        message = msgpack.unpackb(data, raw=False, strict_map_key=True)
+    except Exception as error:  # msgpack raises several unrelated types for bad bytes
+        raise codec.ProtocolError(f"not a msgpack message: {error}") from None
+    if not isinstance(message, dict) or not isinstance(message.get("type"), str):
+        raise codec.ProtocolError("message is not a map with a string field 'type'")
+    return message
 
 
 def _warn(text: str) -> None:

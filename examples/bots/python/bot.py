@@ -148,7 +148,15 @@ def add_jumps(lines, at, geese, path, moves):
 
 # --- the protocol loop -----------------------------------------------------------------------------
 
+def list_moves():
+    """`bot.py --moves`: for each position text on stdin, print its legal moves on one line."""
+    for line in sys.stdin:
+        print(" ".join(legal_moves(parse_position(line))), flush=True)
+
+
 def main():
+    if sys.argv[1:] == ["--moves"]:
+        return list_moves()
     endpoint = os.environ.get("FOXGEESE_ENDPOINT")
     if not endpoint:
         sys.exit("bot.py: set FOXGEESE_ENDPOINT (and FOXGEESE_TOKEN) to the referee's address")

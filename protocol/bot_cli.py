@@ -1,0 +1,135 @@
+"""`foxgeese bot`: run a built-in player as a bot process, or check any bot for protocol conformance.
+
+Exact command lines (the referee's BotConfig.from_spec builds the first form):
+
+    foxgeese bot NAME [--option key=value ...] [--connect ENDPOINT] [--token TOKEN] [--name TEXT]
+        Runs the built-in player `NAME:key=value,...` (foxgeese.players.registry SPEC) through the
+        SDK. `--opt` is an alias of `--option`. ENDPOINT and TOKEN default to the environment
+        variables FOXGEESE_ENDPOINT and FOXGEESE_TOKEN (what a referee sets for bots it launches).
+        Exit 0 after the referee's `quit`; 1 with one line on stderr when refused or misconfigured.
+
+    foxgeese bot check [--timeout-ms MS] COMMAND [ARGS...]
+        Launches COMMAND as a bot against a private ROUTER on ipc:// and walks it through every
+        protocol step; prints `PASS step` / `FAIL step: expected ..., got ...` and exits 1 on any
+        failure. Use `--` before a COMMAND whose own options could be taken for check's.
+"""
+
+from __future__ import annotations
+
+import sys
+from typing import Any
+
+import click
+
+from foxgeese.protocol.sdk import BotError, run_bot
+
+BOT_HELP = """Run a built-in player as a bot, or check a bot for protocol conformance.
+
+\b
+  foxgeese bot NAME [--option key=value ...] [--connect ENDPOINT] [--token TOKEN]
+      plays the built-in player NAME (random, minimax, mcts, solver, ...) as a bot
+      process; the endpoint and token default to FOXGEESE_ENDPOINT / FOXGEESE_TOKEN.
+  foxgeese bot check COMMAND [ARGS...]
+      runs COMMAND as a bot against a private referee and prints PASS/FAIL per step.
+
+Run `foxgeese bot check --help` for the conformance options.
+"""
+
+
+def player_spec(name: str, options: tuple[str, ...]) -> str:
+    """`random` + ("seed=7",) -> `random:seed=7` (the registry's SPEC form)."""
+    for option in options:
+        key, eq, _ = option.partition("=")
+        if not eq or not key.strip() or "," in option:
+            raise click.BadParameter(f"{option!r} is not key=value", param_hint="--option")
+    return f"{name}:{','.join(options)}" if options else name
+
+
+def make_builtin_player(spec: str) -> Any:
+    """The registry's player for SPEC, with a clear error when the players package is missing."""
+    try:
+        from foxgeese.players.registry import make_player
+    except ModuleNotFoundError as error:
+        if error.name and error.name.startswith("foxgeese.players"):
+            raise click.ClickException(
+                "built-in players are not available: foxgeese.players.registry is missing from this install"
+            ) from None
+        raise
+    try:
+        return make_player(spec)
+    except ValueError as error:  # PlayerSpecError and bad option values
+        raise click.ClickException(str(error)) from None
+
+
+def run_player_command(name: str) -> click.Command:
+    """The command that `foxgeese bot NAME` resolves to when NAME is not a subcommand."""
+
+    @click.command(name=name, help=f"Run the built-in player {name!r} as a bot.")
+    @click.option("--option", "--opt", "options", multiple=True, metavar="KEY=VALUE",
+                  help="A player option (repeatable), e.g. --option seed=7.")
+    @click.option("--connect", "endpoint", default=None, metavar="ENDPOINT",
+                  help="Referee endpoint [default: $FOXGEESE_ENDPOINT].")
+    @click.option("--token", default=None, help="Token the referee gave [default: $FOXGEESE_TOKEN].")
+    @click.option("--name", "bot_name", default=None, help="Name sent in hello [default: the SPEC].")
+    def command(options: tuple[str, ...], endpoint: str | None, token: str | None, bot_name: str | None) -> None:
+        from foxgeese import __version__
+
+        spec = player_spec(name, options)
+        player = make_builtin_player(spec)
+        try:
+            run_bot(player, name=bot_name or spec, author="foxgeese", version=__version__,
+                    endpoint=endpoint, token=token)
+        except BotError as error:
+            raise click.ClickException(str(error)) from None
+        except KeyboardInterrupt:
+            sys.exit(130)
+
+    return command
+
+
+class BotGroup(click.Group):
+    """A group whose unknown subcommand names are built-in players (`foxgeese bot random`)."""
+
+    def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
+        command = super().get_command(ctx, cmd_name)
+        if command is not None:
+            return command
+        if cmd_name.startswith("-"):
+            return None
+        return run_player_command(cmd_name)
+
+    def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
+        super().format_commands(ctx, formatter)
+        with formatter.section("Players"):
+            try:
+                from foxgeese.players.registry import PLAYER_NAMES
+            except ImportError:
+                names: tuple[str, ...] = ()
+            else:
+                names = PLAYER_NAMES
+            formatter.write_text(", ".join(names) if names else "(players package not installed)")
+
+
+@click.group(name="bot", cls=BotGroup, help=BOT_HELP, context_settings={"help_option_names": ["-h", "--help"]})
+def bot() -> None:
+    pass
+
+
+@bot.command(
+    name="check",
+    context_settings={"ignore_unknown_options": True, "allow_interspersed_args": False},
+)
+@click.option("--timeout-ms", default=5000, show_default=True, type=click.IntRange(min=100),
+              help="How long the bot may take for hello and for each reply.")
+@click.argument("command", nargs=-1, required=True, type=click.UNPROCESSED)
+def check(timeout_ms: int, command: tuple[str, ...]) -> None:
+    """Check that COMMAND speaks protocol 1: hello, new_game, turns, ping, quit."""
+    from foxgeese.protocol.conformance import check_bot
+
+    ok = check_bot(list(command), timeout_ms=timeout_ms, out=lambda line: click.echo(line))
+    if not ok:
+        sys.exit(1)
+
+
+def register(group: click.Group) -> None:
+    group.add_command(bot)

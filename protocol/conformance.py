@@ -1,0 +1,318 @@
+"""`foxgeese bot check`: walks one bot program through every step of protocol 1 (fastchess --compliance).
+
+The checker is a tiny private referee: it binds its own ROUTER on ipc://, launches the command with
+FOXGEESE_ENDPOINT/FOXGEESE_TOKEN set, and for every variant the bot claims plays both sides through
+`new_game`, several `turn`s (the start, a mid-game position with history, and for fox variants a
+position where a capture chain is on), `game_over` and `ping`, then `quit`. Each step prints one
+line, `PASS step` or `FAIL step: expected ..., got ...`; the run fails if any step fails.
+"""
+
+from __future__ import annotations
+
+import os
+import random
+import secrets
+import shutil
+import signal
+import subprocess
+import tempfile
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+import zmq
+
+from foxgeese.engine import VARIANT_IDS, Game, Position, get_variant
+from foxgeese.protocol import codec
+from foxgeese.protocol.sdk import decode
+
+# Where a capture chain of two jumps is on for the fox (and a single jump elsewhere).
+CAPTURE_POSITIONS = {
+    "standard": "standard geese=13,sideways=0 fox d3 c1,d1,e1,a3,d4,e5 0 0 0",
+    "great-cross": "great-cross - fox e3 d1,e1,f1,e4,f5 0 0 0",
+}
+# Options each variant is checked with (standard also with the sideways rule and 17 geese).
+VARIANT_OPTIONS: dict[str, list[dict[str, Any]]] = {
+    "standard": [{"geese": 13, "sideways": False}, {"geese": 17, "sideways": True}],
+    "hare-and-hounds": [{}],
+    "great-cross": [{}],
+}
+TIME_CONTROL = {"base_ms": 60_000, "increment_ms": 1_000, "per_move_ms": 0}
+MID_GAME_PLIES = 9
+
+
+class CheckAborted(Exception):
+    """A failure after which the remaining steps cannot run (no hello, the bot died, ...)."""
+
+
+@dataclass
+class Reply:
+    message: dict[str, Any] | None
+    elapsed_ms: float
+    problem: str = ""  # what came instead of a message: nothing, garbage, process exit
+
+
+class Checker:
+    """One conformance run; `run()` returns True when every step passed."""
+
+    def __init__(self, command: list[str], *, timeout_ms: int = 5000, out: Callable[[str], None] = print,
+                 cwd: str | None = None) -> None:
+        self.command = command
+        self.timeout_ms = timeout_ms
+        self.out = out
+        self.cwd = cwd
+        self.failures = 0
+        self.token = secrets.token_hex(8)
+        self.rng = random.Random(20240607)
+        self.request_id = 40
+        self.identity: bytes | None = None
+        self.process: subprocess.Popen[bytes] | None = None
+
+    # -- reporting --------------------------------------------------------------------------
+
+    def passed(self, step: str) -> None:
+        self.out(f"PASS {step}")
+
+    def failed(self, step: str, expected: str, got: str) -> None:
+        self.failures += 1
+        self.out(f"FAIL {step}: expected {expected}, got {got}")
+
+    # -- the run ----------------------------------------------------------------------------
+
+    def run(self) -> bool:
+        workdir = tempfile.mkdtemp(prefix="foxgeese-check-")
+        stderr_path = os.path.join(workdir, "bot.stderr")
+        try:
+            with zmq.Context() as context, context.socket(zmq.ROUTER) as socket:
+                socket.setsockopt(zmq.LINGER, 0)
+                endpoint = f"ipc://{workdir}/referee.sock"
+                socket.bind(endpoint)
+                self.socket = socket
+                with open(stderr_path, "wb") as stderr:
+                    try:
+                        self._launch(endpoint, stderr)
+                        self._steps()
+                    except CheckAborted:
+                        pass
+                    finally:
+                        self._stop()
+                if self.failures:
+                    self._show_stderr(stderr_path)
+        finally:
+            shutil.rmtree(workdir, ignore_errors=True)
+        verdict = "all steps passed" if not self.failures else f"{self.failures} step(s) failed"
+        self.out(f"{'PASS' if not self.failures else 'FAIL'} bot check: {verdict}")
+        return not self.failures
+
+    def _launch(self, endpoint: str, stderr: Any) -> None:
+        env = {**os.environ, codec.ENV_ENDPOINT: endpoint, codec.ENV_TOKEN: self.token}
+        try:
+            self.process = subprocess.Popen(self.command, env=env, cwd=self.cwd, stdin=subprocess.DEVNULL,
+                                            stdout=stderr, stderr=stderr, start_new_session=True)
+        except OSError as error:
+            self.failed("launch", f"a program to run ({' '.join(self.command)})", str(error))
+            raise CheckAborted from None
+        self.passed("launch")
+
+    def _steps(self) -> None:
+        variants = self._hello()
+        self._send(codec.WELCOME, referee="foxgeese bot check", bot_id="bot-1")
+        self.passed("welcome sent")
+        for variant_id in variants:
+            for options in VARIANT_OPTIONS[variant_id]:
+                variant = get_variant(variant_id, **options)
+                for side_name in (variant.predator_name, variant.prey_name):
+                    self._game(variant, side_name, variant.start_position(), mid_game=True)
+                if variant_id in CAPTURE_POSITIONS and not options.get("sideways"):
+                    start = Position.from_text(CAPTURE_POSITIONS[variant_id])
+                    self._game(variant, variant.predator_name, start, mid_game=False, label="capture chain")
+        self._ping("ping")
+        self._quit()
+
+    def _hello(self) -> list[str]:
+        reply = self._receive()
+        step = "hello"
+        if reply.message is None:
+            self.failed(step, f"a hello within {self.timeout_ms} ms", reply.problem)
+            raise CheckAborted
+        message = reply.message
+        expected_fields = {"token": str, "name": str, "author": str, "version": str, "variants": list}
+        try:
+            if message["type"] != codec.HELLO:
+                raise codec.ProtocolError(f"a '{message['type']}' message")
+            if message.get("v") != codec.PROTOCOL_VERSION:
+                raise codec.ProtocolError(f"protocol version {message.get('v')!r}")
+            for field, kind in expected_fields.items():
+                codec.require(message, field, kind)
+        except codec.ProtocolError as error:
+            self.failed(step, "hello with v=1, token, name, author, version (str) and variants (list)", str(error))
+            raise CheckAborted from None
+        if message["token"] != self.token:
+            self.failed(step, "the token from FOXGEESE_TOKEN", repr(message["token"]))
+            raise CheckAborted
+        if not message["name"].strip():
+            self.failed(step, "a non-empty name", "''")
+        variants = message["variants"]
+        unknown = [v for v in variants if v not in VARIANT_IDS]
+        if not variants or unknown:
+            self.failed(step, f"variants from {', '.join(VARIANT_IDS)}", repr(variants))
+            raise CheckAborted
+        self.passed(f"{step} (name {message['name']!r}, variants {', '.join(variants)})")
+        return list(dict.fromkeys(variants))
+
+    def _game(self, variant: Any, side_name: str, start: Position, *, mid_game: bool, label: str = "") -> None:
+        options = variant.option_dict
+        where = f"{variant} {side_name}" + (f" {label}" if label else "")
+        game_id = f"check-{self.request_id}"
+        self._send(codec.NEW_GAME, game_id=game_id, variant=variant.id, options=options, side=side_name,
+                   time_control=TIME_CONTROL, start=start.text())
+        reply = self._expect(f"new_game {where}", codec.READY, game_id=game_id)
+        if reply is None:
+            raise CheckAborted
+        self.passed(f"new_game {where}: ready in {reply.elapsed_ms:.0f} ms")
+        game = Game.from_position(start)
+        side = variant.side_by_name(side_name)
+        if game.position.turn == side:
+            self._turn(f"turn {where} {'start' if not label else 'position'}", game_id, game)
+        if mid_game:
+            game = self._mid_game(start, side)
+            if game is not None:
+                self._turn(f"turn {where} mid-game (ply {len(game.moves)})", game_id, game)
+        self._send(codec.GAME_OVER, game_id=game_id, winner="draw", termination="aborted",
+                   reason="conformance check")
+        self._ping(f"game_over {where}, then ping")
+
+    def _mid_game(self, start: Position, side: Any) -> Game | None:
+        """A random game from `start` that is not over, with `side` to move, some plies in."""
+        for _ in range(50):
+            game = Game.from_position(start)
+            target = MID_GAME_PLIES + (0 if (start.turn == side) == (MID_GAME_PLIES % 2 == 0) else 1)
+            while len(game.moves) < target and game.legal_moves():
+                game.push(self.rng.choice(game.legal_moves()))
+            if len(game.moves) == target and game.legal_moves() and game.position.turn == side:
+                return game
+        return None
+
+    def _turn(self, step: str, game_id: str, game: Game) -> None:
+        self.request_id += 3
+        request_id = self.request_id
+        position = game.position
+        self._send(codec.TURN, game_id=game_id, request_id=request_id, position=position.text(),
+                   moves=[str(move) for move in game.moves],
+                   clocks={game.variant.predator_name: 59_000, game.variant.prey_name: 58_500},
+                   increment_ms=TIME_CONTROL["increment_ms"], per_move_ms=0)
+        reply = self._expect(step, codec.MOVE, game_id=game_id, request_id=request_id)
+        if reply is None:
+            return
+        message = reply.message
+        assert message is not None
+        text = message.get("move")
+        if not isinstance(text, str):
+            self.failed(step, "a move string", repr(text))
+            return
+        try:
+            move = game.parse_move(text)
+        except ValueError as error:
+            self.failed(step, f"a legal move in '{position.text()}'", f"{text!r} ({error})")
+            return
+        info = message.get("info")
+        if info is not None and not isinstance(info, dict):
+            self.failed(step, "an info map (or none)", type(info).__name__)
+            return
+        self.passed(f"{step}: {move} in {reply.elapsed_ms:.0f} ms")
+
+    def _ping(self, step: str) -> None:
+        ping_id = self.rng.randrange(1, 1_000_000)
+        self._send(codec.PING, id=ping_id)
+        if self._expect(step, codec.PONG, id=ping_id) is not None:
+            self.passed(step)
+
+    def _quit(self) -> None:
+        self._send(codec.QUIT)
+        assert self.process is not None
+        try:
+            code = self.process.wait(timeout=self.timeout_ms / 1000)
+        except subprocess.TimeoutExpired:
+            self.failed("quit", f"the process to exit within {self.timeout_ms} ms", "it still runs")
+            return
+        if code != 0:
+            self.failed("quit", "exit status 0", f"exit status {code}")
+        else:
+            self.passed("quit")
+
+    # -- sockets ----------------------------------------------------------------------------
+
+    def _send(self, message_type: str, **fields: Any) -> None:
+        if self.identity is not None:
+            self.socket.send_multipart([self.identity, codec.encode(message_type, **fields)])
+
+    def _receive(self) -> Reply:
+        """The next message from the bot within the timeout (None with a reason otherwise)."""
+        started = time.monotonic()
+        deadline = started + self.timeout_ms / 1000
+        while True:
+            left = deadline - time.monotonic()
+            if left <= 0:
+                return Reply(None, self.timeout_ms, f"nothing within {self.timeout_ms} ms")
+            if self.socket.poll(min(50, max(1, int(left * 1000))), zmq.POLLIN):
+                frames = self.socket.recv_multipart()
+                elapsed = (time.monotonic() - started) * 1000
+                if self.identity is None:
+                    self.identity = frames[0]
+                elif frames[0] != self.identity:
+                    continue  # some other peer; only the launched bot counts
+                if len(frames) != 2:
+                    return Reply(None, elapsed, f"a message of {len(frames) - 1} frames")
+                try:
+                    return Reply(decode(frames[1]), elapsed)
+                except codec.ProtocolError as error:
+                    return Reply(None, elapsed, f"a malformed message ({error})")
+            assert self.process is not None
+            code = self.process.poll()
+            if code is not None:
+                return Reply(None, (time.monotonic() - started) * 1000, f"the process exited with status {code}")
+
+    def _expect(self, step: str, message_type: str, **fields: Any) -> Reply | None:
+        """Receives one reply and checks its type and fields; reports and returns None on failure."""
+        want = f"'{message_type}'" + "".join(f" {k}={v!r}" for k, v in fields.items())
+        reply = self._receive()
+        if reply.message is None:
+            self.failed(step, f"{want} within {self.timeout_ms} ms", reply.problem)
+            if self.process is not None and self.process.poll() is not None:
+                raise CheckAborted
+            return None
+        message = reply.message
+        got = f"'{message['type']}'" + "".join(f" {k}={message.get(k)!r}" for k in fields)
+        if message["type"] != message_type or any(message.get(k) != v for k, v in fields.items()):
+            self.failed(step, want, got)
+            return None
+        if message.get("v") != codec.PROTOCOL_VERSION:
+            self.failed(step, "v=1", f"v={message.get('v')!r}")
+            return None
+        return reply
+
+    def _stop(self) -> None:
+        process = self.process
+        if process is None or process.poll() is not None:
+            return
+        try:
+            os.killpg(process.pid, signal.SIGKILL)  # the bot's own session, started above
+        except ProcessLookupError:
+            pass
+        process.wait(timeout=5)
+
+    def _show_stderr(self, path: str) -> None:
+        try:
+            with open(path, "rb") as handle:
+                lines = handle.read().decode("utf-8", "replace").strip().splitlines()
+        except OSError:
+            return
+        for line in lines[-10:]:
+            self.out(f"  bot output: {line}")
+
+
+def check_bot(command: list[str], *, timeout_ms: int = 5000, out: Callable[[str], None] = print,
+              cwd: str | None = None) -> bool:
+    """Runs the conformance steps against `command`; True when every step passed."""
+    return Checker(command, timeout_ms=timeout_ms, out=out, cwd=cwd).run()

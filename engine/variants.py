@@ -172,10 +172,8 @@ def get_variant(variant_id: str, **options: Any) -> Variant:
         sideways = _coerce_bool(options.get("sideways", False), "sideways")
         return _standard(geese, sideways)
     if key in ("hare-and-hounds", "great-cross"):
-        # The options of standard are accepted at their defaults so callers can pass them blindly.
-        extra = {k: v for k, v in options.items() if (k, v) not in (("geese", 13), ("sideways", False))}
-        if extra:
-            raise UnknownVariantError(f"{key} has no options (got {', '.join(sorted(extra))})")
+        if options:
+            raise UnknownVariantError(f"{key} has no options (got {', '.join(sorted(options))}); only standard has")
         return _hare_and_hounds() if key == "hare-and-hounds" else _great_cross()
     raise UnknownVariantError(f"unknown variant '{variant_id}'; valid variants: {', '.join(VARIANT_IDS)}")
 

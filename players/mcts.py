@@ -1,0 +1,391 @@
+"""Monte-Carlo tree search (UCT) with MCTS-Solver backups and tree reuse between moves.
+
+Shaped like OpenSpiel's `mcts.py`: the leaf evaluator is an object (`RolloutEvaluator`: playouts
+guided by a cheap heuristic, cut off by the static evaluation) and the child selection function
+is pluggable (`uct_value`, `puct_value`). Proven wins and losses are stored on nodes, propagated
+upward and preferred when choosing. Values are in [0, 1]; a node's `total` is from the point of
+view of the side that moved into it.
+"""
+
+from __future__ import annotations
+
+import math
+import random
+import time
+from typing import Callable, Protocol
+
+from foxgeese.engine import Clock, Game
+from foxgeese.engine.board import GRID_WIDTH
+from foxgeese.players.base import Choice, Deadline, Player, combine_budgets, time_budget_ms
+from foxgeese.players.evaluation import Evaluation, evaluation_for
+from foxgeese.players.fastrules import DRAW, PREDATOR, PREY, FastRules, State
+
+WON, LOST = 1, -1  # proven results, from the view of the side that moved into the node
+DEFAULT_PLAYOUTS = 1000
+SCORE_SCALE = 400.0  # centi-points that make a 73% expectation in the cut-off evaluation
+TIME_CHECK_PLAYOUTS = 16
+
+
+class Node:
+    __slots__ = ("move", "mover", "state", "children", "visits", "total", "solved", "prior")
+
+    def __init__(self, move, mover: int, state: State, prior: float = 1.0) -> None:
+        self.move = move
+        self.mover = mover  # the side that played `move` into this node
+        self.state = state
+        self.children: list[Node] | None = None
+        self.visits = 0
+        self.total = 0.0
+        self.solved: int | None = None
+        self.prior = prior
+
+    def value(self) -> float:
+        return self.total / self.visits if self.visits else 0.5
+
+    def __repr__(self) -> str:
+        return f"Node({self.move}, visits={self.visits}, value={self.value():.3f}, solved={self.solved})"
+
+
+SelectionFn = Callable[[Node, int, float], float]
+
+
+def uct_value(child: Node, parent_visits: int, c: float) -> float:
+    """UCB1: mean value plus c·sqrt(ln N / n); unvisited children first (by prior)."""
+    if child.visits == 0:
+        return 1e9 + child.prior
+    return child.total / child.visits + c * math.sqrt(math.log(parent_visits) / child.visits)
+
+
+def puct_value(child: Node, parent_visits: int, c: float) -> float:
+    """AlphaZero-style PUCT using the evaluator's prior."""
+    mean = child.total / child.visits if child.visits else 0.5
+    return mean + c * child.prior * math.sqrt(parent_visits) / (1 + child.visits)
+
+
+class Evaluator(Protocol):
+    def evaluate(self, state: State) -> float:
+        """Expected result for the predator, in [0, 1]."""
+
+    def prior(self, state: State, moves: list) -> list[float]:
+        """A weight per move (higher = try first)."""
+
+
+class RolloutEvaluator:
+    """Epsilon-greedy playouts: the fox takes its longest capture, the geese step where no goose
+    can be jumped at once, the hare heads down, the hounds go forward; cut off after `max_plies`
+    by the static evaluation squashed into [0, 1]."""
+
+    def __init__(
+        self,
+        rules: FastRules,
+        rng: random.Random,
+        *,
+        max_plies: int = 24,
+        epsilon: float = 0.1,
+        evaluation: Evaluation | None = None,
+    ) -> None:
+        self.rules = rules
+        self.rng = rng
+        self.max_plies = max_plies
+        self.epsilon = epsilon
+        self.evaluation = evaluation or evaluation_for(rules)
+        self.jumps = rules.tables.jumps
+        self.captures = rules.variant.captures
+
+    def result_value(self, winner: int) -> float:
+        return 0.5 if winner == DRAW else (1.0 if winner == PREDATOR else 0.0)
+
+    def static_value(self, state: State) -> float:
+        score = self.evaluation(state)
+        if state[2] != PREDATOR:
+            score = -score
+        return 1.0 / (1.0 + math.exp(-score / SCORE_SCALE))
+
+    def evaluate(self, state: State) -> float:
+        rules, rng = self.rules, self.rng
+        for _ in range(self.max_plies):
+            end = rules.ending(state)
+            if end is not None:
+                return self.result_value(end)
+            moves = rules.moves(state)
+            if not moves:
+                return 0.0 if state[2] == PREDATOR else 1.0
+            if rng.random() < self.epsilon:
+                move = rng.choice(moves)
+            else:
+                move = self.policy_move(state, moves)
+            state = rules.play(state, move)
+        end = rules.ending(state)
+        if end is not None:
+            return self.result_value(end)
+        return self.static_value(state)
+
+    def policy_move(self, state: State, moves: list):
+        rng = self.rng
+        if state[2] == PREDATOR:
+            if self.captures:
+                best = None
+                for move in moves:
+                    if move[1] and (best is None or len(move[0]) > len(best[0])):
+                        best = move
+                if best is not None:
+                    return best
+                return rng.choice(moves)
+            lowest = min(move[0][-1] // GRID_WIDTH for move in moves)  # the hare heads down
+            return rng.choice([m for m in moves if m[0][-1] // GRID_WIDTH == lowest])
+        if not self.captures:
+            forward = [m for m in moves if m[0][1] - m[0][0] >= GRID_WIDTH - 1]
+            return rng.choice(forward or moves)
+        start = rng.randrange(len(moves))
+        for index in range(len(moves)):
+            move = moves[(start + index) % len(moves)]
+            if self.is_safe(state, move):
+                return move
+        return moves[start]
+
+    def is_safe(self, state: State, move) -> bool:
+        """After this goose step, the fox (where it stands) has no jump."""
+        fox, geese = state[0], state[1]
+        origin, target = move[0]
+        geese ^= (1 << origin) | (1 << target)
+        occupied = geese | (1 << fox)
+        for over, land in self.jumps[fox]:
+            if geese >> over & 1 and not occupied >> land & 1:
+                return False
+        return True
+
+    def prior(self, state: State, moves: list) -> list[float]:
+        if state[2] == PREDATOR:
+            return [1.0 + len(m[0]) if m[1] else 1.0 for m in moves]
+        if self.captures:
+            return [2.0 if self.is_safe(state, m) else 1.0 for m in moves]
+        return [2.0 if m[0][1] - m[0][0] >= GRID_WIDTH - 1 else 1.0 for m in moves]
+
+
+class MCTS:
+    """The search: select with `selection`, expand all children at once, evaluate, back up."""
+
+    def __init__(
+        self,
+        rules: FastRules,
+        evaluator: Evaluator,
+        *,
+        c: float = 1.4,
+        selection: SelectionFn = uct_value,
+        solve: bool = True,
+    ) -> None:
+        self.rules = rules
+        self.evaluator = evaluator
+        self.c = c
+        self.selection = selection
+        self.solve = solve
+
+    def new_root(self, state: State) -> Node:
+        return Node(None, 1 - state[2], state)
+
+    def _expand(self, node: Node) -> None:
+        rules = self.rules
+        state = node.state
+        moves = rules.moves(state)
+        priors = self.evaluator.prior(state, moves)
+        mover = state[2]
+        children = []
+        for move, prior in zip(moves, priors):
+            child = Node(move, mover, rules.play(state, move), prior)
+            end = rules.ending(child.state)
+            if end is None and not rules.moves(child.state):
+                end = mover  # the opponent is trapped / immobilized
+            if end is not None and end != DRAW and self.solve:
+                child.solved = WON if end == mover else LOST
+            elif end == DRAW:
+                child.solved = 0
+            children.append(child)
+        children.sort(key=lambda n: n.prior, reverse=True)
+        node.children = children
+
+    def _leaf_value(self, node: Node) -> float:
+        """Value for the predator of a node reached for the first time."""
+        if node.solved is not None:
+            if node.solved == 0:
+                return 0.5
+            winner = node.mover if node.solved == WON else 1 - node.mover
+            return 1.0 if winner == PREDATOR else 0.0
+        return self.evaluator.evaluate(node.state)
+
+    def _select(self, node: Node) -> Node:
+        children = node.children
+        best, best_value = None, -math.inf
+        selection, c, visits = self.selection, self.c, node.visits or 1
+        for child in children:
+            if child.solved == WON:
+                return child
+            if child.solved == LOST:
+                continue
+            value = selection(child, visits, c)
+            if value > best_value:
+                best, best_value = child, value
+        return best if best is not None else children[0]
+
+    def _update_solved(self, node: Node) -> None:
+        children = node.children
+        if not children or node.solved is not None:
+            return
+        if any(child.solved == WON for child in children):
+            node.solved = LOST  # the side to move here wins, so the mover into `node` lost
+        elif all(child.solved == LOST for child in children):
+            node.solved = WON
+
+    def playout(self, root: Node) -> None:
+        path = [root]
+        node = root
+        while node.solved is None:
+            if node.children is None:
+                self._expand(node)
+                if self.solve:
+                    self._update_solved(node)
+                if node.solved is not None or not node.children:
+                    break
+            node = self._select(node)
+            path.append(node)
+            if node.visits == 0:
+                break
+        value = self._leaf_value(node)
+        for item in reversed(path):
+            item.visits += 1
+            item.total += value if item.mover == PREDATOR else 1.0 - value
+            if self.solve and item.children is not None and item.solved is None:
+                self._update_solved(item)
+
+    def run(self, root: Node, *, playouts: int | None, deadline: Deadline) -> int:
+        """Playouts until a limit or until the root is solved; returns how many were made."""
+        done = 0
+        while root.solved is None:
+            if playouts is not None and done >= playouts:
+                break
+            if done % TIME_CHECK_PLAYOUTS == 0 and deadline.passed():
+                break
+            self.playout(root)
+            done += 1
+            if root.children is not None and any(child.solved == WON for child in root.children):
+                break
+        if root.children is None:
+            self._expand(root)
+        return done
+
+    @staticmethod
+    def best_child(root: Node) -> Node:
+        """A proven win if there is one; else the most visited child not proven lost."""
+        children = root.children or []
+        won = [child for child in children if child.solved == WON]
+        if won:
+            return max(won, key=lambda n: n.visits)
+        alive = [child for child in children if child.solved != LOST] or children
+        return max(alive, key=lambda n: (n.visits, n.value()))
+
+
+class MctsPlayer(Player):
+    """UCT player. Limits: `playouts` and/or `time` (ms per move); the clock caps the time.
+    `c` is the exploration constant, `rollout` the playout length before the static evaluation
+    cuts it off, `epsilon` the chance of a random playout move; `seed` makes it reproducible."""
+
+    name = "mcts"
+
+    def __init__(
+        self,
+        *,
+        playouts: int | None = None,
+        time: float | None = None,
+        c: float = 1.4,
+        rollout: int = 24,
+        epsilon: float = 0.1,
+        seed: int | None = None,
+        reuse: bool = True,
+    ) -> None:
+        for label, value in (("playouts", playouts), ("time", time)):
+            if value is not None and (isinstance(value, bool) or not isinstance(value, (int, float)) or value <= 0):
+                raise ValueError(f"{label} must be a positive number, not {value!r}")
+        if not isinstance(c, (int, float)) or c < 0:
+            raise ValueError(f"c must be a non-negative number, not {c!r}")
+        if not isinstance(rollout, int) or rollout < 0:
+            raise ValueError(f"rollout must be a whole number of plies, not {rollout!r}")
+        if not isinstance(epsilon, (int, float)) or not 0 <= epsilon <= 1:
+            raise ValueError(f"epsilon must be between 0 and 1, not {epsilon!r}")
+        self.playouts = None if playouts is None else int(playouts)
+        self.time = time
+        self.c = float(c)
+        self.rollout = rollout
+        self.epsilon = float(epsilon)
+        self.seed = seed
+        self.reuse = reuse
+        self.rng = random.Random(seed)
+        self._search: MCTS | None = None
+        self._variant_key = None
+        self._root: Node | None = None
+        self._root_moves = 0  # len(game.moves) at the root
+
+    def new_game(self, variant, side) -> None:
+        super().new_game(variant, side)
+        self._root = None
+
+    def search_for(self, variant) -> MCTS:
+        key = (variant.id, variant.options)
+        if self._search is None or self._variant_key != key:
+            rules = FastRules.for_variant(variant)
+            evaluator = RolloutEvaluator(rules, self.rng, max_plies=self.rollout, epsilon=self.epsilon)
+            self._search = MCTS(rules, evaluator, c=self.c)
+            self._variant_key = key
+            self._root = None
+        return self._search
+
+    def _reused_root(self, game: Game, state: State) -> Node | None:
+        """The subtree of the moves played since the last search, if it is still in memory."""
+        node = self._root
+        if node is None or not self.reuse or len(game.moves) < self._root_moves:
+            return None
+        for move in game.moves[self._root_moves:]:
+            if node.children is None:
+                return None
+            node = next((child for child in node.children if child.move == move), None)
+            if node is None:
+                return None
+        return node if node.state == state else None
+
+    def choose(self, game: Game, clock: Clock | None = None) -> Choice:
+        started = time.monotonic()
+        search = self.search_for(game.position.variant)
+        state = search.rules.state_of(game.position)
+        root = self._reused_root(game, state) or search.new_root(state)
+        reused = root.visits
+        budget = combine_budgets(self.time, time_budget_ms(clock))
+        playouts = self.playouts
+        if playouts is None and budget is None:
+            playouts = DEFAULT_PLAYOUTS
+        done = search.run(root, playouts=playouts, deadline=Deadline(budget))
+        if not root.children:
+            raise ValueError("the game is over: no move to choose")
+        best = search.best_child(root)
+        self._root = best
+        self._root_moves = len(game.moves) + 1
+        value = best.value() if best.solved is None else (1.0 if best.solved == WON else 0.0 if best.solved == LOST else 0.5)
+        info = {
+            "score": int(round(SCORE_SCALE * math.log(max(value, 1e-6) / max(1 - value, 1e-6)))),
+            "playouts": done,
+            "reused": reused,
+            "nodes": root.visits,
+            "pv": [str(m) for m in self.principal_variation(root)],
+            "time_ms": round((time.monotonic() - started) * 1000.0, 1),
+        }
+        info["score"] = max(-100_000, min(100_000, info["score"]))
+        if best.solved in (WON, LOST):
+            info["proven"] = "win" if best.solved == WON else "loss"
+        return Choice(best.move, info)
+
+    @staticmethod
+    def principal_variation(root: Node, limit: int = 8) -> list:
+        line, node = [], root
+        while node.children and len(line) < limit:
+            node = MCTS.best_child(node)
+            if node.visits == 0 and node.solved is None:
+                break
+            line.append(node.move)
+        return line

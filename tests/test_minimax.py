@@ -1,0 +1,210 @@
+"""Alpha-beta finds forced wins in tiny hand-made positions and never lets a proven win slip."""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+
+from foxgeese.engine import Clock, Game, get_variant
+from foxgeese.players.evaluation import evaluation_for
+from foxgeese.players.fastrules import FastRules
+from foxgeese.players.minimax import AlphaBeta, MinimaxPlayer
+from foxgeese.players.random_player import RandomPlayer
+from test_players_support import diagram, play_out, wins_within
+
+# The fox jumps d4 then d6 in one move: 5 geese -> 3, fewer than four: the fox wins at once.
+FOX_CHAIN = """
+7     . . .
+6     . G .
+5     . . .
+4 . . . G . . .
+3 . . . F . . .
+2     . . .
+1     G G G
+"""
+
+# The fox has no winning jump now, but wins within three plies whatever the geese do.
+FOX_IN_TWO = """
+7     . . .
+6     . . .
+5 . . . . . . .
+4 . . . G . G .
+3 . F . G . G .
+2     . . .
+1     G . .
+"""
+
+# e6-d7 closes the last gap: the fox on c7 has no step and no jump.
+GEESE_TRAP = """
+7     F . G
+6     G G G
+5     G . G
+4 . . . . . . .
+3 . . . . . . .
+2     . . .
+1     . . .
+"""
+
+# b3-b4 walls the hare in on b5.
+HOUNDS_TRAP = """
+5   H
+4 D . D
+3 . D .
+2 . . .
+1   .
+"""
+
+# The hounds need two moves (five plies) to trap the hare.
+HOUNDS_IN_THREE = """
+5   H
+4 . . D
+3 . D .
+2 D . .
+1   .
+"""
+
+CASES = [
+    ("fox chain", FOX_CHAIN, "standard", "fox", 1),
+    ("fox in two", FOX_IN_TWO, "standard", "fox", 3),
+    ("geese trap", GEESE_TRAP, "standard", "geese", 1),
+    ("hounds trap", HOUNDS_TRAP, "hare-and-hounds", "hounds", 1),
+    ("hounds in three", HOUNDS_IN_THREE, "hare-and-hounds", "hounds", 5),
+]
+
+
+@pytest.mark.parametrize("label, text, variant, turn, plies", CASES, ids=[c[0] for c in CASES])
+def test_the_diagrams_are_what_they_claim(label, text, variant, turn, plies):
+    position = diagram(text, variant, turn)
+    assert wins_within(position, plies)
+    if plies > 1:
+        assert not wins_within(position, plies - 2)
+
+
+@pytest.mark.parametrize("label, text, variant, turn, plies", CASES, ids=[c[0] for c in CASES])
+def test_minimax_plays_the_forced_win_and_reports_the_mate(label, text, variant, turn, plies):
+    position = diagram(text, variant, turn)
+    choice = MinimaxPlayer(depth=plies + 1).choose(Game.from_position(position), Clock())
+    assert choice.info["mate"] == plies
+    after = position.play(choice.move)
+    outcome = after.outcome()
+    if plies == 1:
+        assert outcome is not None and outcome.winner.value == turn
+    else:  # still a forced win, two plies shorter, whatever the reply
+        assert outcome is None and all(
+            wins_within(after.play(reply), plies - 2) for reply in after.legal_moves()
+        )
+
+
+@pytest.mark.parametrize("label, text, variant, turn, plies", CASES, ids=[c[0] for c in CASES])
+def test_minimax_converts_the_win_against_any_defence(label, text, variant, turn, plies):
+    position = diagram(text, variant, turn)
+    for seed in range(3):
+        game = play_out(position, MinimaxPlayer(depth=plies + 1), RandomPlayer(seed=seed))
+        outcome = game.outcome()
+        assert outcome is not None and outcome.winner.value == turn
+        assert len(game.moves) <= plies
+
+
+def test_the_faster_win_is_preferred():
+    # Both the single jump d3xd5 (then more) and the chain d3xd5xd7 win; the chain wins now.
+    position = diagram(FOX_CHAIN, "standard", "fox")
+    choice = MinimaxPlayer(depth=5).choose(Game.from_position(position), Clock())
+    assert str(choice.move) == "d3xd5xd7"
+    assert choice.info["mate"] == 1
+
+
+def test_the_losing_side_sees_the_loss_coming():
+    position = diagram(FOX_IN_TWO, "standard", "fox")
+    engine = AlphaBeta(FastRules.for_variant(position.variant))
+    fox_move = engine.search(engine.rules.state_of(position), depth=4).move
+    reply_state = engine.rules.play(engine.rules.state_of(position), fox_move)
+    result = AlphaBeta(engine.rules).search(reply_state, depth=4)
+    assert result.mate is not None and result.mate < 0  # the geese know they are lost
+
+
+@pytest.mark.parametrize("limit", [{"depth": 3}, {"nodes": 2000}, {"time": 60}])
+def test_every_limit_stops_the_search_with_a_legal_move(limit):
+    game = Game(get_variant("standard"))
+    choice = MinimaxPlayer(**limit).choose(game, Clock())
+    assert choice.move in game.legal_moves()
+    assert choice.info["nodes"] > 0 and choice.info["pv"][0] == str(choice.move)
+    if "nodes" in limit:
+        assert choice.info["nodes"] <= limit["nodes"] + 50  # the last capture batch may overrun a little
+    if "time" in limit:
+        assert choice.info["time_ms"] < limit["time"] + 100
+
+
+def test_the_clock_bounds_the_time_spent():
+    game = Game(get_variant("great-cross"))
+    choice = MinimaxPlayer().choose(game, Clock(remaining_ms=1000, increment_ms=0))
+    assert choice.info["time_ms"] < 300
+    assert choice.info["depth"] >= 2
+
+
+def test_the_fast_rules_agree_with_the_engine_on_random_games():
+    rng = random.Random(5)
+    for variant in (get_variant("standard"), get_variant("standard", sideways=True),
+                    get_variant("great-cross"), get_variant("hare-and-hounds")):
+        rules = FastRules.for_variant(variant)
+        evaluate = evaluation_for(rules)
+        for _ in range(15):
+            game = Game(variant)
+            while True:
+                position = game.position
+                state = rules.state_of(position)
+                outcome = position.outcome()
+                ended = rules.ending(state)
+                moves = rules.moves(state)
+                if outcome is None:
+                    assert ended is None and sorted(moves) == sorted(position.legal_moves())
+                else:
+                    assert ended is not None or not moves
+                    break
+                assert isinstance(evaluate(state), int)
+                move = rng.choice(moves)
+                assert rules.play(state, move) == rules.state_of(position.play(move))
+                assert rules.key(state) == position.key()
+                game.push(move)
+                if len(game.moves) > 300:
+                    break
+
+
+def test_a_seed_varies_the_game_reproducibly():
+    def line(seed):
+        game = Game(get_variant("standard"))
+        players = [MinimaxPlayer(depth=2, seed=seed), MinimaxPlayer(depth=2, seed=seed)]
+        for ply in range(8):
+            game.push(players[ply % 2].choose(game, Clock()).move)
+        return [str(m) for m in game.moves]
+
+    assert line(1) == line(1)
+    assert len({tuple(line(s)) for s in range(4)}) > 1
+
+
+def test_a_position_seen_before_scores_as_a_draw_in_great_cross():
+    # Geese far away: the fox's static score is far from zero. If every fox move led back to a
+    # position of the game's history, each would be a repetition draw, and the search says 0.
+    position = diagram("""
+9       . . .
+8       . . .
+7       . F .
+6 . . . . . . . . .
+5 . . . . . . . . .
+4 G G G G G G G G G
+3       G G G
+2       G G G
+1       G G G
+""", "great-cross", "fox")
+    rules = FastRules.for_variant(position.variant)
+    state = rules.state_of(position)
+    assert evaluation_for(rules)(state) != 0
+    children = {rules.key(rules.play(state, m)) for m in rules.moves(state)}
+    assert AlphaBeta(rules).search(state, depth=3).score != 0
+    assert AlphaBeta(rules).search(state, depth=3, seen=children).score == 0
+    # Hare and hounds has no repetition rule (stalling decides): history is ignored there.
+    hunt = diagram(HOUNDS_IN_THREE, "hare-and-hounds", "hounds")
+    hunt_rules = FastRules.for_variant(hunt.variant)
+    hunt_state = hunt_rules.state_of(hunt)
+    hunt_children = {hunt_rules.key(hunt_rules.play(hunt_state, m)) for m in hunt_rules.moves(hunt_state)}
+    assert AlphaBeta(hunt_rules).search(hunt_state, depth=6, seen=hunt_children).mate == 5

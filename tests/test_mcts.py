@@ -1,0 +1,115 @@
+"""MCTS finds forced wins in tiny drawn positions, proves them, reuses its tree and replays by seed."""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+
+from foxgeese.engine import Clock, Game, get_variant
+from foxgeese.players.fastrules import FastRules
+from foxgeese.players.mcts import LOST, MCTS, WON, MctsPlayer, RolloutEvaluator, puct_value
+from foxgeese.players.random_player import RandomPlayer
+from test_minimax import CASES
+from test_players_support import diagram, play_out, wins_within
+
+
+@pytest.mark.parametrize("label, text, variant, turn, plies", CASES, ids=[c[0] for c in CASES])
+def test_mcts_proves_and_plays_the_forced_win(label, text, variant, turn, plies):
+    position = diagram(text, variant, turn)
+    choice = MctsPlayer(playouts=3000, seed=1).choose(Game.from_position(position), Clock())
+    assert choice.info.get("proven") == "win"
+    after = position.play(choice.move)
+    outcome = after.outcome()
+    if plies == 1:
+        assert outcome is not None and outcome.winner.value == turn
+    else:
+        assert outcome is None and all(wins_within(after.play(r), plies - 2) for r in after.legal_moves())
+
+
+@pytest.mark.parametrize("label, text, variant, turn, plies", CASES, ids=[c[0] for c in CASES])
+def test_mcts_converts_the_win_against_any_defence(label, text, variant, turn, plies):
+    position = diagram(text, variant, turn)
+    for seed in range(2):
+        game = play_out(position, MctsPlayer(playouts=3000, seed=seed), RandomPlayer(seed=seed))
+        outcome = game.outcome()
+        assert outcome is not None and outcome.winner.value == turn
+        assert len(game.moves) <= plies
+
+
+def test_the_solver_marks_the_losing_side_lost():
+    position = diagram(CASES[1][1], "standard", "fox")  # the fox wins in three plies
+    rules = FastRules.for_variant(position.variant)
+    search = MCTS(rules, RolloutEvaluator(rules, random.Random(0)))
+    root = search.new_root(rules.state_of(position))
+    search.run(root, playouts=5000, deadline=_no_deadline())
+    assert root.solved == LOST  # the geese, who moved into the root, have lost
+    best = search.best_child(root)
+    assert best.solved == WON
+    assert all(child.solved == LOST for child in best.children or [])
+
+
+def test_selection_is_pluggable():
+    position = diagram(CASES[0][1], "standard", "fox")
+    rules = FastRules.for_variant(position.variant)
+    search = MCTS(rules, RolloutEvaluator(rules, random.Random(0)), c=2.0, selection=puct_value)
+    root = search.new_root(rules.state_of(position))
+    search.run(root, playouts=200, deadline=_no_deadline())
+    assert str(search.best_child(root).move) == "d3xd5xd7"
+
+
+def _no_deadline():
+    from foxgeese.players.base import Deadline
+
+    return Deadline(None)
+
+
+def _game_moves(seed: int, plies: int = 8) -> list[str]:
+    game = Game(get_variant("standard"))
+    fox, geese = MctsPlayer(playouts=60, seed=seed), MctsPlayer(playouts=60, seed=seed + 100)
+    for player, side in ((fox, game.position.turn), (geese, game.position.turn.other)):
+        player.new_game(game.variant, side)
+    for ply in range(plies):
+        player = fox if ply % 2 == 0 else geese
+        game.push(player.choose(game, Clock()).move)
+    return [str(m) for m in game.moves]
+
+
+def test_a_seed_replays_the_same_game():
+    assert _game_moves(3) == _game_moves(3)
+    assert len({tuple(_game_moves(s)) for s in range(3)}) > 1
+
+
+def test_the_subtree_of_the_moves_played_is_reused():
+    game = Game(get_variant("hare-and-hounds"))
+    player = MctsPlayer(playouts=400, seed=2)
+    player.new_game(game.variant, game.position.turn)
+    first = player.choose(game, Clock())
+    assert first.info["reused"] == 0
+    game.push(first.move)
+    reply = RandomPlayer(seed=1).choose(game, Clock()).move
+    game.push(reply)
+    second = player.choose(game, Clock())
+    assert second.info["reused"] > 0
+    assert second.info["nodes"] == second.info["reused"] + second.info["playouts"]
+    # A new game forgets the tree.
+    player.new_game(game.variant, game.position.turn)
+    fresh = Game(get_variant("hare-and-hounds"))
+    assert player.choose(fresh, Clock()).info["reused"] == 0
+
+
+def test_time_limit_and_clock_are_respected():
+    game = Game(get_variant("great-cross"))
+    choice = MctsPlayer(time=80, seed=1).choose(game, Clock())
+    assert choice.move in game.legal_moves()
+    assert choice.info["time_ms"] < 80 + 100 and choice.info["playouts"] > 0
+    choice = MctsPlayer(seed=1).choose(game, Clock(remaining_ms=1000, increment_ms=100))
+    assert choice.info["time_ms"] < 250
+
+
+@pytest.mark.parametrize("options, message", [
+    ({"c": -1}, "c must"), ({"epsilon": 2}, "epsilon"), ({"playouts": 0}, "playouts"), ({"rollout": 1.5}, "rollout"),
+])
+def test_bad_options_are_refused(options, message):
+    with pytest.raises(ValueError, match=message):
+        MctsPlayer(**options)

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from foxgeese.engine.board import COLUMN_LETTERS, point_index
+from foxgeese.engine.board import COLUMN_LETTERS
 from foxgeese.engine.position import Position
 
 EMPTY = "."
@@ -56,7 +56,3 @@ def draw_board(position: Position) -> str:
     )
     lines.append(legend)
     return "\n".join(lines)
-
-
-def point_at(column: int, row: int) -> int:
-    return point_index(column, row)

@@ -109,6 +109,7 @@ class BotConfig:
             for item in options:
                 if not _OPTION.match(item):
                     raise BotSpecError(f"bad option {item!r} in {spec!r}; options are key=value separated by commas")
+            _check_builtin(player, options, spec)
             command = builtin_command(player, options)
             config = cls(name or spec, command, interactive=(player == HUMAN), spec=spec)
         config.check()
@@ -121,3 +122,24 @@ def builtin_command(player: str, options: list[str]) -> list[str]:
     for option in options:
         command += ["--option", option]
     return command
+
+
+def _check_builtin(player: str, options: list[str], spec: str) -> None:
+    """Names and options are checked against the player registry so typos fail before launch."""
+    try:
+        from foxgeese.players import registry
+    except ImportError:  # a build without players: the bot itself will complain
+        return
+    if player not in registry.PLAYER_NAMES:
+        raise BotSpecError(
+            f"unknown player {player!r} in {spec!r}; valid: {', '.join(registry.PLAYER_NAMES)}, "
+            "or cmd:COMMAND LINE for an external bot"
+        )
+    try:
+        valid = registry.player_options(player)
+    except ValueError as error:
+        raise BotSpecError(str(error)) from None
+    for item in options:
+        key = item.partition("=")[0]
+        if key not in valid:
+            raise BotSpecError(f"unknown option {key!r} for {player}; valid: {', '.join(valid) or 'none'}")

@@ -59,6 +59,7 @@ class SeatRecord:
     author: str = ""
     bot_name: str = ""
     stderr: str | None = None
+    rtt_ms: float | None = None
 
 
 @dataclass

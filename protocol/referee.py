@@ -99,6 +99,9 @@ class _Bot:
     launched_at: float = 0.0
     suspect: bool = False  # misbehaved: prove it answers (or restart it) before the next game
     past_games: set[str] = field(default_factory=set)
+    ping_id: int = 0
+    ping_sent: float = 0.0
+    rtt_ms: float | None = None  # last ping round trip: the transport part of every reply
     # Filled by dispatch while a game runs:
     fault: str = ""
     ready_for: str = ""
@@ -249,9 +252,12 @@ class Referee:
 
     def _acquire(self, config: BotConfig, taken: list[_Bot]) -> _Bot:
         """An idle bot for `config` from the pool, else a new one (launched or awaited)."""
-        for bot in self._bots:
-            if bot.config == config and bot not in taken and bot.alive() and bot.identity is not None:
-                return bot
+        for bot in list(self._bots):
+            if bot.config == config and bot not in taken:
+                if not bot.alive():
+                    self._retire(bot)  # died between games: reap it, start a new one below
+                elif bot.identity is not None:
+                    return bot
         return self._start(config)
 
     def _start(self, config: BotConfig, replacing: _Bot | None = None) -> _Bot:
@@ -353,6 +359,8 @@ class Referee:
             return
         kind = message["type"]
         if kind == codec.PONG:
+            if message.get("id") == bot.ping_id and bot.ping_sent:
+                bot.rtt_ms, bot.ping_sent = (now - bot.ping_sent) * 1000, 0.0
             return
         if self._game is not None and bot in self._game.bots:
             self._game.on_message(bot, message, now)
@@ -412,6 +420,13 @@ class Referee:
         bot.identity, bot.hello = identity, hello
         self._by_identity[identity] = bot
         self._send(bot, codec.WELCOME, referee=REFEREE_NAME, bot_id=f"{bot.config.name}#{id(bot) % 10000}")
+        self._ping(bot)
+
+    def _ping(self, bot: _Bot) -> None:
+        """Liveness probe; the pong's round trip is kept as the bot's transport time estimate."""
+        bot.ping_id += 1
+        bot.ping_sent = time.monotonic()
+        self._send(bot, codec.PING, id=bot.ping_id)
 
     def _refuse(self, identity: bytes, reason: str, **extra: Any) -> None:
         try:
@@ -477,6 +492,8 @@ class _Match:
             self.phase = "ready"
             for side, bot in self.bot_of.items():
                 bot.ready_for = ""
+                if bot in reused:
+                    referee._ping(bot)
                 referee._send(bot, codec.NEW_GAME, game_id=self.game_id, variant=self.variant.id,
                               options=dict(self.variant.options), side=self.names[side],
                               time_control=self.control.to_wire(), start=self.record.start)
@@ -499,6 +516,7 @@ class _Match:
             self.record.bots[self.names[side]] = SeatRecord(
                 name=bot.config.name, command=list(bot.config.command), version=hello.get("version", ""),
                 author=hello.get("author", ""), bot_name=hello.get("name", ""), stderr=bot.stderr_path,
+                rtt_ms=None if bot.rtt_ms is None else round(bot.rtt_ms, 3),
             )
 
     def _await_hellos(self) -> None:

@@ -65,6 +65,9 @@ def main() -> int:
             return 0
         if kind == "quit":
             return 0
+        if kind == "ping":
+            send(socket, "pong", id=message["id"])
+            continue
         if kind == "new_game":
             send(socket, "ready", game_id=message["game_id"])
             continue

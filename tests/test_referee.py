@@ -1,0 +1,212 @@
+"""Referee endings with real bot processes on real ZeroMQ sockets.
+
+Each misbehaving bot is tests/bots/scripted_bot.py in some --mode. After every bad game the other
+bot must have been sent game_over, and the same Referee must still play a normal game to the end.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import sys
+import time
+from pathlib import Path
+
+import psutil
+import pytest
+
+from foxgeese.engine import Side, get_variant
+from foxgeese.protocol.botconfig import BotConfig
+from foxgeese.protocol.record import GameRecord, RefereeTermination, load_record
+from foxgeese.protocol.referee import Referee
+
+SCRIPTED = str(Path(__file__).parent / "bots" / "scripted_bot.py")
+HH = get_variant("hare-and-hounds")
+RULE_ENDINGS = {"captured", "escaped", "stalling", "fifty-moves", "repetition", "trapped", "immobilized"}
+NORMAL_TC = "5+0.1"
+
+
+def scripted(mode: str = "normal", *extra: str, name: str | None = None) -> BotConfig:
+    return BotConfig(name or mode, [sys.executable, SCRIPTED, "--mode", mode, *extra])
+
+
+def count_received(path: str, kind: str) -> int:
+    try:
+        return Path(path).read_text().count(f"recv {kind}")
+    except FileNotFoundError:
+        return 0
+
+
+def wait_for(condition, timeout_s: float = 10.0) -> bool:
+    """Polls a condition on another process's files (there is nothing to block on)."""
+    deadline = time.monotonic() + timeout_s
+    while time.monotonic() < deadline:
+        if condition():
+            return True
+        time.sleep(0.01)
+    return condition()
+
+
+@pytest.fixture(scope="module")
+def referee(tmp_path_factory):
+    with Referee(log_dir=str(tmp_path_factory.mktemp("logs")), ready_timeout_s=2.0) as ref:
+        yield ref
+
+
+HARE = scripted("normal", "--seed", "11", name="steady-hare")
+
+
+def play_normal(referee: Referee) -> GameRecord:
+    record = referee.play_game(HH, {Side.PREDATOR: HARE, Side.PREY: scripted("normal", "--seed", "5")}, NORMAL_TC)
+    assert record.termination in RULE_ENDINGS, record.result_line()
+    assert record.plies == len(record.moves) > 0
+    return record
+
+
+CASES = [
+    # mode, extra args, time control, termination, words in reason
+    ("crash", ["--after", "2"], NORMAL_TC, RefereeTermination.CRASH, "exited with status 3"),
+    ("hang", ["--after", "2"], "move=0.2", RefereeTermination.TIME_FORFEIT, "took over 250 ms"),
+    ("slow", ["--after", "2", "--sleep", "0.5"], "move=0.2", RefereeTermination.TIME_FORFEIT, "took over"),
+    ("garbage", ["--after", "2"], NORMAL_TC, RefereeTermination.PROTOCOL_ERROR, "not a msgpack message"),
+    ("wrong-types", ["--after", "2"], NORMAL_TC, RefereeTermination.PROTOCOL_ERROR, "'request_id' must be int"),
+    ("oversize", ["--after", "2"], NORMAL_TC, RefereeTermination.PROTOCOL_ERROR, "over the 65536-byte cap"),
+    ("old-request", ["--after", "2"], NORMAL_TC, RefereeTermination.PROTOCOL_ERROR, "answers request 2"),
+    ("wrong-game", ["--after", "2"], NORMAL_TC, RefereeTermination.PROTOCOL_ERROR, "names game 'some-other-game'"),
+    ("illegal", ["--after", "2"], NORMAL_TC, RefereeTermination.ILLEGAL_MOVE, "'a1-g7'"),
+    ("resign", ["--after", "2"], NORMAL_TC, RefereeTermination.RESIGNATION, "hounds resigned"),
+    ("wrong-token", [], NORMAL_TC, RefereeTermination.NO_SHOW, "before saying hello"),
+    ("bad-version", [], NORMAL_TC, RefereeTermination.NO_SHOW, "protocol version 2 is not supported"),
+]
+
+
+@pytest.mark.parametrize("mode,extra,tc,termination,words", CASES, ids=[case[0] for case in CASES])
+def test_referee_ending_then_a_normal_game(referee, mode, extra, tc, termination, words):
+    before = count_received(referee_log(referee, HARE), "game_over")
+    hounds = scripted(mode, "--seed", "3", *extra)
+    record = referee.play_game(HH, {Side.PREDATOR: HARE, Side.PREY: hounds}, tc, game_id=f"bad-{mode}")
+    assert record.termination == termination.value, record.result_line()
+    assert record.winner == "hare"
+    assert words in record.reason
+    expected_plies = 0 if termination == RefereeTermination.NO_SHOW else 2
+    assert record.plies == expected_plies == len(record.moves)
+    # The hare (which did nothing wrong) was told the game is over.
+    hare_log = record.bots["hare"].stderr
+    assert hare_log and wait_for(lambda: count_received(hare_log, "game_over") == before + 1)
+    # The record survives a round trip through JSON.
+    assert GameRecord.from_json(record.to_json()) == record
+    play_normal(referee)
+
+
+def referee_log(referee: Referee, config: BotConfig) -> str:
+    """The stderr file of the pooled process for `config` (started on first use)."""
+    for process in referee.processes():
+        if process.config == config and process.alive():
+            return process.stderr_path
+    return os.devnull
+
+
+def test_protocol_error_bot_is_told_why(referee):
+    record = referee.play_game(HH, {Side.PREDATOR: HARE, Side.PREY: scripted("garbage", "--after", "1")}, NORMAL_TC)
+    assert record.termination == "protocol-error"
+    log = record.bots["hounds"].stderr
+    assert wait_for(lambda: count_received(log, "error") == 1 and count_received(log, "game_over") == 1)
+
+
+def test_no_hello_is_a_no_show_and_the_silent_bot_is_killed(tmp_path):
+    with Referee(log_dir=str(tmp_path), hello_timeout_s=1.0) as referee:
+        silent = scripted("no-hello")
+        started = time.monotonic()
+        record = referee.play_game(HH, {Side.PREDATOR: silent, Side.PREY: scripted("normal")}, NORMAL_TC)
+        assert record.termination == "no-show" and record.winner == "hounds"
+        assert "no hello within 1s" in record.reason
+        assert time.monotonic() - started < 5
+        assert wait_for(lambda: count_received(record.bots["hounds"].stderr, "game_over") == 1)
+        pids = [p.pid for p in referee.processes()]
+        record = referee.play_game(HH, {Side.PREDATOR: HARE, Side.PREY: scripted("normal")}, NORMAL_TC)
+        assert record.termination in RULE_ENDINGS
+    assert not any(psutil.pid_exists(pid) and psutil.Process(pid).status() != psutil.STATUS_ZOMBIE for pid in pids)
+
+
+def test_hung_bot_is_killed_and_restarted_before_its_next_game(referee):
+    hung = scripted("hang", "--after", "1", name="hung")
+    record = referee.play_game(HH, {Side.PREDATOR: hung, Side.PREY: scripted("normal")}, "move=0.2")
+    assert record.termination == "time-forfeit" and record.winner == "hounds"
+    (old,) = [p for p in referee.processes() if p.config == hung]
+    assert old.alive()  # it is hanging, not dead
+    # Its next game: it does not answer new_game, so the referee kills its group and starts it anew.
+    record = referee.play_game(HH, {Side.PREDATOR: hung, Side.PREY: scripted("normal")}, "move=0.2")
+    assert not old.alive() and old.returncode == -signal.SIGTERM
+    assert record.termination == "time-forfeit"  # the new process hangs on its first turn too
+    (new,) = [p for p in referee.processes() if p.config == hung]
+    assert new.pid != old.pid
+
+
+def test_dead_bot_is_restarted_before_its_next_game(referee):
+    play_normal(referee)
+    (hare,) = [p for p in referee.processes() if p.config == HARE]
+    os.killpg(hare.pid, signal.SIGKILL)
+    assert wait_for(lambda: not hare.alive())
+    record = play_normal(referee)
+    (again,) = [p for p in referee.processes() if p.config == HARE]
+    assert again.pid != hare.pid and again.alive()
+    assert record.bots["hare"].stderr == again.stderr_path
+
+
+def test_crash_of_the_waiting_bot_ends_the_game(referee):
+    # The hare sleeps on its turn while the hounds' process is killed from outside.
+    sleeper = scripted("slow", "--after", "1", "--sleep", "3", name="sleeper")
+    victim = scripted("normal", name="victim")
+    results = []
+
+    def kill_victim(record, move):
+        if not results:
+            results.append(move)
+            (process,) = [p for p in referee.processes() if p.config == victim]
+            os.killpg(process.pid, signal.SIGKILL)
+
+    # Hounds move first in hare-and-hounds; after their first move the hare (sleeper) thinks.
+    record = referee.play_game(HH, {Side.PREDATOR: sleeper, Side.PREY: victim}, "10+0", on_move=kill_victim)
+    assert record.termination == "crash" and record.winner == "hare"
+    assert "killed by SIGKILL" in record.reason
+    assert record.plies == 1
+
+
+def test_record_contents_and_files(referee, tmp_path):
+    path = tmp_path / "game.json"
+    record = referee.play_game(
+        get_variant("standard", geese=13, sideways=True),
+        {Side.PREDATOR: scripted("normal", "--seed", "1"), Side.PREY: scripted("normal", "--seed", "2")},
+        "5+0.25", opening=["d4-d5"], max_plies=12, game_id="rec-1", record_path=str(path),
+    )
+    assert record.termination == "max-plies" and record.winner == "draw" and record.plies == 12
+    loaded = load_record(path)
+    assert loaded == record
+    assert loaded.variant == "standard" and loaded.options == {"geese": 13, "sideways": True}
+    assert loaded.start.startswith("standard geese=13,sideways=1 fox d4 ")
+    assert loaded.moves[0].move == "d4-d5" and loaded.moves[0].book
+    played = loaded.moves[1:]
+    assert [m.side for m in played[:2]] == ["geese", "fox"]
+    for move in played:
+        assert move.think_ms >= 0 and move.transport_ms >= 0
+        assert 0 <= move.clock_ms <= 5250 + 250 * 12
+        assert move.info["depth"] == 1 and move.info["pv"] == [move.move]
+    assert loaded.time_control == "5+0.25" and loaded.format == 1
+    assert loaded.started <= loaded.ended and loaded.ended.endswith("Z")
+    assert loaded.bots["fox"].version == "1.0" and loaded.bots["fox"].author == "tests"
+    assert loaded.bots["geese"].bot_name == "scripted-normal"
+    assert all(Path(seat.stderr).is_file() for seat in loaded.bots.values())
+    data = loaded.to_dict()
+    assert data["stderr"] == {side: seat.stderr for side, seat in loaded.bots.items()}
+    assert data["referee"].startswith("foxgeese-referee ")
+
+
+def test_close_quits_and_reaps_every_bot(tmp_path):
+    referee = Referee(log_dir=str(tmp_path))
+    play = referee.play_game(HH, {Side.PREDATOR: scripted("normal"), Side.PREY: scripted("normal", name="b")}, NORMAL_TC)
+    assert play.termination in RULE_ENDINGS
+    processes = referee.processes()
+    assert len(processes) == 2 and all(p.alive() for p in processes)
+    referee.close()
+    assert [p.returncode for p in processes] == [0, 0]  # they obeyed `quit`
+    assert all(count_received(p.stderr_path, "quit") == 1 for p in processes)

@@ -49,7 +49,7 @@ def wait_for(condition, timeout_s: float = 10.0) -> bool:
 
 @pytest.fixture(scope="module")
 def referee(tmp_path_factory):
-    with Referee(log_dir=str(tmp_path_factory.mktemp("logs")), ready_timeout_s=2.0) as ref:
+    with Referee(log_dir=str(tmp_path_factory.mktemp("logs")), ready_timeout_s=1.0, kill_grace_s=0.3) as ref:
         yield ref
 
 

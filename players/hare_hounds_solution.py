@@ -1,0 +1,198 @@
+"""Hare and Hounds solved completely by retrograde analysis over every state.
+
+A state is (hare point, hound points, side to move, stall counter). The stall counter changes the
+result (ten hound moves in a row without raising a row lose for the hounds), so it is part of the
+state; the fifty-move and repetition rules do not apply to this variant. Stall 10 states exist
+only as terminal ones (the hare has won).
+
+The graph is built with the engine's own `Position` (moves, `play`, `outcome`), so the solution
+follows the rules exactly as the referee applies them. It is then solved backwards: terminal
+states first, then in order of distance, a state is a win as soon as one move reaches a lost
+state and a loss once every move reaches a won one. States never reached that way are draws —
+there are none: hound moves either raise a row or raise the stall counter, so the graph has no
+cycles and every line ends. Building takes about a second; the result is cached on disk, and
+loading it takes milliseconds.
+"""
+
+from __future__ import annotations
+
+import time
+from collections import deque
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from foxgeese.engine import Position, Side, get_variant
+from foxgeese.players.tables import (
+    NO_MOVE,
+    SCORE_DTYPE,
+    WIN,
+    Geometry,
+    TableError,
+    binomials,
+    colex,
+    load_table,
+    rank_of,
+    save_table,
+    table_dir,
+    table_path,
+    to_parent,
+)
+
+HOUNDS = 3
+STALL_STATES = 11  # 0..9 playable, 10 = the hounds have stalled (terminal)
+
+
+@dataclass
+class HareHoundsSolution:
+    """Scores of every state (side-to-move view), indexed [stall, side, hare, hound-set rank]."""
+
+    scores: np.ndarray
+    geometry: Geometry
+    header: dict[str, Any]
+
+    def __post_init__(self) -> None:
+        self.variant = get_variant("hare-and-hounds")
+        self._binom = binomials(self.geometry.size, HOUNDS)
+
+    def index(self, position: Position) -> tuple[int, int, int, int]:
+        hounds = self.geometry.dense_points(position.prey)
+        return (min(position.stall, STALL_STATES - 1), int(position.turn),
+                self.geometry.dense[position.predator], rank_of(hounds, self._binom))
+
+    def score(self, position: Position) -> int:
+        """The score for the side to move: WIN - plies, -WIN + plies, or 0 for a draw."""
+        if position.prey.bit_count() != HOUNDS:
+            raise TableError(f"hare-and-hounds positions have {HOUNDS} hounds, not {position.prey.bit_count()}")
+        return int(self.scores[self.index(position)])
+
+    def move_scores(self, position: Position) -> list[tuple[Any, int]]:
+        """Each legal move with the mover's score after playing it, best first."""
+        scored = [(move, int(to_parent(self.score(position.play(move))))) for move in position.legal_moves()]
+        return sorted(scored, key=lambda item: -item[1])
+
+
+def _states(geometry: Geometry) -> tuple[np.ndarray, list[Position | None]]:
+    """Every index tuple's Position (None where the hare shares a point with a hound)."""
+    variant = get_variant("hare-and-hounds")
+    combos = colex(geometry.size, HOUNDS)
+    positions: list[Position | None] = []
+    for stall in range(STALL_STATES):
+        for side in (Side.PREDATOR, Side.PREY):
+            for hare in range(geometry.size):
+                for combo in combos:
+                    if hare in combo:
+                        positions.append(None)
+                        continue
+                    prey = sum(1 << int(geometry.grid[p]) for p in combo)
+                    positions.append(Position(variant, int(geometry.grid[hare]), prey, side, 0, stall, 0))
+    shape = (STALL_STATES, 2, geometry.size, len(combos))
+    return np.array(shape), positions
+
+
+def solve() -> tuple[np.ndarray, dict[str, Any]]:
+    """Builds the graph with the engine and solves it backwards; returns scores and figures."""
+    started = time.perf_counter()
+    geometry = Geometry(get_variant("hare-and-hounds"))
+    shape, positions = _states(geometry)
+    B = binomials(geometry.size, HOUNDS)
+    count = len(positions)
+    score = np.full(count, NO_MOVE, dtype=np.int32)
+    pending = np.zeros(count, dtype=np.int32)  # moves not yet known to lose for the mover
+    best = np.full(count, NO_MOVE, dtype=np.int32)
+    parents: list[list[int]] = [[] for _ in range(count)]
+    queue: deque[int] = deque()
+
+    def flat(p: Position) -> int:
+        stall, side, hare = p.stall, int(p.turn), geometry.dense[p.predator]
+        hounds = rank_of(geometry.dense_points(p.prey), B)
+        return ((stall * 2 + side) * geometry.size + hare) * int(shape[3]) + hounds
+
+    for i, position in enumerate(positions):
+        if position is None:
+            continue
+        ended = position.outcome()
+        if ended is not None:
+            won = ended.winner.value == position.variant.side_name(position.turn)
+            score[i] = WIN if won else -WIN
+            queue.append(i)
+            continue
+        moves = position.pseudo_moves()
+        pending[i] = len(moves)
+        for move in moves:
+            parents[flat(position.play(move))].append(i)
+    edges = sum(len(p) for p in parents)
+    # Backward induction in order of distance: the queue holds decided states, nearest first.
+    while queue:
+        child = queue.popleft()
+        option = int(to_parent(score[child]))
+        for parent in parents[child]:
+            if score[parent] != NO_MOVE:
+                continue
+            if option > 0:  # the child is lost for its mover: the parent wins, and this is its fastest win
+                score[parent] = option
+                queue.append(parent)
+                continue
+            best[parent] = max(best[parent], option)
+            pending[parent] -= 1
+            if pending[parent] == 0:  # every move loses; the last one decided is the slowest loss
+                score[parent] = best[parent]
+                queue.append(parent)
+    valid = np.array([p is not None for p in positions])
+    undecided = valid & (score == NO_MOVE)
+    score[undecided] = 0  # never decided: a draw (there are none, see the module docstring)
+    figures = {
+        "variant": "hare-and-hounds",
+        "points": geometry.names,
+        "states": int(valid.sum()),
+        "edges": edges,
+        "draws": int(undecided.sum()),
+        "build_seconds": round(time.perf_counter() - started, 3),
+    }
+    return score.astype(SCORE_DTYPE).reshape(tuple(shape)), figures
+
+
+def load_solution(directory: Path | None = None, *, rebuild: bool = False) -> HareHoundsSolution:
+    """The cached solution (built and saved on first use, or when `rebuild`)."""
+    variant = get_variant("hare-and-hounds")
+    path = table_path(table_dir(directory), variant, None)
+    if not rebuild:
+        try:
+            header, arrays = load_table(path)
+            return HareHoundsSolution(np.asarray(arrays["scores"]), Geometry(variant), header)
+        except TableError:
+            pass
+    scores, header = solve()
+    try:
+        save_table(path, header, {"scores": scores})
+    except OSError:
+        pass  # a read-only cache is no reason to fail: the solution is in memory
+    return HareHoundsSolution(scores, Geometry(variant), header)
+
+
+_CACHE: dict[str, HareHoundsSolution] = {}
+
+
+def solution(directory: Path | None = None) -> HareHoundsSolution:
+    """Process-wide shared solution for a table directory."""
+    key = str(table_dir(directory))
+    if key not in _CACHE:
+        _CACHE[key] = load_solution(directory)
+    return _CACHE[key]
+
+
+def reachable(start: Position, sol: HareHoundsSolution) -> int:
+    """How many states can occur in games from `start` (forward search)."""
+    seen = {sol.index(start)}
+    frontier = [start]
+    while frontier:
+        position = frontier.pop()
+        for move in position.legal_moves():
+            child = position.play(move)
+            key = sol.index(child)
+            if key not in seen:
+                seen.add(key)
+                frontier.append(child)
+    return len(seen)

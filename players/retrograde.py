@@ -1,0 +1,327 @@
+"""Endgame tables for the fox variants, built with numpy by backward induction.
+
+A table holds every position with k geese: index = (fox point, colex rank of the goose set),
+one int16 score array per side to move (see `tables.py` for scores). Positions where the fox
+stands on a goose cannot occur and hold `NO_MOVE`.
+
+Why it is fast: every goose step raises the geese's *row sum* by one (forward, diagonally
+forward) or keeps it (sideways), and a capture leaves the k-1 table. So the goose sets of one
+table fall into levels by row sum, solved from the highest down; a level needs only itself,
+the level above and the table below.
+
+- Without sideways steps a level has no cycles: geese-to-move scores come straight from the
+  level above, then fox-to-move scores from this level's geese-to-move scores plus captures.
+  Every position is decided (the standard game always ends).
+- With sideways steps (`standard` with the option, `great-cross`) a level has cycles (fox steps
+  and sideways goose steps), solved by rounds in order of distance: in round D a position is
+  decided if one move reaches a position lost in D-1 plies, or every move reaches a won one and
+  the slowest is D-1 plies away. Positions still open when no round can change anything are
+  draws. The fifty-move and repetition rules are not in the state: see docs/solver.md.
+
+Capture chains are one ply however many geese they take. `chain[f, G]` is the fox's best score
+over every capture chain from (f, G); a chain is one jump then either a stop (a geese-to-move
+position of the k-1 table) or any chain from the landing point, which is `chain` of the k-1 table.
+So each table stores its `chain` array for the next one.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+from typing import Any, Callable
+
+import numpy as np
+
+from foxgeese.engine.board import DIRECTIONS
+from foxgeese.players.tables import (
+    MIN_GEESE,
+    NO_MOVE,
+    SCORE_DTYPE,
+    WIN,
+    Geometry,
+    TableError,
+    binomials,
+    colex,
+    load_table,
+    rank,
+    save_table,
+    table_dir,
+    table_path,
+    variant_key,
+)
+
+UNDECIDED = -32767  # working value in the sideways rounds; never stored
+
+
+@dataclass
+class Table:
+    """The scores of every position with `geese` geese: fox to move, geese to move, best capture chain."""
+
+    geese: int
+    fox: np.ndarray  # (P, N) int16, fox to move
+    prey: np.ndarray  # (P, N) int16, geese to move
+    chain: np.ndarray  # (P, N) int16, the fox's best capture chain (NO_MOVE: none)
+    figures: dict[str, Any] = field(default_factory=dict)
+
+
+def _pop(mask: np.ndarray) -> np.ndarray:
+    return np.bitwise_count(mask.astype(np.uint64)).astype(np.int64)
+
+
+class Builder:
+    """Builds the tables of one variant from `MIN_GEESE` geese up, keeping the previous one for captures."""
+
+    def __init__(self, geometry: Geometry, *, progress: Callable[[str], None] | None = None) -> None:
+        self.g = geometry
+        self.binom = binomials(geometry.size, 24)
+        self.progress = progress or (lambda _text: None)
+
+    # -- one table --------------------------------------------------------------------------------
+
+    def build(self, geese: int, below: Table | None) -> Table:
+        """The table for `geese` geese; `below` is the table for geese - 1 (None when that is < 4)."""
+        if geese > MIN_GEESE and (below is None or below.geese != geese - 1):
+            raise ValueError(f"building {geese} geese needs the {geese - 1}-geese table")
+        started = time.perf_counter()
+        g = self.g
+        P = g.size
+        combos = colex(P, geese).astype(np.int64)
+        N = len(combos)
+        mask = np.zeros(N, dtype=np.int64)
+        for j in range(geese):
+            mask |= np.int64(1) << combos[:, j]
+        level = g.rows[combos].sum(axis=1)
+        fox = np.full((P, N), NO_MOVE, dtype=SCORE_DTYPE)
+        prey = np.full((P, N), NO_MOVE, dtype=SCORE_DTYPE)
+        chain = self._chains(geese, combos, mask, below)
+        slots = self._goose_moves(geese, combos, mask)
+        self.progress(f"{geese} geese: {N} goose sets, chains and goose moves ready")
+        cycles = any(not forward for forward, _, _ in slots)
+        column = np.full(N, -1, dtype=np.int64)  # rank -> column within its level
+        rounds = 0
+        for L in np.unique(level)[::-1]:
+            R = np.nonzero(level == L)[0]
+            if cycles:
+                column[R] = np.arange(len(R))
+                rounds += self._level_with_cycles(R, column, mask, slots, chain, fox, prey)
+            else:
+                self._level(R, mask, slots, chain, fox, prey)
+        occupied = ((mask[None, :] >> np.arange(P)[:, None]) & 1).astype(bool)
+        fox[occupied] = NO_MOVE
+        prey[occupied] = NO_MOVE
+        chain[occupied] = NO_MOVE
+        seconds = time.perf_counter() - started
+        figures = {"goose_sets": int(N), "positions": int(2 * (~occupied).sum()), "build_seconds": round(seconds, 3),
+                   "rounds": rounds, **_counts(fox, prey, occupied)}
+        self.progress(f"{geese} geese: done in {seconds:.1f} s")
+        return Table(geese, fox, prey, chain, figures)
+
+    # -- move tables --------------------------------------------------------------------------------
+
+    def _goose_moves(self, geese: int, combos: np.ndarray, mask: np.ndarray) -> list[tuple[bool, np.ndarray, np.ndarray]]:
+        """Per (goose, direction) slot: (raises a row, child rank or -1, target point)."""
+        g = self.g
+        slots = []
+        for d in g.prey_dirs:
+            forward = DIRECTIONS[d][1] > 0  # raises a row; sideways steps keep the level
+            for i in range(geese):
+                origin = combos[:, i]
+                target = g.step[origin, d]
+                ok = target >= 0
+                ok[ok] &= ((mask[ok] >> target[ok]) & 1) == 0
+                moved = combos.copy()
+                moved[:, i] = np.where(ok, target, origin)
+                moved.sort(axis=1)
+                child = np.where(ok, rank(moved, self.binom), -1)
+                slots.append((forward, child, np.where(ok, target, -1)))
+        return slots
+
+    def _chains(self, geese: int, combos: np.ndarray, mask: np.ndarray, below: Table | None) -> np.ndarray:
+        """The fox's best capture chain from every (fox point, goose set), as a score."""
+        g = self.g
+        P, N = g.size, len(combos)
+        chain = np.full((P, N), NO_MOVE, dtype=SCORE_DTYPE)
+        if not g.captures:
+            return chain
+        # Rank of the goose set without its i-th goose, in the (geese - 1) table.
+        drop = np.zeros((geese, N), dtype=np.int64)
+        for i in range(geese):
+            for j in range(geese):
+                if j < i:
+                    drop[i] += self.binom[combos[:, j], j + 1]
+                elif j > i:
+                    drop[i] += self.binom[combos[:, j], j]
+        for f in range(P):
+            best = np.full(N, NO_MOVE, dtype=np.int32)
+            for d in range(g.step.shape[1]):
+                over, land = int(g.step[f, d]), int(g.land[f, d])
+                if over < 0 or land < 0:
+                    continue
+                ok = (((mask >> over) & 1) == 1) & (((mask >> land) & 1) == 0)
+                if not ok.any():
+                    continue
+                if geese - 1 < MIN_GEESE:
+                    best[ok] = WIN - 1  # the capture ends the game: fox wins in 1 ply
+                    continue
+                assert below is not None
+                idx = np.nonzero(ok)[0]
+                position = _pop(mask[idx] & ((np.int64(1) << over) - 1))
+                child = drop[position, idx]
+                stop = below.prey[land, child].astype(np.int32)
+                option = np.maximum(-stop + np.sign(stop), below.chain[land, child].astype(np.int32))
+                best[idx] = np.maximum(best[idx], option)
+            chain[f] = best
+        return chain
+
+    # -- levels without cycles ------------------------------------------------------------------
+
+    def _level(self, R, mask, slots, chain, fox, prey) -> None:
+        P = self.g.size
+        points = np.arange(P)[:, None]
+        best = np.full((P, len(R)), NO_MOVE, dtype=np.int32)
+        for _, child, target in slots:
+            cr, tg = child[R], target[R]
+            ok = cr >= 0
+            c = fox[:, np.where(ok, cr, 0)].astype(np.int32)
+            option = np.where(ok[None, :] & (tg[None, :] != points), -c + np.sign(c), NO_MOVE)
+            np.maximum(best, option, out=best)
+        best[best == NO_MOVE] = -WIN  # the geese cannot move: immobilized, the fox wins
+        prey[:, R] = best
+        fox[:, R] = self._fox_from(R, mask, chain, prey)
+
+    def _fox_from(self, R, mask, chain, prey, undecided: np.ndarray | None = None) -> np.ndarray:
+        """Fox-to-move scores of level R from this level's geese-to-move scores (and captures)."""
+        g = self.g
+        best = chain[:, R].astype(np.int32)
+        m = mask[R]
+        for d in range(g.step.shape[1]):
+            to = g.step[:, d]
+            ok = to >= 0
+            dest = np.where(ok, to, 0)
+            c = prey[dest][:, R].astype(np.int32)
+            free = ok[:, None] & (((m[None, :] >> dest[:, None]) & 1) == 0)
+            option = np.where(free, -c + np.sign(c), NO_MOVE)
+            if undecided is not None:
+                undecided |= free & (c == UNDECIDED)
+                option[c == UNDECIDED] = NO_MOVE
+            np.maximum(best, option, out=best)
+        return best
+
+    # -- levels with cycles (sideways goose steps) ------------------------------------------------
+
+    def _level_with_cycles(self, R, column, mask, slots, chain, fox, prey) -> int:
+        P = self.g.size
+        points = np.arange(P)[:, None]
+        n = len(R)
+        occupied = ((mask[R][None, :] >> points) & 1).astype(bool)
+        # Moves leaving the level are decided already: forward goose steps and captures.
+        outer = np.full((P, n), NO_MOVE, dtype=np.int32)
+        inner = []  # sideways slots: (column of the child in R or -1, target)
+        for forward, child, target in slots:
+            cr, tg = child[R], target[R]
+            ok = cr >= 0
+            if forward:
+                c = fox[:, np.where(ok, cr, 0)].astype(np.int32)
+                option = np.where(ok[None, :] & (tg[None, :] != points), -c + np.sign(c), NO_MOVE)
+                np.maximum(outer, option, out=outer)
+            else:
+                cols = np.where(ok, column[np.maximum(cr, 0)], -1)
+                inner.append((cols, tg))
+        horizon = max(_distance_bound(outer), _distance_bound(chain[:, R].astype(np.int32)))
+        fox[:, R] = UNDECIDED
+        prey[:, R] = UNDECIDED
+        fox_level = fox[:, R].astype(np.int32)  # working copies, in R's column order
+        prey_level = prey[:, R].astype(np.int32)
+        D = 0
+        while True:
+            # Geese to move.
+            best = outer.copy()
+            open_move = np.zeros((P, n), dtype=bool)
+            for cols, tg in inner:
+                ok = (cols >= 0)[None, :] & (tg[None, :] != points)
+                c = fox_level[:, np.maximum(cols, 0)]
+                open_move |= ok & (c == UNDECIDED)
+                option = np.where(ok & (c != UNDECIDED), -c + np.sign(c), NO_MOVE)
+                np.maximum(best, option, out=best)
+            new_prey = _decide(best, open_move, prey_level, D)
+            # Fox to move (needs this level's geese-to-move scores in the full array).
+            prey[:, R] = prey_level
+            open_fox = np.zeros((P, n), dtype=bool)
+            best_fox = self._fox_from(R, mask, chain, prey, open_fox)
+            new_fox = _decide(best_fox, open_fox, fox_level, D)
+            changed = False
+            for level_scores, new, scores in ((prey_level, new_prey, best), (fox_level, new_fox, best_fox)):
+                decided = new & ~occupied
+                if decided.any():
+                    changed = True
+                    level_scores[decided] = scores[decided]
+            fox[:, R] = fox_level
+            if not changed and D > horizon:
+                break
+            D += 1
+        for level_scores in (prey_level, fox_level):
+            level_scores[level_scores == UNDECIDED] = 0  # never decided: a draw
+        prey[:, R] = prey_level
+        fox[:, R] = fox_level
+        return D
+
+
+def _decide(best: np.ndarray, open_move: np.ndarray, current: np.ndarray, D: int) -> np.ndarray:
+    """Which open positions are decided in round D: a win in D plies, or a loss in D with no move open."""
+    best[(best == NO_MOVE) & ~open_move] = -WIN  # no move at all: the mover has lost (trapped / immobilized)
+    is_open = current == UNDECIDED
+    return is_open & ((best == WIN - D) | (~open_move & (best == -WIN + D)))
+
+
+def _distance_bound(scores: np.ndarray) -> int:
+    decided = scores[(scores != NO_MOVE) & (scores != 0)]
+    return int((WIN - np.abs(decided)).max()) + 1 if decided.size else 0
+
+
+def _counts(fox: np.ndarray, prey: np.ndarray, occupied: np.ndarray) -> dict[str, int]:
+    """Wins, losses and draws for the side to move, over the positions that can occur."""
+    out = {}
+    for name, scores in (("fox_to_move", fox), ("geese_to_move", prey)):
+        valid = scores[~occupied]
+        out[f"{name}_wins"] = int((valid > 0).sum())
+        out[f"{name}_losses"] = int((valid < 0).sum())
+        out[f"{name}_draws"] = int((valid == 0).sum())
+    longest = np.concatenate([fox[~occupied], prey[~occupied]])
+    out["longest_plies"] = int((WIN - np.abs(longest[longest != 0])).max()) if (longest != 0).any() else 0
+    return out
+
+
+# -- building to disk ---------------------------------------------------------------------------
+
+
+def build_tables(variant: Any, max_geese: int, directory: Any = None, *, rebuild: bool = False,
+                 progress: Callable[[str], None] | None = None) -> list[dict[str, Any]]:
+    """Builds and saves the tables for 4..max_geese geese (keeping those already on disk unless
+    `rebuild`); returns their headers. A table is built from the one below, loaded from disk if needed."""
+    if not variant.captures:
+        raise ValueError(f"{variant.id} has no captures: it is solved whole, not by goose count")
+    start_geese = variant.prey_start.bit_count()
+    if not MIN_GEESE <= max_geese <= start_geese:
+        raise ValueError(f"--max-geese must be between {MIN_GEESE} and {start_geese} for {variant}, not {max_geese}")
+    directory = table_dir(directory)
+    geometry = Geometry(variant)
+    builder = Builder(geometry, progress=progress)
+    headers = []
+    below: Table | None = None
+    for geese in range(MIN_GEESE, max_geese + 1):
+        path = table_path(directory, variant, geese)
+        if not rebuild and path.exists():
+            try:
+                header, arrays = load_table(path)
+                if header.get("points") == geometry.names:
+                    below = Table(geese, arrays["fox"], arrays["prey"], arrays["chain"], header)
+                    headers.append(header)
+                    continue
+            except TableError:
+                pass
+        below = builder.build(geese, below)
+        header = {"variant": variant_key(variant), "geese": geese, "points": geometry.names, **below.figures}
+        save_table(path, header, {"fox": below.fox, "prey": below.prey, "chain": below.chain})
+        header["file_bytes"] = path.stat().st_size
+        headers.append(header)
+    return headers

@@ -124,7 +124,8 @@ class GameRecord:
 
     def result_line(self) -> str:
         """One line for people: `fox wins by captured (...)` / `draw by repetition`."""
-        verdict = "draw" if self.winner == DRAW else f"{self.winner} wins"
+        plural = self.winner in ("geese", "hounds")
+        verdict = "draw" if self.winner == DRAW else f"{self.winner} {'win' if plural else 'wins'}"
         line = f"{verdict} by {self.termination} after {self.plies} plies"
         return f"{line}: {self.reason}" if self.reason else line
 

@@ -73,6 +73,17 @@ def _working_decode() -> Callable[[bytes], dict[str, Any]]:
 decode = _working_decode()
 
 
+_RULE_REASONS = {
+    "captured": "fewer than four {prey} remain",
+    "escaped": "the {predator} stands on a lower row than every hound",
+    "stalling": "ten hound moves in a row did not raise a row",
+    "fifty-moves": "100 plies without a capture or a forward {prey} step",
+    "repetition": "the same position occurred for the third time",
+    "trapped": "the {predator} is to move and has no legal move",
+    "immobilized": "the {prey} are to move and have no legal move",
+}
+
+
 class RefereeConfigError(ValueError):
     """A Referee set up wrongly by its caller (public address without bind_public, bad seats...)."""
 
@@ -130,6 +141,7 @@ class Referee:
         kill_grace_s: float = 1.0,
         log_dir: str | None = None,
         record_dir: str | None = None,
+        trace: Callable[[str, str, dict[str, Any]], None] | None = None,
     ) -> None:
         self.bind_public = bind_public
         self.token = token or secrets.token_urlsafe(16)
@@ -139,6 +151,7 @@ class Referee:
         self.join_timeout_s = join_timeout_s
         self.kill_grace_s = kill_grace_s
         self.record_dir = record_dir
+        self.trace = trace  # called with ("->" or "<-", bot name, message) for every message
         self._own_dir = tempfile.mkdtemp(prefix="foxgeese-referee-")
         self.log_dir = log_dir or self._own_dir
         os.makedirs(self.log_dir, exist_ok=True)
@@ -335,6 +348,8 @@ class Referee:
     def _send(self, bot: _Bot, message_type: str, **fields: Any) -> None:
         if bot.identity is None:
             return
+        if self.trace is not None:
+            self.trace("->", bot.config.name, {"v": codec.PROTOCOL_VERSION, "type": message_type, **fields})
         try:
             self._socket.send_multipart([bot.identity, codec.encode(message_type, **fields)], zmq.NOBLOCK)
         except zmq.ZMQError:
@@ -355,8 +370,12 @@ class Referee:
             if message.get("v") != codec.PROTOCOL_VERSION:
                 raise ProtocolError(f"message has protocol version {message.get('v')!r}, expected 1")
         except ProtocolError as error:
+            if self.trace is not None:
+                self.trace("<-", bot.config.name, {"raw": repr(frames[1:])[:200]})
             self._fault(bot, str(error))
             return
+        if self.trace is not None:
+            self.trace("<-", bot.config.name, message)
         kind = message["type"]
         if kind == codec.PONG:
             if message.get("id") == bot.ping_id and bot.ping_sent:
@@ -417,6 +436,8 @@ class Referee:
         self._pending.pop(bot.token, None)
         if bot in self._remote_pending:
             self._remote_pending.remove(bot)
+        if self.trace is not None:
+            self.trace("<-", bot.config.name, message)
         bot.identity, bot.hello = identity, hello
         self._by_identity[identity] = bot
         self._send(bot, codec.WELCOME, referee=REFEREE_NAME, bot_id=f"{bot.config.name}#{id(bot) % 10000}")
@@ -577,7 +598,7 @@ class _Match:
         while True:
             outcome = game.outcome()
             if outcome is not None:
-                raise _Ending(outcome.winner.value, outcome.termination.value, "")
+                raise _Ending(outcome.winner.value, outcome.termination.value, self._rule_reason(outcome))
             if self.max_plies is not None and len(game.moves) >= self.max_plies:
                 raise _Ending(DRAW, RefereeTermination.MAX_PLIES.value, f"stopped after {self.max_plies} plies")
             side = game.position.turn
@@ -624,6 +645,10 @@ class _Match:
             self.record.moves.append(entry)
             if self.on_move is not None:
                 self.on_move(self.record, entry)
+
+    def _rule_reason(self, outcome: Any) -> str:
+        predator, prey = self.names[Side.PREDATOR], self.names[Side.PREY]
+        return _RULE_REASONS.get(outcome.termination.value, "").format(predator=predator, prey=prey)
 
     # --------------------------------------------------------------- dispatch
 

@@ -1,0 +1,133 @@
+"""`foxgeese play`: one game between two bots (or a person), refereed here, moves printed as they come.
+
+    foxgeese play standard --fox minimax:depth=3 --geese random --tc 10+0.1 --record game.json
+    foxgeese play standard --fox human --geese mcts --geese-count 15 --sideways
+    foxgeese play hare-and-hounds --hare random --hounds "cmd:node examples/bots/js/bot.js"
+
+`--geese` names the geese's player; the variant's number of geese is `--geese-count`.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from typing import Any
+
+import click
+
+from foxgeese.engine import Game, Side, UnknownVariantError, get_variant
+from foxgeese.protocol.botconfig import BotConfig, BotSpecError
+from foxgeese.protocol.record import GameRecord, MoveRecord
+from foxgeese.protocol.referee import Referee, RefereeConfigError
+from foxgeese.protocol.timecontrol import TimeControl, TimeControlError
+
+DEFAULT_TC = "10+0.1"
+HUMAN_TC = "900+0"
+
+
+def _seat_specs(variant_id: str, fox: str | None, geese: str | None, hare: str | None,
+                hounds: str | None) -> tuple[str, str]:
+    """The (predator, prey) SPECs, checking the seat options match the variant's sides."""
+    if variant_id == "hare-and-hounds":
+        wrong, needed, given = (fox, geese), ("--hare", "--hounds"), (hare, hounds)
+    else:
+        wrong, needed, given = (hare, hounds), ("--fox", "--geese"), (fox, geese)
+    if any(spec is not None for spec in wrong):
+        raise click.UsageError(f"{variant_id} is played by {' and '.join(needed)}")
+    missing = [flag for flag, spec in zip(needed, given) if spec is None]
+    if missing:
+        raise click.UsageError(f"{variant_id} needs {' and '.join(missing)} SPEC (e.g. random, minimax:depth=3)")
+    return given[0], given[1]  # type: ignore[return-value]
+
+
+def _print_move(record: GameRecord, move: MoveRecord) -> None:
+    number = len(record.moves)
+    line = f"{number:4d}. {move.side:<6} {move.move:<12} {move.think_ms:6d} ms  clock {move.clock_ms / 1000:8.3f}s"
+    info = move.info
+    if info:
+        parts = [f"{key} {info[key]}" for key in ("score", "mate", "depth", "nodes") if key in info]
+        if info.get("pv"):
+            parts.append("pv " + " ".join(info["pv"][:8]))
+        line += "  " + ", ".join(parts)
+    click.echo(line)
+
+
+def _print_message(direction: str, bot: str, message: dict[str, Any]) -> None:
+    click.echo(f"{direction} {bot}: {json.dumps(message, separators=(', ', ': '))}", err=True)
+
+
+@click.command(name="play")
+@click.argument("variant_id", metavar="VARIANT")
+@click.option("--fox", metavar="SPEC", help="Player of the fox (standard, great-cross).")
+@click.option("--geese", metavar="SPEC", help="Player of the geese (standard, great-cross).")
+@click.option("--hare", metavar="SPEC", help="Player of the hare (hare-and-hounds).")
+@click.option("--hounds", metavar="SPEC", help="Player of the hounds (hare-and-hounds).")
+@click.option("--tc", "tc_text", metavar="TC", default=None,
+              help=f"'BASE+INC' seconds or 'move=SECONDS' [default: {DEFAULT_TC}; {HUMAN_TC} with a human].")
+@click.option("--record", "record_path", metavar="FILE", type=click.Path(dir_okay=False),
+              help="Write the game record (JSON) here.")
+@click.option("--geese-count", type=int, default=None, help="standard: 13 (default), 15 or 17 geese.")
+@click.option("--sideways", is_flag=True, default=None, help="standard: geese may also step sideways.")
+@click.option("--opening", default="", metavar="MOVES", help="Moves played before the bots take over, e.g. 'd4-d5 c3-c4'.")
+@click.option("--max-plies", type=click.IntRange(min=1), default=None, help="Adjudicate a draw after N plies.")
+@click.option("--bind", "endpoint", default=None, metavar="ENDPOINT",
+              help="Bind this address instead of a private ipc:// one (e.g. tcp://127.0.0.1:5555).")
+@click.option("--bind-public", is_flag=True, help="Allow --bind on an address other machines can reach.")
+@click.option("--lag-margin-ms", type=click.IntRange(min=0), default=50, show_default=True,
+              help="Grace for the trip through the sockets on top of each clock.")
+@click.option("--log-dir", type=click.Path(file_okay=False), default=None,
+              help="Where the bots' stderr files go [default: a fresh temporary folder].")
+@click.option("--quiet", "-q", is_flag=True, help="Print only the result line.")
+@click.option("--trace", is_flag=True, help="Print every protocol message on stderr (JSON, one a line).")
+def play(variant_id: str, fox: str | None, geese: str | None, hare: str | None, hounds: str | None,
+         tc_text: str | None, record_path: str | None, geese_count: int | None, sideways: bool | None,
+         opening: str, max_plies: int | None, endpoint: str | None, bind_public: bool, lag_margin_ms: int,
+         log_dir: str | None, quiet: bool, trace: bool) -> None:
+    """Play one game of VARIANT between two players; each seat takes a player SPEC.
+
+    \b
+    SPEC: a built-in player NAME[:key=value,...] (random, minimax:depth=3, mcts:playouts=500, ...),
+          cmd:COMMAND LINE for any program speaking PROTOCOL.md,
+          human for you at this terminal,
+          remote for a bot elsewhere that connects with the printed endpoint and token.
+    """
+    try:
+        variant = get_variant(variant_id, geese=geese_count, sideways=sideways)
+        predator_spec, prey_spec = _seat_specs(variant.id, fox, geese, hare, hounds)
+        seats = {
+            Side.PREDATOR: BotConfig.from_spec(predator_spec, name=predator_spec),
+            Side.PREY: BotConfig.from_spec(prey_spec, name=prey_spec if prey_spec != predator_spec else f"{prey_spec}#2"),
+        }
+        if tc_text is None:
+            tc_text = HUMAN_TC if any(config.interactive for config in seats.values()) else DEFAULT_TC
+        control = TimeControl.parse(tc_text)
+        book = Game(variant)
+        for text in opening.replace(",", " ").split():
+            book.push(book.parse_move(text))
+        referee = Referee(endpoint=endpoint, bind_public=bind_public, lag_margin_ms=lag_margin_ms,
+                          log_dir=log_dir, trace=_print_message if trace else None)
+    except (UnknownVariantError, BotSpecError, TimeControlError, RefereeConfigError) as error:
+        raise click.ClickException(str(error)) from None
+    except ValueError as error:  # the opening: InvalidMoveError / IllegalMoveError name the ply
+        raise click.ClickException(f"--opening: {error}") from None
+    with referee:
+        if any(config.is_remote for config in seats.values()):
+            click.echo(f"waiting for remote bots: FOXGEESE_ENDPOINT={referee.endpoint} "
+                       f"FOXGEESE_TOKEN={referee.token}", err=True)
+        if not quiet:
+            names = {variant.side_name(side): config.name for side, config in seats.items()}
+            click.echo(f"{variant} {control}: " + " vs ".join(f"{side} {name}" for side, name in names.items()))
+        try:
+            record = referee.play_game(variant, seats, control, opening=opening.replace(",", " ").split(),
+                                       max_plies=max_plies, on_move=None if quiet else _print_move,
+                                       record_path=record_path)
+        except KeyboardInterrupt:
+            click.echo("interrupted; stopping the bots", err=True)
+            sys.exit(130)
+    click.echo(f"result: {record.result_line()}")
+    if record_path and not quiet:
+        click.echo(f"record: {record_path}")
+
+
+def register(group: click.Group) -> None:
+    group.add_command(play)

@@ -1,0 +1,112 @@
+"""`foxgeese bot check`: passes on every example bot and on built-in players, fails loudly on broken bots."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from foxgeese.protocol.conformance import check_bot
+from test_example_bots import LANGUAGES, ROOT, example_bot_command
+
+# A bot that behaves until told otherwise by its MODE: the broken bots below are one mode each.
+BROKEN_BOT = textwrap.dedent('''
+    import os, sys
+    import msgpack, zmq
+    sys.path.insert(0, {python_bot_dir!r})
+    from bot import legal_moves, parse_position
+    mode = sys.argv[1]
+    sock = zmq.Context().socket(zmq.DEALER)
+    sock.setsockopt(zmq.LINGER, 0)
+    sock.connect(os.environ["FOXGEESE_ENDPOINT"])
+    send = lambda kind, **f: sock.send(msgpack.packb(dict(v=1, type=kind, **f)))
+    if mode == "silent":
+        sock.recv()
+    token = "wrong" if mode == "bad-token" else os.environ["FOXGEESE_TOKEN"]
+    variants = ["standard", "checkers"] if mode == "bad-variant" else ["hare-and-hounds", "standard"]
+    send("hello", token=token, name="broken", author="", version="0", variants=variants)
+    while True:
+        m = msgpack.unpackb(sock.recv())
+        if m["type"] == "quit":
+            sys.exit(3 if mode == "bad-exit" else 0)
+        if m["type"] == "new_game":
+            send("ready", game_id=m["game_id"])
+        elif m["type"] == "turn":
+            moves = legal_moves(parse_position(m["position"]))
+            move = "b5-a1" if mode == "illegal" else moves[0]
+            request_id = m["request_id"] + (1 if mode == "wrong-request" else 0)
+            send("move", game_id=m["game_id"], request_id=request_id, move=move)
+        elif m["type"] == "ping" and mode != "no-pong":
+            send("pong", id=m["id"])
+''')
+
+
+@pytest.fixture(scope="module")
+def broken_bot(tmp_path_factory) -> Path:
+    path = tmp_path_factory.mktemp("bots") / "broken.py"
+    path.write_text(BROKEN_BOT.format(python_bot_dir=str(ROOT / "examples" / "bots" / "python")))
+    return path
+
+
+def run_check(command: list[str], timeout_ms: int = 5000) -> tuple[bool, list[str]]:
+    lines: list[str] = []
+    ok = check_bot(command, timeout_ms=timeout_ms, out=lines.append, cwd=str(ROOT))
+    return ok, lines
+
+
+@pytest.mark.parametrize("language", LANGUAGES)
+def test_check_passes_on_each_example_bot(language):
+    ok, lines = run_check(example_bot_command(language))
+    assert ok, "\n".join(lines)
+    assert not [line for line in lines if line.startswith("FAIL")]
+    for variant in ("standard (geese=13,sideways=0)", "hare-and-hounds", "great-cross"):
+        assert any(line.startswith(f"PASS turn {variant}") and "mid-game" in line for line in lines)
+    assert any(line.startswith("PASS turn great-cross fox capture chain") for line in lines)
+    assert lines[-2:] == ["PASS quit", "PASS bot check: all steps passed"]
+
+
+def test_cli_check_passes_on_the_builtin_random_player():
+    run = subprocess.run(
+        [sys.executable, "-m", "foxgeese", "bot", "check", sys.executable, "-m", "foxgeese", "bot", "random"],
+        capture_output=True, text=True, timeout=60, cwd=ROOT,
+    )
+    assert run.returncode == 0, run.stdout + run.stderr
+    assert run.stdout.splitlines()[-1] == "PASS bot check: all steps passed"
+
+
+@pytest.mark.parametrize(
+    "mode, expected",
+    [
+        ("silent", "FAIL hello: expected a hello within 700 ms, got nothing within 700 ms"),
+        ("bad-token", "FAIL hello: expected the token from FOXGEESE_TOKEN, got 'wrong'"),
+        ("bad-variant", "FAIL hello: expected variants from standard, hare-and-hounds, great-cross"),
+        ("illegal", "FAIL turn hare-and-hounds hare mid-game (ply 9): expected a legal move in"),
+        ("wrong-request", "FAIL turn hare-and-hounds hounds start: expected 'move' game_id="),
+        ("no-pong", "FAIL game_over hare-and-hounds hare, then ping: expected 'pong' id="),
+        ("bad-exit", "FAIL quit: expected exit status 0, got exit status 3"),
+    ],
+)
+def test_check_fails_on_a_broken_bot_with_a_clear_line(broken_bot, mode, expected):
+    ok, lines = run_check([sys.executable, str(broken_bot), mode], timeout_ms=700)
+    assert not ok
+    assert any(line.startswith(expected) for line in lines), "\n".join(lines)
+    assert lines[-1].startswith("FAIL bot check:")
+
+
+def test_cli_check_exits_non_zero_and_reports_a_missing_program():
+    run = subprocess.run([sys.executable, "-m", "foxgeese", "bot", "check", "./no-such-bot"],
+                         capture_output=True, text=True, timeout=60, cwd=ROOT)
+    assert run.returncode == 1
+    assert run.stdout.splitlines()[0].startswith("FAIL launch: expected a program to run (./no-such-bot)")
+
+
+def test_bot_help_explains_both_forms():
+    run = subprocess.run([sys.executable, "-m", "foxgeese", "bot", "--help"], capture_output=True, text=True,
+                         timeout=60)
+    assert run.returncode == 0
+    assert "foxgeese bot NAME [--option key=value ...]" in run.stdout
+    assert "foxgeese bot check COMMAND [ARGS...]" in run.stdout
+    assert "random" in run.stdout

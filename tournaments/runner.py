@@ -9,6 +9,7 @@ that were in progress.
 
 from __future__ import annotations
 
+import os
 import sys
 import threading
 from dataclasses import dataclass, field
@@ -153,7 +154,7 @@ class Runner:
                 self._pending = [game for game in self.schedule if game.id not in done_ids]
             time_control = TimeControl.parse(self.config.time_control)
             with JournalWriter(self.directory) as journal:
-                workers = [threading.Thread(target=self._work, args=(bots, time_control, journal),
+                workers = [threading.Thread(target=self._work, args=(bots, time_control, journal, index),
                                             name=f"referee-{index}", daemon=True)
                            for index in range(min(self.concurrency, len(self._pending)))]
                 for worker in workers:
@@ -180,12 +181,14 @@ class Runner:
             self._next += 1
             return game
 
-    def _work(self, bots: dict[str, Any], time_control: Any, journal: JournalWriter) -> None:
+    def _work(self, bots: dict[str, Any], time_control: Any, journal: JournalWriter, index: int) -> None:
         from foxgeese.engine import Side, get_variant
         from foxgeese.protocol.referee import Referee
 
         try:
-            with Referee() as referee:
+            # Bot stderr files stay with the tournament; one folder per worker of this run.
+            log_dir = self.directory / "logs" / f"run{os.getpid()}-w{index}"
+            with Referee(log_dir=str(log_dir)) as referee:
                 while (game := self._take()) is not None:
                     with self.state.lock:
                         self.state.playing[game.id] = game

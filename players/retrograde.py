@@ -187,24 +187,29 @@ class Builder:
             np.maximum(best, option, out=best)
         best[best == NO_MOVE] = -WIN  # the geese cannot move: immobilized, the fox wins
         prey[:, R] = best
-        fox[:, R] = self._fox_from(R, mask, chain, prey)
+        fox[:, R] = self._fox_from(R, mask, chain, best)
 
-    def _fox_from(self, R, mask, chain, prey, undecided: np.ndarray | None = None) -> np.ndarray:
-        """Fox-to-move scores of level R from this level's geese-to-move scores (and captures)."""
+    def _fox_from(self, R, mask, chain, prey_level, undecided: np.ndarray | None = None,
+                  columns: np.ndarray | None = None) -> np.ndarray:
+        """Fox-to-move scores for goose sets R from their geese-to-move scores and captures.
+
+        `prey_level` holds the geese-to-move scores of R's level; `columns` says which of its
+        columns R are (all of them when None)."""
         g = self.g
         best = chain[:, R].astype(np.int32)
-        m = mask[R]
+        empty = (((mask[R][None, :] >> np.arange(g.size)[:, None]) & 1) == 0)
         for d in range(g.step.shape[1]):
             to = g.step[:, d]
             ok = to >= 0
-            dest = np.where(ok, to, 0)
-            c = prey[dest][:, R].astype(np.int32)
-            free = ok[:, None] & (((m[None, :] >> dest[:, None]) & 1) == 0)
-            option = np.where(free, -c + np.sign(c), NO_MOVE)
+            dest = to[ok]
+            c = prey_level[dest] if columns is None else prey_level[np.ix_(dest, columns)]
+            free = empty[dest]
             if undecided is not None:
-                undecided |= free & (c == UNDECIDED)
-                option[c == UNDECIDED] = NO_MOVE
-            np.maximum(best, option, out=best)
+                undecided[ok] |= free & (c == UNDECIDED)
+                free &= c != UNDECIDED
+            option = np.where(free, -c + np.sign(c), NO_MOVE)
+            np.maximum(best[ok], option, out=option)
+            best[ok] = option
         return best
 
     # -- levels with cycles (sideways goose steps) ------------------------------------------------
@@ -232,30 +237,36 @@ class Builder:
         prey[:, R] = UNDECIDED
         fox_level = fox[:, R].astype(np.int32)  # working copies, in R's column order
         prey_level = prey[:, R].astype(np.int32)
+        valid = ~occupied
+        active = (valid).any(axis=0)  # columns with an open position
         D = 0
-        while True:
+        while active.any():
+            A = np.nonzero(active)[0]
             # Geese to move.
-            best = outer.copy()
-            open_move = np.zeros((P, n), dtype=bool)
+            best = outer[:, A]
+            open_move = np.zeros((P, len(A)), dtype=bool)
             for cols, tg in inner:
-                ok = (cols >= 0)[None, :] & (tg[None, :] != points)
-                c = fox_level[:, np.maximum(cols, 0)]
+                ca, ta = cols[A], tg[A]
+                ok = (ca >= 0)[None, :] & (ta[None, :] != points)
+                c = fox_level[:, np.maximum(ca, 0)]
                 open_move |= ok & (c == UNDECIDED)
                 option = np.where(ok & (c != UNDECIDED), -c + np.sign(c), NO_MOVE)
                 np.maximum(best, option, out=best)
-            new_prey = _decide(best, open_move, prey_level, D)
-            # Fox to move (needs this level's geese-to-move scores in the full array).
-            prey[:, R] = prey_level
-            open_fox = np.zeros((P, n), dtype=bool)
-            best_fox = self._fox_from(R, mask, chain, prey, open_fox)
-            new_fox = _decide(best_fox, open_fox, fox_level, D)
+            new_prey = _decide(best, open_move, prey_level[:, A], D)
+            # Fox to move, from the geese-to-move scores decided before this round.
+            open_fox = np.zeros((P, len(A)), dtype=bool)
+            best_fox = self._fox_from(R[A], mask, chain, prey_level, open_fox, A)
+            new_fox = _decide(best_fox, open_fox, fox_level[:, A], D)
             changed = False
             for level_scores, new, scores in ((prey_level, new_prey, best), (fox_level, new_fox, best_fox)):
-                decided = new & ~occupied
+                decided = new & valid[:, A]
                 if decided.any():
                     changed = True
-                    level_scores[decided] = scores[decided]
-            fox[:, R] = fox_level
+                    part = level_scores[:, A]
+                    part[decided] = scores[decided]
+                    level_scores[:, A] = part
+            still_open = ((prey_level[:, A] == UNDECIDED) | (fox_level[:, A] == UNDECIDED)) & valid[:, A]
+            active[A] = still_open.any(axis=0)
             if not changed and D > horizon:
                 break
             D += 1

@@ -40,6 +40,8 @@ VARIANT_OPTIONS: dict[str, list[dict[str, Any]]] = {
 }
 TIME_CONTROL = {"base_ms": 60_000, "increment_ms": 1_000, "per_move_ms": 0}
 MID_GAME_PLIES = 9
+# Unanswered requests after which the run stops (a bot that ignores one kind of message keeps doing so).
+MAX_TIMEOUTS = 3
 
 
 class CheckAborted(Exception):
@@ -63,6 +65,7 @@ class Checker:
         self.out = out
         self.cwd = cwd
         self.failures = 0
+        self.timeouts = 0
         self.token = secrets.token_hex(8)
         self.rng = random.Random(20240607)
         self.request_id = 40
@@ -280,6 +283,10 @@ class Checker:
         if reply.message is None:
             self.failed(step, f"{want} within {self.timeout_ms} ms", reply.problem)
             if self.process is not None and self.process.poll() is not None:
+                raise CheckAborted
+            self.timeouts += 1
+            if self.timeouts >= MAX_TIMEOUTS:
+                self.failed("responsiveness", "answers to requests", f"{self.timeouts} left unanswered; stopping")
                 raise CheckAborted
             return None
         message = reply.message

@@ -29,6 +29,7 @@ import numpy as np
 K = math.log(10) / 400.0  # Elo points -> natural logit units
 Z95 = 1.959963984540054
 DEFAULT_PRIOR_DRAWS = 1.0
+_NO_MAXIMUM = "no finite maximum: some player (or side) won or lost every game; fit with prior_draws > 0"
 
 
 class RatingsError(ValueError):
@@ -161,10 +162,10 @@ def fit(
         p = 1.0 / (1.0 + np.exp(-x))
         gradient = K * design.T @ (weights * (scores - p))
         information = K * K * (design.T * (weights * p * (1 - p))) @ design
-        try:
+        try:  # connected players always give a regular matrix, unless estimates run off to infinity
             step = np.linalg.solve(information, gradient)
         except np.linalg.LinAlgError:
-            raise RatingsError("the ratings are not identifiable from these games") from None
+            raise RatingsError(_NO_MAXIMUM) from None
         scale = 1.0
         while True:  # Newton with step halving: the log-likelihood never decreases
             candidate = theta + scale * step
@@ -176,11 +177,9 @@ def fit(
         if np.max(np.abs(scale * step)) < 1e-9:
             break
     else:
-        raise RatingsError("no finite maximum: some player (or side) won or lost every game; "
-                           "fit with prior_draws > 0")
+        raise RatingsError(_NO_MAXIMUM)
     if np.max(np.abs(theta)) > 4000:
-        raise RatingsError("no finite maximum: some player (or side) won or lost every game; "
-                           "fit with prior_draws > 0")
+        raise RatingsError(_NO_MAXIMUM)
     x = K * (design @ theta)
     p = 1.0 / (1.0 + np.exp(-x))
     information = K * K * (design.T * (weights * p * (1 - p))) @ design

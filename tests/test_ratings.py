@@ -1,0 +1,178 @@
+"""Ratings and SPRT against answers found another way: closed forms, a brute-force fit, finite differences."""
+
+from __future__ import annotations
+
+import math
+import random
+
+import numpy as np
+import pytest
+
+from foxgeese.tournaments.ratings import (
+    GameResult,
+    RatingsError,
+    elo_from_score,
+    expected_score,
+    fit,
+)
+from foxgeese.tournaments.sprt import sprt
+
+
+def games(predator: str, prey: str, wins: int, draws: int, losses: int, variant: str = "v") -> list[GameResult]:
+    return ([GameResult(predator, prey, variant, 1.0)] * wins + [GameResult(predator, prey, variant, 0.5)] * draws
+            + [GameResult(predator, prey, variant, 0.0)] * losses)
+
+
+def test_two_players_without_role_term_is_the_closed_form() -> None:
+    results = games("a", "b", 7, 0, 4) + games("b", "a", 5, 4, 0)  # a: 7 wins, 4 draws as prey: 9 of 20
+    score_a = (7 + 0 + 2) / 20
+    ratings = fit(results, prior_draws=0, role_advantage=False)
+    difference = ratings.elo[0] - ratings.elo[1]
+    assert difference == pytest.approx(elo_from_score(score_a), abs=1e-6)
+    assert ratings.elo[0] + ratings.elo[1] == pytest.approx(0, abs=1e-9)  # anchor: mean 0
+
+
+def test_two_players_with_role_term_is_the_closed_form_per_role() -> None:
+    # With one advantage term the model fits both role cells exactly:
+    # d + a = L(score of a as predator), -d + a = L(score of b as predator).
+    results = games("a", "b", 7, 0, 4) + games("b", "a", 5, 4, 0)
+    as_predator_a = 7 / 11
+    as_predator_b = (5 + 2) / 9
+    ratings = fit(results, prior_draws=0)
+    difference = ratings.elo[0] - ratings.elo[1]
+    assert difference == pytest.approx((elo_from_score(as_predator_a) - elo_from_score(as_predator_b)) / 2, abs=1e-6)
+    assert ratings.advantage[0] == pytest.approx(
+        (elo_from_score(as_predator_a) + elo_from_score(as_predator_b)) / 2, abs=1e-6)
+
+
+def test_two_players_interval_is_the_binomial_one() -> None:
+    # Without a role term the Fisher information of the difference D is n·p(1−p)·K² at p = score,
+    # so the 95% half-width of each mean-0 rating (D/2) is 1.96 / (2·K·sqrt(n·p(1−p))).
+    results = games("a", "b", 12, 0, 8) + games("b", "a", 8, 0, 12)
+    ratings = fit(results, prior_draws=0, role_advantage=False)
+    p, n, k = 24 / 40, 40, math.log(10) / 400
+    assert ratings.ci95[0] == pytest.approx(1.959964 / (2 * k * math.sqrt(n * p * (1 - p))), rel=1e-5)
+
+
+def _random_tournament(seed: int) -> list[GameResult]:
+    rng = random.Random(seed)
+    strength = {"p0": 0.0, "p1": 120.0, "p2": -80.0, "p3": 250.0, "p4": 30.0}
+    advantage = {"std": -60.0, "hh": 150.0}
+    out = []
+    names = list(strength)
+    for variant, edge in advantage.items():
+        for i, a in enumerate(names):
+            for b in names[i + 1:]:
+                for predator, prey in ((a, b), (b, a)) * 3:
+                    p = expected_score(strength[predator] - strength[prey] + edge)
+                    roll = rng.random()
+                    score = 1.0 if roll < p * 0.9 else 0.5 if roll < p * 0.9 + 0.2 else 0.0
+                    out.append(GameResult(predator, prey, variant, score))
+    return out
+
+
+def _brute_force(results: list[GameResult], players: list[str], variants: list[str],
+                 prior_draws: float) -> np.ndarray:
+    """Plain gradient ascent on the same penalised likelihood, written independently (no Hessian)."""
+    k = math.log(10) / 400
+    rows = [(players.index(g.predator), players.index(g.prey), variants.index(g.variant), g.predator_score, 1.0)
+            for g in results]
+    met = {(min(players.index(g.predator), players.index(g.prey)), max(players.index(g.predator),
+            players.index(g.prey)), variants.index(g.variant)) for g in results}
+    for a, b, v in met:
+        rows += [(a, b, v, 0.5, prior_draws / 2), (b, a, v, 0.5, prior_draws / 2)]
+    params = np.zeros(len(players) + len(variants))
+    for _ in range(20000):
+        gradient = np.zeros_like(params)
+        for p, q, v, s, w in rows:
+            e = 1 / (1 + math.exp(-k * (params[p] - params[q] + params[len(players) + v])))
+            gradient[p] += w * k * (s - e)
+            gradient[q] -= w * k * (s - e)
+            gradient[len(players) + v] += w * k * (s - e)
+        params += 4000.0 * gradient / len(rows)
+        params[: len(players)] -= params[: len(players)].mean()
+        if np.max(np.abs(gradient)) < 1e-9:
+            break
+    return params
+
+
+def test_many_players_match_an_independent_gradient_ascent() -> None:
+    results = _random_tournament(3)
+    players = ["p0", "p1", "p2", "p3", "p4"]
+    variants = ["std", "hh"]
+    ratings = fit(results, players=players, variants=variants, prior_draws=1.0)
+    expected = _brute_force(results, players, variants, prior_draws=1.0)
+    assert ratings.elo == pytest.approx(list(expected[:5]), abs=0.05)
+    assert ratings.advantage == pytest.approx(list(expected[5:]), abs=0.05)
+    assert sum(ratings.elo) == pytest.approx(0, abs=1e-9)
+    # The strongest and weakest simulated players come out in order.
+    assert ratings.elo[3] == max(ratings.elo) and ratings.elo[2] == min(ratings.elo)
+
+
+def test_intervals_come_from_the_curvature_of_the_likelihood() -> None:
+    """The covariance is the inverse of minus the Hessian: check it by finite differences of the
+    log-likelihood as a function of (r1..r4, a) with r0 fixed, then map to mean-0 ratings."""
+    from foxgeese.tournaments.ratings import K, _rows, log_likelihood
+
+    results = _random_tournament(5)
+    players, variants = ["p0", "p1", "p2", "p3", "p4"], ["std", "hh"]
+    ratings = fit(results, players=players, variants=variants)
+    design, scores, weights = _rows(results, players, variants, 1.0)
+    full = np.array(ratings.elo + ratings.advantage)
+    theta = np.concatenate([full[1:5] - full[0], full[5:]])
+    h = 1e-2
+    size = len(theta)
+    hessian = np.zeros((size, size))
+    for i in range(size):
+        for j in range(size):
+            def f(di: float, dj: float) -> float:
+                point = theta.copy()
+                point[i] += di
+                point[j] += dj
+                return log_likelihood(point, design, scores, weights)
+            hessian[i, j] = (f(h, h) - f(h, -h) - f(-h, h) + f(-h, -h)) / (4 * h * h)
+    covariance = np.linalg.inv(-hessian)
+    # variance of r3 - r0 in the fit's parametrisation equals that of the difference of mean-0 ratings
+    reported = np.array(ratings.covariance)
+    variance_difference = reported[3, 3] + reported[0, 0] - 2 * reported[3, 0]
+    assert variance_difference == pytest.approx(covariance[2, 2], rel=1e-3)
+    assert ratings.advantage_ci95[1] == pytest.approx(1.959964 * math.sqrt(covariance[5, 5]), rel=1e-3)
+    assert K > 0
+
+
+def test_likelihood_of_superiority_is_consistent() -> None:
+    ratings = fit(_random_tournament(7))
+    n = len(ratings.players)
+    for i in range(n):
+        for j in range(n):
+            if i != j:
+                assert ratings.los[i][j] + ratings.los[j][i] == pytest.approx(1.0)
+                assert (ratings.los[i][j] > 0.5) == (ratings.elo[i] > ratings.elo[j])
+
+
+def test_perfect_score_needs_the_prior() -> None:
+    results = games("a", "b", 4, 0, 0) + games("b", "a", 0, 0, 4)
+    with pytest.raises(RatingsError, match="no finite maximum"):
+        fit(results, prior_draws=0)
+    ratings = fit(results)  # one virtual draw per pair: finite and clearly ordered
+    assert math.isfinite(ratings.elo[0]) and ratings.elo[0] > 200
+
+
+def test_disconnected_players_are_refused() -> None:
+    with pytest.raises(RatingsError, match="not connected"):
+        fit(games("a", "b", 1, 1, 1) + games("c", "d", 1, 1, 1))
+
+
+def test_sprt_llr_matches_a_hand_computation_and_decides() -> None:
+    pairs = [1.0, 0.5, 0.75, 0.5, 1.0, 0.25]
+    state = sprt(pairs, elo0=0, elo1=50, alpha=0.05, beta=0.05)
+    values = pairs + [0.0, 1.0]
+    w = [1.0] * len(pairs) + [0.5, 0.5]
+    mean = sum(a * b for a, b in zip(values, w)) / sum(w)
+    variance = sum(b * (a - mean) ** 2 for a, b in zip(values, w)) / sum(w)
+    s0, s1 = 0.5, 1 / (1 + 10 ** (-50 / 400))
+    assert state.llr == pytest.approx(len(pairs) * (s1 - s0) * (2 * mean - s0 - s1) / (2 * variance))
+    assert state.lower == pytest.approx(math.log(0.05 / 0.95)) and state.decision is None
+    assert sprt([1.0] * 12, 0, 50, 0.05, 0.05).decision == "H1"
+    assert sprt([0.0] * 12, 0, 50, 0.05, 0.05).decision == "H0"
+    assert sprt([], 0, 50, 0.05, 0.05).decision is None

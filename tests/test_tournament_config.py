@@ -1,0 +1,175 @@
+"""Tournament configs: every mistake is one line naming the file, the key path and what is allowed;
+the schedule is a function of the config; the journal survives torn writes; one runner per folder."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import textwrap
+from collections import Counter
+from pathlib import Path
+
+import pytest
+
+from foxgeese.tournaments.config import changed_keys, load_config, parse_config
+from foxgeese.tournaments.errors import ConfigError, JournalError, OutputDirBusyError
+from foxgeese.tournaments.journal import DirectoryLock, JournalWriter, read_journal
+from foxgeese.tournaments.schedule import make_schedule
+
+GOOD = """\
+name: t
+variants:
+  - id: standard
+  - id: hare-and-hounds
+players:
+  - name: r1
+    spec: random:seed=1
+  - name: r2
+    spec: random:seed=2
+  - name: r3
+    spec: random:seed=3
+games_per_pairing: 4
+time_control: 2+0.1
+seed: 11
+opening_plies: 3
+"""
+
+
+def write(tmp_path: Path, text: str, name: str = "t.yaml") -> Path:
+    path = tmp_path / name
+    path.write_text(textwrap.dedent(text))
+    return path
+
+
+def problems(tmp_path: Path, text: str) -> list[str]:
+    with pytest.raises(ConfigError) as caught:
+        load_config(write(tmp_path, text))
+    return caught.value.problems
+
+
+def test_good_config_loads(tmp_path: Path) -> None:
+    loaded = load_config(write(tmp_path, GOOD))
+    assert loaded.config.games_per_pairing == 4
+    assert loaded.output_dir() == Path("tournament-out/t")
+    assert loaded.output_dir(tmp_path / "x") == tmp_path / "x"
+
+
+def test_bad_yaml_names_file_and_line(tmp_path: Path) -> None:
+    lines = problems(tmp_path, "name: t\nplayers: [a, b\n")
+    assert len(lines) == 1
+    assert lines[0].startswith(f"{tmp_path / 't.yaml'}:") and "not valid YAML" in lines[0]
+
+
+def test_unknown_key_lists_the_allowed_ones(tmp_path: Path) -> None:
+    lines = problems(tmp_path, GOOD + "concurency: 2\n")
+    assert lines == [f"{tmp_path / 't.yaml'}:16: concurency: unknown key; allowed keys: name, variants, players, "
+                     "games_per_pairing, time_control, format, gauntlet_player, concurrency, seed, "
+                     "opening_plies, max_plies, output_dir, sprt"]
+    nested = problems(tmp_path, GOOD.replace("    spec: random:seed=2", "    spec: random:seed=2\n    colour: red"))
+    assert nested == [f"{tmp_path / 't.yaml'}:11: players[1].colour: unknown key; allowed keys: "
+                      "name, spec, command, cwd, env"]
+
+
+def test_odd_games_per_pairing_says_why(tmp_path: Path) -> None:
+    lines = problems(tmp_path, GOOD.replace("games_per_pairing: 4", "games_per_pairing: 3"))
+    assert len(lines) == 1
+    assert "games_per_pairing: must be even (got 3)" in lines[0] and "once in each role" in lines[0]
+
+
+def test_unknown_variant_lists_the_variants(tmp_path: Path) -> None:
+    lines = problems(tmp_path, GOOD.replace("id: hare-and-hounds", "id: hare-and-hound"))
+    assert len(lines) == 1 and ":4: variants[1]:" in lines[0]
+    assert "standard" in lines[0] and "great-cross" in lines[0]
+
+
+def test_missing_bot_binary_fails_before_anything_runs(tmp_path: Path) -> None:
+    text = GOOD.replace("    spec: random:seed=3", "    command: [./no-such-bot, --fast]")
+    lines = problems(tmp_path, text)
+    assert len(lines) == 1 and "players[2]" in lines[0] and "./no-such-bot" in lines[0]
+    lines = problems(tmp_path, GOOD.replace("    spec: random:seed=3", "    command: [no-such-program-xyz]"))
+    assert "not found on PATH" in lines[0]
+
+
+def test_all_problems_are_reported_at_once(tmp_path: Path) -> None:
+    text = GOOD.replace("games_per_pairing: 4", "games_per_pairing: 5").replace(
+        "time_control: 2+0.1", "time_control: fast").replace("spec: random:seed=1", "spec: randomm")
+    lines = problems(tmp_path, text)
+    assert len(lines) == 3
+    assert any("time_control" in line and "'BASE+INC'" in line for line in lines)
+    assert any("players[0]" in line and "unknown player 'randomm'" in line for line in lines)
+
+
+def test_gauntlet_and_names_are_checked(tmp_path: Path) -> None:
+    lines = problems(tmp_path, GOOD + "format: gauntlet\ngauntlet_player: nobody\n")
+    assert "gauntlet_player 'nobody' is not a player; allowed: r1, r2, r3" in lines[0]
+    lines = problems(tmp_path, GOOD.replace("name: r2", "name: r1"))
+    assert "repeated: r1" in lines[0]
+
+
+def test_cli_prints_one_line_per_problem_and_exits_2(tmp_path: Path) -> None:
+    path = write(tmp_path, GOOD.replace("games_per_pairing: 4", "games_per_pairing: 3") + "bogus: 1\n")
+    done = subprocess.run([sys.executable, "-m", "foxgeese", "tournament", "run", str(path), "--out",
+                           str(tmp_path / "out")], capture_output=True, text=True, timeout=60)
+    assert done.returncode == 2
+    assert "Traceback" not in done.stderr
+    assert len(done.stderr.strip().splitlines()) == 2
+    assert not (tmp_path / "out").exists()
+
+
+def test_bundled_config_is_found_by_name() -> None:
+    loaded = load_config("quick")
+    assert loaded.config.name == "quick" and loaded.path.name == "quick.yaml"
+    assert loaded.config.concurrency == 2
+
+
+def test_hash_ignores_concurrency_and_changed_keys_are_named(tmp_path: Path) -> None:
+    base = parse_config(GOOD, tmp_path / "a.yaml").config
+    more_workers = parse_config(GOOD + "concurrency: 4\n", tmp_path / "a.yaml").config
+    assert base.config_hash() == more_workers.config_hash()
+    other = parse_config(GOOD.replace("seed: 11", "seed: 12").replace("random:seed=2", "random:seed=5"),
+                         tmp_path / "a.yaml").config
+    assert other.config_hash() != base.config_hash()
+    assert changed_keys(base.canonical(), other.canonical()) == ["players[1].spec", "seed"]
+
+
+def test_schedule_is_deterministic_balanced_and_twinned(tmp_path: Path) -> None:
+    config = parse_config(GOOD, tmp_path / "a.yaml").config
+    schedule = make_schedule(config)
+    assert schedule == make_schedule(config)
+    assert len(schedule) == 3 * 4 * 2  # pairs x games_per_pairing x variants
+    assert [game.id for game in schedule[:3]] == ["r0001", "r0002", "r0003"]
+    roles = Counter((game.variant_id, game.predator, game.prey) for game in schedule)
+    assert set(roles.values()) == {2}  # every ordered pair, each role, per variant: 4 / 2 games
+    by_id = {game.id: game for game in schedule}
+    for game in schedule:
+        twin = by_id[game.twin]
+        assert (twin.predator, twin.prey) == (game.prey, game.predator) and twin.opening == game.opening
+        assert len(game.opening) == 3
+    openings = {game.opening for game in schedule if game.variant_id == "standard"}
+    assert len(openings) == 2  # one opening per round, shared by all pairs
+    reseeded = make_schedule(parse_config(GOOD.replace("seed: 11", "seed: 12"), tmp_path / "a.yaml").config)
+    assert [g.opening for g in reseeded] != [g.opening for g in schedule]
+
+
+def test_journal_repairs_a_torn_last_line_and_refuses_damage(tmp_path: Path) -> None:
+    with JournalWriter(tmp_path) as journal:
+        journal.append({"type": "game", "id": "r0001"})
+        journal.append({"type": "game", "id": "r0002"})
+    path = tmp_path / "journal.jsonl"
+    whole = path.read_bytes()
+    path.write_bytes(whole + b'{"type": "game", "id": "r00')
+    assert [e["id"] for e in read_journal(tmp_path)] == ["r0001", "r0002"]
+    assert path.read_bytes() != whole  # reading alone does not touch the file
+    read_journal(tmp_path, repair=True)
+    assert path.read_bytes() == whole
+    path.write_bytes(whole.replace(b'"r0001"', b'"r0001'))
+    with pytest.raises(JournalError, match="line 1 is damaged"):
+        read_journal(tmp_path)
+
+
+def test_second_runner_on_a_directory_is_refused(tmp_path: Path) -> None:
+    with DirectoryLock(tmp_path):
+        with pytest.raises(OutputDirBusyError, match="another runner"):
+            DirectoryLock(tmp_path).acquire()
+    with DirectoryLock(tmp_path):  # released on exit
+        pass

@@ -110,7 +110,8 @@ class BotGroup(click.Group):
             formatter.write_text(", ".join(names) if names else "(players package not installed)")
 
 
-@click.group(name="bot", cls=BotGroup, help=BOT_HELP, context_settings={"help_option_names": ["-h", "--help"]})
+@click.group(name="bot", cls=BotGroup, help=BOT_HELP, subcommand_metavar="NAME|check [ARGS]...",
+             context_settings={"help_option_names": ["-h", "--help"]})
 def bot() -> None:
     pass
 
@@ -123,7 +124,13 @@ def bot() -> None:
               help="How long the bot may take for hello and for each reply.")
 @click.argument("command", nargs=-1, required=True, type=click.UNPROCESSED)
 def check(timeout_ms: int, command: tuple[str, ...]) -> None:
-    """Check that COMMAND speaks protocol 1: hello, new_game, turns, ping, quit."""
+    """Check that COMMAND speaks protocol 1: hello, new_game, turns, ping, quit.
+
+    Launches COMMAND with FOXGEESE_ENDPOINT and FOXGEESE_TOKEN set, plays both sides of every
+    variant it claims on the start, a mid-game position and (fox variants) a capture chain, and
+    prints PASS or FAIL per step; exits 1 if any step failed. Options of `check` go before
+    COMMAND; everything from COMMAND on is the bot's command line.
+    """
     from foxgeese.protocol.conformance import check_bot
 
     ok = check_bot(list(command), timeout_ms=timeout_ms, out=lambda line: click.echo(line))

@@ -16,6 +16,9 @@ A referee that disappears sends nothing more, and ZeroMQ cannot tell silence fro
 therefore polls with a timeout and returns when its parent process has died (it was re-parented):
 a bot launched by a referee ends with it. A bot started by hand keeps waiting until `quit`, Ctrl-C,
 or the optional `idle_timeout_s` of silence.
+
+An exception raised by the player is not caught: the bot process ends with its traceback on
+stderr, which the referee records as a crash (and restarts the bot before the next game).
 """
 
 from __future__ import annotations

@@ -115,4 +115,5 @@ def test_install_script_is_idempotent():
                          text=True, timeout=300)
     assert run.returncode == 0, run.stderr
     assert run.stdout == "" and run.stderr == ""
-    example_bot_command("js"), example_bot_command("c")
+    for language in LANGUAGES:
+        example_bot_command(language)  # and everything is in place afterwards

@@ -66,7 +66,7 @@ def test_unknown_key_lists_the_allowed_ones(tmp_path: Path) -> None:
                      "games_per_pairing, time_control, format, gauntlet_player, concurrency, seed, "
                      "opening_plies, max_plies, output_dir, sprt"]
     nested = problems(tmp_path, GOOD.replace("    spec: random:seed=2", "    spec: random:seed=2\n    colour: red"))
-    assert nested == [f"{tmp_path / 't.yaml'}:11: players[1].colour: unknown key; allowed keys: "
+    assert nested == [f"{tmp_path / 't.yaml'}:10: players[1].colour: unknown key; allowed keys: "
                       "name, spec, command, cwd, env"]
 
 

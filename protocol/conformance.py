@@ -219,9 +219,9 @@ class Checker:
         except ValueError as error:
             self.failed(step, f"a legal move in '{position.text()}'", f"{text!r} ({error})")
             return
-        info = message.get("info")
-        if info is not None and not isinstance(info, dict):
-            self.failed(step, "an info map (or none)", type(info).__name__)
+        problem = info_problem(message.get("info"))
+        if problem:
+            self.failed(step, "no info, or an info map with score/mate/depth/nodes int and pv list of str", problem)
             return
         self.passed(f"{step}: {move} in {reply.elapsed_ms:.0f} ms")
 
@@ -317,6 +317,22 @@ class Checker:
             return
         for line in lines[-10:]:
             self.out(f"  bot output: {line}")
+
+
+def info_problem(info: Any) -> str:
+    """What is wrong with a move's optional `info` map ('' when nothing is)."""
+    if info is None:
+        return ""
+    if not isinstance(info, dict):
+        return f"info of type {type(info).__name__}"
+    for key in ("score", "mate", "depth", "nodes"):
+        value = info.get(key)
+        if value is not None and (isinstance(value, bool) or not isinstance(value, int)):
+            return f"info {key}={value!r}"
+    pv = info.get("pv")
+    if pv is not None and not (isinstance(pv, list) and all(isinstance(m, str) for m in pv)):
+        return f"info pv={pv!r}"
+    return ""
 
 
 def check_bot(command: list[str], *, timeout_ms: int = 5000, out: Callable[[str], None] = print,

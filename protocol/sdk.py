@@ -216,7 +216,8 @@ class BotSession:
         """The game so far: the cached one extended by the new moves, or rebuilt from `start`."""
         moves = [str(m) for m in (message.get("moves") or [])]
         try:
-            if state.game is None or moves[: len(state.moves)] != state.moves:
+            stale = state.game is None or len(state.game.moves) != len(state.moves)  # a player left it changed
+            if stale or moves[: len(state.moves)] != state.moves:
                 state.game, state.moves = Game.from_position(Position.from_text(state.start)), []
             for text in moves[len(state.moves):]:
                 state.game.push(state.game.parse_move(text))

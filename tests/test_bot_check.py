@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from foxgeese.protocol.conformance import check_bot
+from foxgeese.protocol.conformance import check_bot, info_problem
 from test_example_bots import LANGUAGES, ROOT, example_bot_command
 
 # A bot that behaves until told otherwise by its MODE: the broken bots below are one mode each.
@@ -110,3 +110,11 @@ def test_bot_help_explains_both_forms():
     assert "foxgeese bot NAME [--option key=value ...]" in run.stdout
     assert "foxgeese bot check COMMAND [ARGS...]" in run.stdout
     assert "random" in run.stdout
+
+
+def test_info_problems_are_named():
+    assert info_problem(None) == "" and info_problem({"score": -3, "pv": ["d4-d5"], "nodes": 10}) == ""
+    assert info_problem([1]) == "info of type list"
+    assert info_problem({"depth": True}) == "info depth=True"
+    assert info_problem({"score": 1.5}) == "info score=1.5"
+    assert info_problem({"pv": ["d4-d5", 3]}) == "info pv=['d4-d5', 3]"

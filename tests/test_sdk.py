@@ -211,3 +211,34 @@ def test_bot_process_exits_when_its_parent_dies(referee):
     except psutil.TimeoutExpired:
         bot.kill()
         pytest.fail("the orphaned bot kept running")
+
+
+class CarelessPlayer:
+    """Breaks the Player contract by leaving its move pushed on the game it was given."""
+
+    def __init__(self) -> None:
+        self.histories: list[list[str]] = []
+
+    def choose(self, game: Game, clock: Clock) -> Choice:
+        self.histories.append([str(m) for m in game.moves])
+        move = game.legal_moves()[0]
+        game.push(move)
+        return Choice(move)
+
+
+def test_a_game_left_modified_by_the_player_is_rebuilt(referee):
+    player = CarelessPlayer()
+    thread, result = start(player, name="c", endpoint=referee.endpoint, token="")
+    referee.recv()
+    referee.send("new_game", game_id="g", variant="hare-and-hounds", options={}, side="hounds",
+                 time_control={"base_ms": 1000, "increment_ms": 0, "per_move_ms": 0}, start=HH_START)
+    referee.recv()
+    game = Game(get_variant("hare-and-hounds"))
+    for _ in range(2):
+        referee.send("turn", **turn_fields(game, "g", len(game.moves), {}))
+        game.push(game.parse_move(referee.recv()["move"]))
+        game.push(game.legal_moves()[0])  # the hare's reply
+    referee.send("quit")
+    thread.join(5)
+    assert result == {"games": 0}
+    assert player.histories == [[], [str(m) for m in game.moves[:2]]]

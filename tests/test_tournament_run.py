@@ -1,0 +1,165 @@
+"""Real tournaments: real bot processes over real ZeroMQ, a runner killed with SIGKILL and resumed,
+faulty bots recorded as forfeits, an SPRT that stops a match and stays stopped."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from collections import Counter
+from pathlib import Path
+
+import psutil
+import pytest
+
+from foxgeese.tournaments.config import load_config
+from foxgeese.tournaments.errors import ConfigChangedError
+from foxgeese.tournaments.journal import read_journal
+from foxgeese.tournaments.report import game_entries, load_results
+from foxgeese.tournaments.runner import Runner
+from foxgeese.tournaments.schedule import make_schedule
+
+BOT = Path(__file__).parent / "bots" / "tournament_bot.py"
+
+
+def bot(name: str, *args: str) -> str:
+    command = json.dumps([sys.executable, str(BOT), *args])
+    return f"  - name: {name}\n    command: {command}\n"
+
+
+def config_file(tmp_path: Path, players: str, extra: str = "", name: str = "t") -> Path:
+    path = tmp_path / f"{name}.yaml"
+    path.write_text(f"name: {name}\nvariants:\n  - id: standard\nplayers:\n{players}{extra}")
+    return path
+
+
+def run_cli(*args: str, timeout: float = 120) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-m", "foxgeese", "tournament", *args],
+                          capture_output=True, text=True, timeout=timeout)
+
+
+def test_crashing_hanging_and_illegal_bots_forfeit_and_the_rest_is_normal(tmp_path: Path) -> None:
+    players = (bot("a", "--seed", "1") + bot("b", "--seed", "2") + bot("crash", "--mode", "crash")
+               + bot("hang", "--mode", "hang") + bot("illegal", "--mode", "illegal"))
+    path = config_file(tmp_path, players, "games_per_pairing: 2\ntime_control: move=0.2\nconcurrency: 2\n"
+                                          "opening_plies: 1\nmax_plies: 150\n")
+    out = tmp_path / "out"
+    Runner(load_config(path), out).run()
+    games = {game["id"]: game for game in game_entries(read_journal(out))}
+    assert len(games) == 20
+    expected = {"crash": "crash", "hang": "time-forfeit", "illegal": "illegal-move"}
+    for game in games.values():
+        faulty = [name for name in (game["predator"], game["prey"]) if name in expected]
+        if not faulty:
+            assert game["termination"] in ("captured", "trapped", "immobilized", "max-plies")
+            assert game["forfeit"] is None and game["plies"] > 3
+            continue
+        # The first faulty bot to move loses by its own fault, whoever the opponent is.
+        mover = game["predator"] if game["predator"] in expected else game["prey"]
+        if len(faulty) == 2:
+            opening_moves = len(game["opening"])  # the predator moves first in standard
+            mover = game["predator"] if opening_moves % 2 == 0 else game["prey"]
+        assert game["forfeit"] == mover, game
+        assert game["termination"] == expected[mover], game
+        assert game["record"]["termination"] == expected[mover]
+    results = load_results(out)
+    assert results["standings"]["crash"]["forfeits"] == {"crash": 6}
+    assert results["standings"]["hang"]["forfeits"] == {"time-forfeit": 6}
+    assert results["standings"]["illegal"]["forfeits"] == {"illegal-move": 6}
+    assert results["standings"]["a"]["forfeits"] == {} and results["standings"]["a"]["score"] >= 6
+    assert sum(results["variants"][0]["terminations"].values()) == 20
+
+
+def _hash_config(tmp_path: Path, name: str) -> Path:
+    players = bot("p1", "--seed", "1") + bot("p2", "--seed", "2") + bot("p3", "--seed", "3")
+    return config_file(tmp_path, players, "games_per_pairing: 10\ntime_control: 5+0.1\nconcurrency: 2\n"
+                                          "seed: 4\nopening_plies: 2\nmax_plies: 120\n", name=name)
+
+
+def _summary(directory: Path) -> dict[str, tuple[str, str, str, str, int]]:
+    return {g["id"]: (g["predator"], g["prey"], g["winner"], g["termination"], g["plies"])
+            for g in game_entries(read_journal(directory))}
+
+
+def test_sigkill_mid_tournament_then_resume_plays_every_game_exactly_once(tmp_path: Path) -> None:
+    path = _hash_config(tmp_path, "k")
+    scheduled = len(make_schedule(load_config(path).config))
+    killed = tmp_path / "killed"
+    runner = subprocess.Popen([sys.executable, "-m", "foxgeese", "tournament", "run", str(path), "--out",
+                               str(killed), "--quiet"], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    journal = killed / "journal.jsonl"
+    deadline = time.monotonic() + 60
+    bots: list[psutil.Process] = []
+    try:
+        while time.monotonic() < deadline:
+            lines = journal.read_bytes().count(b"\n") if journal.exists() else 0
+            if lines >= 5:
+                break
+            assert runner.poll() is None, runner.stderr.read() if runner.stderr else ""
+            time.sleep(0.01)
+        bots = psutil.Process(runner.pid).children(recursive=True)
+        runner.send_signal(signal.SIGKILL)
+        runner.wait(10)
+    finally:
+        for child in bots:  # the bots the killed runner left behind
+            try:
+                child.kill()
+            except psutil.NoSuchProcess:
+                pass
+    before = read_journal(killed)
+    assert 5 <= len(before) < scheduled, "the kill must land mid-tournament"
+    with open(journal, "ab") as handle:  # as if the kill had hit in the middle of a write
+        handle.write(b'{"id":"r0099","predator":"p1"')
+    resumed = run_cli("run", str(path), "--out", str(killed), "--quiet")
+    assert resumed.returncode == 0, resumed.stderr
+    entries = read_journal(killed)
+    counts = Counter(entry["id"] for entry in entries)
+    assert sorted(counts) == [game.id for game in make_schedule(load_config(path).config)]
+    assert set(counts.values()) == {1}
+    assert entries[: len(before)] == before  # nothing journaled before the kill was replayed
+
+    fresh = tmp_path / "fresh"
+    uninterrupted = run_cli("run", str(path), "--out", str(fresh), "--quiet")
+    assert uninterrupted.returncode == 0, uninterrupted.stderr
+    assert _summary(killed) == _summary(fresh)
+    a, b = load_results(killed), load_results(fresh)
+    assert a["standings"] == b["standings"] and a["variants"] == b["variants"]
+    for name, rating in a["ratings"]["players"].items():
+        assert rating["elo"] == pytest.approx(b["ratings"]["players"][name]["elo"], abs=1e-6)
+    # The report command reads the same directory and writes the machine-readable files.
+    report = run_cli("report", str(killed), "--json")
+    assert report.returncode == 0 and json.loads(report.stdout)["played"] == scheduled
+    assert (killed / "results.csv").read_text().startswith("player,elo,ci95,games,score")
+
+
+def test_a_changed_config_is_refused_naming_the_keys(tmp_path: Path) -> None:
+    players = bot("p1", "--seed", "1") + bot("p2", "--seed", "2")
+    path = config_file(tmp_path, players, "games_per_pairing: 2\ntime_control: 5+0.1\nseed: 1\n")
+    out = tmp_path / "out"
+    Runner(load_config(path), out).run()
+    path.write_text(path.read_text().replace("seed: 1", "seed: 2").replace("--seed\", \"2", "--seed\", \"3"))
+    with pytest.raises(ConfigChangedError, match=r"changed: players\[1\].command\[3\], seed"):
+        Runner(load_config(path), out).run()
+    refused = run_cli("run", str(path), "--out", str(out))
+    assert refused.returncode == 1 and "Traceback" not in refused.stderr
+    assert "changed: players[1].command[3], seed" in refused.stderr
+
+
+def test_sprt_stops_the_match_and_a_rerun_honours_the_stop(tmp_path: Path) -> None:
+    players = bot("strong", "--seed", "1") + bot("cheat", "--mode", "illegal")
+    path = config_file(tmp_path, players, "games_per_pairing: 60\ntime_control: 5+0.1\n"
+                                          "sprt: {elo0: 0, elo1: 100, alpha: 0.1, beta: 0.1}\n")
+    out = tmp_path / "out"
+    Runner(load_config(path), out).run()
+    entries = read_journal(out)
+    stops = [entry for entry in entries if entry["type"] == "sprt_stop"]
+    assert len(stops) == 1 and stops[0]["decision"] == "H1"
+    played = len(game_entries(entries))
+    assert played < 60
+    Runner(load_config(path), out).run()
+    assert read_journal(out) == entries  # the stop is honoured: nothing more is played
+    results = load_results(out)
+    assert results["sprt"]["decision"] == "H1" and results["sprt"]["stopped"] and results["complete"]

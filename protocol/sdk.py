@@ -144,7 +144,12 @@ class BotSession:
                 except codec.ProtocolError as error:
                     _warn(f"ignoring a malformed message from the referee: {error}")
                     continue
-                if not self._dispatch(socket, message):
+                try:
+                    keep_going = self._dispatch(socket, message)
+                except codec.ProtocolError as error:
+                    _warn(f"ignoring a '{message['type']}' message: {error}")
+                    continue
+                if not keep_going:
                     return self.games_played
 
     def _dispatch(self, socket: zmq.Socket, message: dict[str, Any]) -> bool:
@@ -173,17 +178,23 @@ class BotSession:
         return True
 
     def _on_new_game(self, socket: zmq.Socket, message: dict[str, Any]) -> None:
-        game_id = codec.require(message, "game_id", str)
-        variant = get_variant(codec.require(message, "variant", str), **(message.get("options") or {}))
-        side_name = codec.require(message, "side", str)
-        side = variant.side_by_name(side_name)
+        try:
+            game_id = codec.require(message, "game_id", str)
+            variant = get_variant(codec.require(message, "variant", str), **(message.get("options") or {}))
+            side_name = codec.require(message, "side", str)
+            side = variant.side_by_name(side_name)
+            start = Position.from_text(codec.require(message, "start", str)).text()
+        except ValueError as error:  # ProtocolError and the engine's parse errors
+            _warn(f"cannot take part in this new_game ({error}); not answering ready")
+            self.state = None
+            return
         self.state = _GameState(
             game_id=game_id,
             variant=variant,
             side=side,
             side_name=side_name,
             opponent_name=variant.side_name(side.other),
-            start=codec.require(message, "start", str),
+            start=start,
         )
         if self.is_player and hasattr(self.player, "new_game"):
             self.player.new_game(variant, side)

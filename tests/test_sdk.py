@@ -242,3 +242,16 @@ def test_a_game_left_modified_by_the_player_is_rebuilt(referee):
     thread.join(5)
     assert result == {"games": 0}
     assert player.histories == [[], [str(m) for m in game.moves[:2]]]
+
+
+def test_new_game_for_an_unknown_variant_gets_no_ready_and_the_bot_goes_on(referee):
+    thread, result = start(lambda p, c: str(p.legal_moves()[0]), name="f", endpoint=referee.endpoint, token="")
+    referee.recv()
+    referee.send("new_game", game_id="bad", variant="checkers", options={}, side="fox",
+                 time_control={}, start="x")
+    referee.send("turn", game_id="g")  # malformed: no request_id to answer; ignored
+    referee.send("ping", id=9)
+    assert referee.recv() == {"v": 1, "type": "pong", "id": 9}  # nothing came before the pong
+    referee.send("quit")
+    thread.join(5)
+    assert result == {"games": 0}

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections import Counter
 
-from foxgeese.engine.errors import IllegalMoveError
+from foxgeese.engine.errors import IllegalMoveError, InvalidMoveError
 from foxgeese.engine.move import Move
 from foxgeese.engine.outcome import Outcome
 from foxgeese.engine.position import Position, explain_illegal
@@ -36,8 +36,10 @@ class Game:
         for number, text in enumerate(moves, 1):
             try:
                 game.push(game.parse_move(text))
-            except ValueError as error:
-                raise type(error)(f"ply {number}: {error}") from None
+            except IllegalMoveError as error:
+                raise IllegalMoveError(error.move_text, f"{error.reason} (ply {number})") from None
+            except InvalidMoveError as error:
+                raise InvalidMoveError(f"ply {number}: {error}") from None
         return game
 
     @property

@@ -49,11 +49,16 @@ def decode(data: bytes) -> dict[str, Any]:
     if len(data) > MAX_MESSAGE_BYTES:
         raise ProtocolError(f"message of {len(data)} bytes is over the {MAX_MESSAGE_BYTES}-byte cap")
     try:
+        # The length check above bounds every container inside; the limits below repeat it per kind.
         message = msgpack.unpackb(
             data,
             raw=False,
             strict_map_key=True,
-            max_buffer_size=MAX_MESSAGE_BYTES,
+            max_str_len=MAX_MESSAGE_BYTES,
+            max_bin_len=MAX_MESSAGE_BYTES,
+            max_array_len=MAX_MESSAGE_BYTES,
+            max_map_len=MAX_MESSAGE_BYTES,
+            max_ext_len=MAX_MESSAGE_BYTES,
         )
     except Exception as error:  # msgpack raises several unrelated types for bad bytes
         raise ProtocolError(f"not a msgpack message: {error}") from None

@@ -119,3 +119,12 @@ def test_bad_position_text_is_refused_with_a_reason(text, message):
 def test_unknown_variant_lists_the_valid_ids():
     with pytest.raises(UnknownVariantError, match="valid variants: standard, hare-and-hounds, great-cross"):
         get_variant("fox-and-hens")
+
+
+def test_replaying_moves_names_the_bad_ply():
+    start = get_variant("standard").start_position()
+    with pytest.raises(IllegalMoveError, match=r"d5-d6: d5 holds the fox.*\(ply 2\)"):
+        Game.from_moves(start, ["d4-d5", "d5-d6"])
+    with pytest.raises(InvalidMoveError, match="ply 2: bad move 'zz'"):
+        Game.from_moves(start, ["d4-d5", "zz"])
+    assert len(Game.from_moves(start, ["d4-d5", "c3-c4"]).moves) == 2

@@ -176,6 +176,10 @@ def _number(value: float | None) -> str:
     return "" if value is None else f"{value:.1f}"
 
 
+def _elo(value: float) -> str:
+    return f"{round(value) + 0:.0f}"  # never "-0"
+
+
 def _score(value: float) -> str:
     return f"{value:g}"
 
@@ -193,7 +197,7 @@ def render(results: dict[str, Any], console: Console) -> None:
     for name in order:
         line = results["standings"][name]
         rating = rated.get(name)
-        standings.add_row(name, f"{rating['elo']:.0f}" if rating else "-", f"{rating['ci95']:.0f}" if rating else "-",
+        standings.add_row(name, _elo(rating["elo"]) if rating else "-", f"{rating['ci95']:.0f}" if rating else "-",
                           str(line["games"]), _score(line["score"]), str(line["wins"]), str(line["draws"]),
                           str(line["losses"]), str(sum(line["forfeits"].values())))
     console.print(standings)

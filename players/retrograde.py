@@ -132,8 +132,8 @@ class Builder:
                 moved = combos.copy()
                 moved[:, i] = np.where(ok, target, origin)
                 moved.sort(axis=1)
-                child = np.where(ok, rank(moved, self.binom), -1)
-                slots.append((forward, child, np.where(ok, target, -1)))
+                child = np.where(ok, rank(moved, self.binom), -1).astype(np.int32)
+                slots.append((forward, child, np.where(ok, target, -1).astype(np.int8)))
         return slots
 
     def _chains(self, geese: int, combos: np.ndarray, mask: np.ndarray, below: Table | None) -> np.ndarray:

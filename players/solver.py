@@ -32,7 +32,12 @@ class SolverPlayer(Player):
         self._fallback: Player | None = None
 
     def new_game(self, variant: Any, side: Any) -> None:
+        """Loads (or, the first time, builds and caches) the Hare and Hounds solution before the clock runs."""
         super().new_game(variant, side)
+        if getattr(variant, "id", None) == "hare-and-hounds":
+            from foxgeese.players.hare_hounds_solution import solution
+
+            solution(self.tables)
         if self._fallback is not None:
             self._fallback.new_game(variant, side)
 

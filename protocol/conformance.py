@@ -25,7 +25,6 @@ import zmq
 
 from foxgeese.engine import VARIANT_IDS, Game, Position, get_variant
 from foxgeese.protocol import codec
-from foxgeese.protocol.sdk import decode
 
 # Where a capture chain of two jumps is on for the fox (and a single jump elsewhere).
 CAPTURE_POSITIONS = {
@@ -268,7 +267,7 @@ class Checker:
                 if len(frames) != 2:
                     return Reply(None, elapsed, f"a message of {len(frames) - 1} frames")
                 try:
-                    return Reply(decode(frames[1]), elapsed)
+                    return Reply(codec.decode(frames[1]), elapsed)
                 except codec.ProtocolError as error:
                     return Reply(None, elapsed, f"a malformed message ({error})")
             assert self.process is not None

@@ -140,7 +140,7 @@ class BotSession:
                     continue
                 last_heard = time.monotonic()
                 try:
-                    message = decode(socket.recv())
+                    message = codec.decode(socket.recv())
                 except codec.ProtocolError as error:
                     _warn(f"ignoring a malformed message from the referee: {error}")
                     continue
@@ -279,24 +279,6 @@ def run_bot(
     )
     return session.run()
 
-
-def decode(data: bytes) -> dict[str, Any]:
-    """`codec.decode`, working around its `max_buffer_size` argument that msgpack 1.x's `unpackb`
-    rejects (TODO: use codec.decode alone once the codec is fixed)."""
-    try:
-        return codec.decode(data)
-    except codec.ProtocolError as error:
-        if "max_buffer_size" not in str(error):
-            raise
-    import msgpack
-
-    try:
-        message = msgpack.unpackb(data, raw=False, strict_map_key=True)
-    except Exception as error:  # msgpack raises several unrelated types for bad bytes
-        raise codec.ProtocolError(f"not a msgpack message: {error}") from None
-    if not isinstance(message, dict) or not isinstance(message.get("type"), str):
-        raise codec.ProtocolError("message is not a map with a string field 'type'")
-    return message
 
 
 def _warn(text: str) -> None:

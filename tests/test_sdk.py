@@ -14,7 +14,8 @@ import zmq
 from foxgeese.engine import Clock, Game, Position, Side, get_variant
 from foxgeese.players.base import Choice
 from foxgeese.protocol import codec
-from foxgeese.protocol.sdk import BotConfigError, RefusedError, decode, run_bot
+from foxgeese.protocol.codec import decode
+from foxgeese.protocol.sdk import BotConfigError, RefusedError, run_bot
 
 HH_START = get_variant("hare-and-hounds").start_position().text()
 STD17 = get_variant("standard", geese=17, sideways=True)

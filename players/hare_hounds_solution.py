@@ -16,6 +16,7 @@ loading it takes milliseconds.
 
 from __future__ import annotations
 
+import hashlib
 import time
 from collections import deque
 from dataclasses import dataclass
@@ -154,17 +155,30 @@ def solve() -> tuple[np.ndarray, dict[str, Any]]:
     return score.astype(SCORE_DTYPE).reshape(tuple(shape)), figures
 
 
+def rules_fingerprint() -> str:
+    """A digest of the engine's rule modules: a cached solution built under other rules is rebuilt."""
+    from foxgeese.engine import board, movegen, position, variants
+
+    digest = hashlib.sha256()
+    for module in (board, movegen, position, variants):
+        digest.update(Path(module.__file__).read_bytes())
+    return digest.hexdigest()[:16]
+
+
 def load_solution(directory: Path | None = None, *, rebuild: bool = False) -> HareHoundsSolution:
-    """The cached solution (built and saved on first use, or when `rebuild`)."""
+    """The cached solution (built and saved on first use, when `rebuild`, or when the rules changed)."""
     variant = get_variant("hare-and-hounds")
     path = table_path(table_dir(directory), variant, None)
+    fingerprint = rules_fingerprint()
     if not rebuild:
         try:
             header, arrays = load_table(path)
-            return HareHoundsSolution(np.asarray(arrays["scores"]), Geometry(variant), header)
+            if header.get("rules") == fingerprint:
+                return HareHoundsSolution(np.asarray(arrays["scores"]), Geometry(variant), header)
         except TableError:
             pass
     scores, header = solve()
+    header["rules"] = fingerprint
     try:
         save_table(path, header, {"scores": scores})
     except OSError:

@@ -1,0 +1,124 @@
+"""Tournament throughput and time forfeits.
+
+1. Games per minute of a round robin of fast bots through the referee (real processes, ZeroMQ) at
+   concurrency 1 and 2, next to the same games played in-process (players called directly on a
+   `Game`, no protocol, no clocks).
+2. The issue's claim: at concurrency 2 and time control 1+0.1, how many games the built-in
+   players (the bundled quick config's players) lose on time. It should be 0.
+
+    python benchmarks/bench_tournament.py            # both parts
+    python benchmarks/bench_tournament.py --part 1   # throughput only
+"""
+
+from __future__ import annotations
+
+import argparse
+import tempfile
+import time
+from collections import Counter
+from pathlib import Path
+
+from foxgeese.engine import Clock, Game, get_variant
+from foxgeese.players.registry import make_player
+from foxgeese.tournaments.config import load_config, parse_config
+from foxgeese.tournaments.journal import read_journal
+from foxgeese.tournaments.report import game_entries
+from foxgeese.tournaments.runner import Runner
+from foxgeese.tournaments.schedule import make_schedule
+
+FAST_PLAYERS = {"r1": "random:seed=1", "r2": "random:seed=2", "mm1": "minimax:depth=1"}
+SEARCH_PLAYERS = {"mm2": "minimax:depth=2", "mm3": "minimax:depth=3", "mcts300": "mcts:playouts=300,seed=1"}
+CONFIG = """\
+name: bench
+variants: [{{id: standard}}, {{id: hare-and-hounds}}]
+players:
+{players}
+games_per_pairing: {games}
+time_control: 10+0.1
+concurrency: {concurrency}
+seed: 3
+opening_plies: 2
+max_plies: 300
+"""
+
+
+def bench_config(players: dict[str, str], games: int, concurrency: int) -> str:
+    lines = "\n".join(f'  - {{name: {name}, spec: "{spec}"}}' for name, spec in players.items())
+    return CONFIG.format(players=lines, games=games, concurrency=concurrency)
+
+
+def through_referee(players: dict[str, str], games: int, concurrency: int) -> tuple[int, float]:
+    loaded = parse_config(bench_config(players, games, concurrency), Path("bench.yaml"))
+    with tempfile.TemporaryDirectory() as directory:
+        started = time.perf_counter()
+        Runner(loaded, Path(directory)).run()
+        elapsed = time.perf_counter() - started
+        played = len(game_entries(read_journal(Path(directory))))
+    return played, elapsed
+
+
+def in_process(players: dict[str, str], games: int) -> tuple[int, float]:
+    """The same schedule, each game with fresh players called directly (no processes, no clock)."""
+    config = parse_config(bench_config(players, games, 1), Path("bench.yaml")).config
+    specs = {player.name: player.spec for player in config.players}
+    started = time.perf_counter()
+    schedule = make_schedule(config)
+    for scheduled in schedule:
+        variant = get_variant(scheduled.variant_id, **scheduled.variant_options)
+        game = Game(variant)
+        for text in scheduled.opening:
+            game.push(game.parse_move(text))
+        from foxgeese.engine import Side
+
+        players = {Side.PREDATOR: make_player(specs[scheduled.predator]), Side.PREY: make_player(specs[scheduled.prey])}
+        for side, player in players.items():
+            player.new_game(variant, side)
+        while game.outcome() is None and len(game.moves) < (config.max_plies or 10**9):
+            game.push(players[game.position.turn].choose(game, Clock()).move)
+    return len(schedule), time.perf_counter() - started
+
+
+def time_forfeits(games: int) -> None:
+    quick = load_config("quick")
+    text = quick.path.read_text().replace("time_control: 10+0.1", "time_control: 1+0.1")
+    text = text.replace(f"games_per_pairing: {quick.config.games_per_pairing}", f"games_per_pairing: {games}")
+    loaded = parse_config(text, quick.path)
+    assert loaded.config.time_control == "1+0.1" and loaded.config.concurrency == 2
+    with tempfile.TemporaryDirectory() as directory:
+        started = time.perf_counter()
+        Runner(loaded, Path(directory)).run()
+        elapsed = time.perf_counter() - started
+        played = game_entries(read_journal(Path(directory)))
+    endings = Counter(game["termination"] for game in played)
+    forfeits = Counter(game["forfeit"] for game in played if game["termination"] == "time-forfeit")
+    print(f"\ntime forfeits at concurrency 2, 1+0.1, players {', '.join(p.name for p in loaded.config.players)}:")
+    print(f"  {len(played)} games in {elapsed:.1f}s; time forfeits: {endings.get('time-forfeit', 0)}"
+          + (f" ({', '.join(f'{k} {v}' for k, v in forfeits.items())})" if forfeits else ""))
+    print(f"  endings: {', '.join(f'{k} {v}' for k, v in sorted(endings.items()))}")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--part", type=int, choices=(1, 2), default=None)
+    parser.add_argument("--games", type=int, default=6, help="games per pairing for part 1 (even)")
+    parser.add_argument("--search-games", type=int, default=2, help="games per pairing, searching players")
+    parser.add_argument("--forfeit-games", type=int, default=4, help="games per pairing for part 2 (even)")
+    args = parser.parse_args()
+    if args.part in (None, 1):
+        for players, games in ((FAST_PLAYERS, args.games), (SEARCH_PLAYERS, args.search_games)):
+            names = ", ".join(f"{name} ({spec})" for name, spec in players.items())
+            print(f"round robin of {names}; standard + hare-and-hounds; {games} games per pairing")
+            print(f"  {'mode':<28}{'games':>6}{'seconds':>9}{'games/min':>11}")
+            for label, run in (
+                ("referee, concurrency 1", lambda: through_referee(players, games, 1)),
+                ("referee, concurrency 2", lambda: through_referee(players, games, 2)),
+                ("in-process, no protocol", lambda: in_process(players, games)),
+            ):
+                played, elapsed = run()
+                print(f"  {label:<28}{played:>6}{elapsed:>9.2f}{played / elapsed * 60:>11.0f}")
+    if args.part in (None, 2):
+        time_forfeits(args.forfeit_games)
+
+
+if __name__ == "__main__":
+    main()

@@ -19,14 +19,13 @@ import urllib.parse
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
-import msgpack
 import zmq
 
 from foxgeese import __version__
 from foxgeese.engine import Game, IllegalMoveError, InvalidMoveError, Side, get_variant
 from foxgeese.protocol import codec
 from foxgeese.protocol.botconfig import BotConfig
-from foxgeese.protocol.codec import ProtocolError, require
+from foxgeese.protocol.codec import ProtocolError, decode, require
 from foxgeese.protocol.process import BotLaunchError, BotProcess
 from foxgeese.protocol.record import DRAW, GameRecord, MoveRecord, RefereeTermination, SeatRecord, utc_now
 from foxgeese.protocol.timecontrol import ChessClock, TimeControl
@@ -36,42 +35,13 @@ REFEREE_NAME = f"foxgeese-referee {__version__}"
 # message is read and judged a protocol error, so the offending bot gets a proper record.
 HARD_MESSAGE_LIMIT = 1 << 20
 _PROCESS_CHECK_S = 0.02
+# Plain ints: pyzmq's enum flags cost a Python-level operator call each time on the hot path.
+_EVENTS, _POLLIN, _NOBLOCK = int(zmq.EVENTS), int(zmq.POLLIN), int(zmq.NOBLOCK)
+_SNDMORE_NOBLOCK = int(zmq.SNDMORE) | _NOBLOCK
 
 _INFO_FIELDS: dict[str, type | tuple[type, ...]] = {
     "score": int, "mate": int, "depth": int, "seldepth": int, "nodes": int, "time_ms": int, "pv": list,
 }
-
-
-def _working_decode() -> Callable[[bytes], dict[str, Any]]:
-    """codec.decode, or a stand-in with the same checks while codec's msgpack call is broken.
-
-    codec.decode passes `max_buffer_size` to msgpack.unpackb, which only Unpacker accepts, so it
-    rejects every message; the stand-in bounds the input by size before unpacking instead.
-    """
-    try:
-        codec.decode(codec.encode(codec.PING, id=1))
-        return codec.decode
-    except ProtocolError:
-        pass
-
-    def decode(data: bytes) -> dict[str, Any]:
-        if len(data) > codec.MAX_MESSAGE_BYTES:
-            raise ProtocolError(f"message of {len(data)} bytes is over the {codec.MAX_MESSAGE_BYTES}-byte cap")
-        try:
-            message = msgpack.unpackb(data, raw=False, strict_map_key=True)
-        except Exception as error:  # msgpack raises several unrelated types for bad bytes
-            raise ProtocolError(f"not a msgpack message: {error or type(error).__name__}") from None
-        if not isinstance(message, dict):
-            raise ProtocolError(f"message is a msgpack {type(message).__name__}, expected a map")
-        if not isinstance(message.get("type"), str):
-            raise ProtocolError("message has no string field 'type'")
-        return message
-
-    return decode
-
-
-decode = _working_decode()
-
 
 _RULE_REASONS = {
     "captured": "fewer than four {prey} remain",
@@ -179,6 +149,7 @@ class Referee:
         self._game_ids = itertools.count(1)
         self._game: _Match | None = None
         self._next_process_check = 0.0
+        self._move_text: dict[Any, str] = {}  # Move -> its text; moves are plain values
         self._closed = False
 
     # ----------------------------------------------------------------- lifetime
@@ -330,15 +301,13 @@ class Referee:
                 self._drain()
 
     def _drain(self) -> None:
+        """Dispatches every message waiting now (asking EVENTS is cheaper than catching zmq.Again)."""
         socket = self._socket
-        while True:
-            try:
-                frames = socket.recv_multipart(zmq.NOBLOCK, copy=True)
-            except zmq.Again:
-                return
-            except zmq.ZMQError:
-                return
-            self._dispatch(frames, time.monotonic())
+        try:
+            while socket.getsockopt(_EVENTS) & _POLLIN:
+                self._dispatch(socket.recv_multipart(_NOBLOCK), time.monotonic())
+        except zmq.ZMQError:
+            return
 
     def _check_processes(self, now: float) -> None:
         self._next_process_check = now + _PROCESS_CHECK_S
@@ -350,8 +319,9 @@ class Referee:
             return
         if self.trace is not None:
             self.trace("->", bot.config.name, {"v": codec.PROTOCOL_VERSION, "type": message_type, **fields})
-        try:
-            self._socket.send_multipart([bot.identity, codec.encode(message_type, **fields)], zmq.NOBLOCK)
+        try:  # two plain sends: send_multipart's per-frame checks cost more than the send
+            self._socket.send(bot.identity, _SNDMORE_NOBLOCK)
+            self._socket.send(codec.encode(message_type, **fields), _NOBLOCK)
         except zmq.ZMQError:
             pass  # a peer that went away or stopped reading; its deadlines will tell
 
@@ -474,6 +444,7 @@ class _Match:
         self.request_id = 0
         self.move_texts: list[str] = [str(move) for move in game.moves]
         self.on_move: Callable[[GameRecord, MoveRecord], None] | None = None
+        self.unrecorded: tuple[str, str, float, dict[str, Any], int] | None = None
         start = variant.start_position()
         self.record = GameRecord(
             game_id=game_id, variant=variant.id, options=dict(variant.options), start=start.text(),
@@ -595,23 +566,35 @@ class _Match:
         referee, game, clock, names = self.referee, self.game, self.clock, self.names
         send, wait = referee._send, referee._wait
         increment_ms, per_move_ms = self.control.increment_ms, self.control.per_move_ms
+        move_text = referee._move_text
+        predator, prey = names[Side.PREDATOR], names[Side.PREY]
         while True:
-            outcome = game.outcome()
-            if outcome is not None:
+            moves = game.legal_moves()  # [] exactly when the game is over: one generation per ply
+            if not moves:
+                outcome = game.outcome()
+                if outcome is None:  # cannot happen by the rules; never hang on it
+                    raise _Ending(DRAW, RefereeTermination.MAX_PLIES.value, "no legal move and no rule ending")
                 raise _Ending(outcome.winner.value, outcome.termination.value, self._rule_reason(outcome))
             if self.max_plies is not None and len(game.moves) >= self.max_plies:
                 raise _Ending(DRAW, RefereeTermination.MAX_PLIES.value, f"stopped after {self.max_plies} plies")
             side = game.position.turn
             name = names[side]
             bot = self.bot_of[side]
-            legal = {str(move): move for move in game.legal_moves()}
+            legal = {}
+            for move in moves:  # move texts are cached: str(move) is the hot path's biggest cost
+                text = move_text.get(move)
+                if text is None:
+                    text = move_text[move] = str(move)
+                legal[text] = move
             self.request_id += 1
             self.mover, bot.reply = bot, None
             send(bot, codec.TURN, game_id=self.game_id, request_id=self.request_id,
                  position=game.position.text(), moves=self.move_texts, legal=list(legal),
-                 clocks={names[s]: clock.on_turn_ms(names[s]) for s in names},
+                 clocks={predator: clock.on_turn_ms(predator), prey: clock.on_turn_ms(prey)},
                  increment_ms=increment_ms, per_move_ms=per_move_ms)
             sent = time.monotonic()
+            if self.unrecorded is not None:  # the last move's bookkeeping, done while this bot thinks
+                self._record_last()
             budget_ms = clock.budget_ms(name)
             wait(lambda: bot.reply is not None or self.pending is not None, sent + budget_ms / 1000)
             if self.pending is not None:
@@ -635,16 +618,20 @@ class _Match:
                                   f"{name} played {text!r}: {getattr(error, 'reason', error)}",
                                   offender=bot) from None
             game.push(move)
-            move_text = str(move)
-            self.move_texts.append(move_text)
-            think = reply.get("think_ms")
-            if not isinstance(think, int) or isinstance(think, bool) or not 0 <= think <= elapsed_ms:
-                think = round(elapsed_ms)
-            entry = MoveRecord(move_text, name, think, max(0, round(elapsed_ms) - think),
-                               clock.left_ms[name], reply.get("info") or {})
-            self.record.moves.append(entry)
-            if self.on_move is not None:
-                self.on_move(self.record, entry)
+            move_name = legal_name if (legal_name := move_text.get(move)) is not None else str(move)
+            self.move_texts.append(move_name)
+            self.unrecorded = (move_name, name, elapsed_ms, reply, clock.left_ms[name])
+
+    def _record_last(self) -> None:
+        move_name, name, elapsed_ms, reply, left_ms = self.unrecorded
+        self.unrecorded = None
+        think = reply.get("think_ms")
+        if not isinstance(think, int) or isinstance(think, bool) or not 0 <= think <= elapsed_ms:
+            think = round(elapsed_ms)
+        entry = MoveRecord(move_name, name, think, max(0, round(elapsed_ms) - think), left_ms, reply.get("info") or {})
+        self.record.moves.append(entry)
+        if self.on_move is not None:
+            self.on_move(self.record, entry)
 
     def _rule_reason(self, outcome: Any) -> str:
         predator, prey = self.names[Side.PREDATOR], self.names[Side.PREY]
@@ -680,7 +667,8 @@ class _Match:
                 require(message, "move", str)
                 if "think_ms" in message:
                     require(message, "think_ms", int)
-                message["info"] = _clean_info(message.get("info"))
+                if "info" in message:
+                    message["info"] = _clean_info(message["info"])
             bot.reply, bot.reply_at = message, now
         except ProtocolError as error:
             self.on_fault(bot, str(error))
@@ -706,6 +694,8 @@ class _Match:
 
     def _finish(self, ending: _Ending) -> None:
         referee, record = self.referee, self.record
+        if self.unrecorded is not None:
+            self._record_last()
         record.winner, record.termination, record.reason = ending.winner, ending.termination, ending.reason
         record.plies = len(self.game.moves)
         record.final = self.game.position.text()

@@ -82,7 +82,6 @@ CASES = [
 
 @pytest.mark.parametrize("mode,extra,tc,termination,words", CASES, ids=[case[0] for case in CASES])
 def test_referee_ending_then_a_normal_game(referee, mode, extra, tc, termination, words):
-    before = count_received(referee_log(referee, HARE), "game_over")
     hounds = scripted(mode, "--seed", "3", *extra)
     record = referee.play_game(HH, {Side.PREDATOR: HARE, Side.PREY: hounds}, tc, game_id=f"bad-{mode}")
     assert record.termination == termination.value, record.result_line()
@@ -92,25 +91,19 @@ def test_referee_ending_then_a_normal_game(referee, mode, extra, tc, termination
     assert record.plies == expected_plies == len(record.moves)
     # The hare (which did nothing wrong) was told the game is over.
     hare_log = record.bots["hare"].stderr
-    assert hare_log and wait_for(lambda: count_received(hare_log, "game_over") == before + 1)
+    assert hare_log and wait_for(lambda: count_received(hare_log, f"game_over bad-{mode}") == 1)
     # The record survives a round trip through JSON.
     assert GameRecord.from_json(record.to_json()) == record
     play_normal(referee)
-
-
-def referee_log(referee: Referee, config: BotConfig) -> str:
-    """The stderr file of the pooled process for `config` (started on first use)."""
-    for process in referee.processes():
-        if process.config == config and process.alive():
-            return process.stderr_path
-    return os.devnull
 
 
 def test_protocol_error_bot_is_told_why(referee):
     record = referee.play_game(HH, {Side.PREDATOR: HARE, Side.PREY: scripted("garbage", "--after", "1")}, NORMAL_TC)
     assert record.termination == "protocol-error"
     log = record.bots["hounds"].stderr
-    assert wait_for(lambda: count_received(log, "error") == 1 and count_received(log, "game_over") == 1)
+    why = "hounds: not a msgpack message"
+    assert wait_for(lambda: count_received(log, f"error - {why}") == 1
+                    and count_received(log, f"game_over {record.game_id} {why}") == 1)
 
 
 def test_no_hello_is_a_no_show_and_the_silent_bot_is_killed(tmp_path):
@@ -121,7 +114,7 @@ def test_no_hello_is_a_no_show_and_the_silent_bot_is_killed(tmp_path):
         assert record.termination == "no-show" and record.winner == "hounds"
         assert "no hello within 1s" in record.reason
         assert time.monotonic() - started < 5
-        assert wait_for(lambda: count_received(record.bots["hounds"].stderr, "game_over") == 1)
+        assert wait_for(lambda: count_received(record.bots["hounds"].stderr, f"game_over {record.game_id}") == 1)
         pids = [p.pid for p in referee.processes()]
         record = referee.play_game(HH, {Side.PREDATOR: HARE, Side.PREY: scripted("normal")}, NORMAL_TC)
         assert record.termination in RULE_ENDINGS

@@ -13,9 +13,9 @@ from hypothesis import strategies as st
 
 from foxgeese.protocol import codec
 from foxgeese.protocol.botconfig import BotConfig, BotSpecError
-from foxgeese.protocol.codec import ProtocolError
+from foxgeese.protocol.codec import ProtocolError, decode
 from foxgeese.protocol.record import GameRecord, MoveRecord, RecordError, SeatRecord, load_record
-from foxgeese.protocol.referee import Referee, RefereeConfigError, decode
+from foxgeese.protocol.referee import Referee, RefereeConfigError
 from foxgeese.protocol.timecontrol import ChessClock, TimeControl, TimeControlError
 
 ROOT = Path(__file__).resolve().parent.parent

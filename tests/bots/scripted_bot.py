@@ -60,7 +60,7 @@ def main() -> int:
     while True:
         message = msgpack.unpackb(socket.recv(), raw=False)
         kind = message["type"]
-        print(f"recv {kind} {message.get('reason', '')}".rstrip(), file=log, flush=True)
+        print(f"recv {kind} {message.get('game_id', '-')} {message.get('reason', '')}".rstrip(), file=log, flush=True)
         if kind == "refused":
             return 0
         if kind == "quit":

@@ -13,10 +13,9 @@ the level above and the table below.
   level above, then fox-to-move scores from this level's geese-to-move scores plus captures.
   Every position is decided (the standard game always ends).
 - With sideways steps (`standard` with the option, `great-cross`) a level has cycles (fox steps
-  and sideways goose steps), solved by rounds in order of distance: in round D a position is
-  decided if one move reaches a position lost in D-1 plies, or every move reaches a won one and
-  the slowest is D-1 plies away. Positions still open when no round can change anything are
-  draws. The fifty-move and repetition rules are not in the state: see docs/solver.md.
+  and sideways goose steps), solved by counter-based retrograde analysis in order of distance
+  (`cycles.solve_level`); positions it never decides are draws. The fifty-move and repetition
+  rules are not in the state: see docs/solver.md.
 
 Capture chains are one ply however many geese they take. `chain[f, G]` is the fox's best score
 over every capture chain from (f, G); a chain is one jump then either a stop (a geese-to-move
@@ -33,6 +32,7 @@ from typing import Any, Callable
 import numpy as np
 
 from foxgeese.engine.board import DIRECTIONS
+from foxgeese.players.cycles import FOX, PREY, solve_level
 from foxgeese.players.tables import (
     MIN_GEESE,
     NO_MOVE,
@@ -49,9 +49,6 @@ from foxgeese.players.tables import (
     table_path,
     variant_key,
 )
-
-UNDECIDED = -32767  # working value in the sideways rounds; never stored
-
 
 @dataclass
 class Table:
@@ -98,12 +95,12 @@ class Builder:
         self.progress(f"{geese} geese: {N} goose sets, chains and goose moves ready")
         cycles = any(not forward for forward, _, _ in slots)
         column = np.full(N, -1, dtype=np.int64)  # rank -> column within its level
-        rounds = 0
+        distances = 0
         for L in np.unique(level)[::-1]:
             R = np.nonzero(level == L)[0]
             if cycles:
                 column[R] = np.arange(len(R))
-                rounds += self._level_with_cycles(R, column, mask, slots, chain, fox, prey)
+                distances += self._level_with_cycles(R, column, mask, slots, chain, fox, prey)
             else:
                 self._level(R, mask, slots, chain, fox, prey)
         occupied = ((mask[None, :] >> np.arange(P)[:, None]) & 1).astype(bool)
@@ -112,7 +109,7 @@ class Builder:
         chain[occupied] = NO_MOVE
         seconds = time.perf_counter() - started
         figures = {"goose_sets": int(N), "positions": int(2 * (~occupied).sum()), "build_seconds": round(seconds, 3),
-                   "rounds": rounds, **_counts(fox, prey, occupied)}
+                   "distance_steps": distances, **_counts(fox, prey, occupied)}
         self.progress(f"{geese} geese: done in {seconds:.1f} s")
         return Table(geese, fox, prey, chain, figures)
 
@@ -189,12 +186,8 @@ class Builder:
         prey[:, R] = best
         fox[:, R] = self._fox_from(R, mask, chain, best)
 
-    def _fox_from(self, R, mask, chain, prey_level, undecided: np.ndarray | None = None,
-                  columns: np.ndarray | None = None) -> np.ndarray:
-        """Fox-to-move scores for goose sets R from their geese-to-move scores and captures.
-
-        `prey_level` holds the geese-to-move scores of R's level; `columns` says which of its
-        columns R are (all of them when None)."""
+    def _fox_from(self, R, mask, chain, prey_level) -> np.ndarray:
+        """Fox-to-move scores for the goose sets R from their geese-to-move scores `prey_level` and captures."""
         g = self.g
         best = chain[:, R].astype(np.int32)
         empty = (((mask[R][None, :] >> np.arange(g.size)[:, None]) & 1) == 0)
@@ -202,11 +195,8 @@ class Builder:
             to = g.step[:, d]
             ok = to >= 0
             dest = to[ok]
-            c = prey_level[dest] if columns is None else prey_level[np.ix_(dest, columns)]
+            c = prey_level[dest]
             free = empty[dest]
-            if undecided is not None:
-                undecided[ok] |= free & (c == UNDECIDED)
-                free &= c != UNDECIDED
             option = np.where(free, -c + np.sign(c), NO_MOVE)
             np.maximum(best[ok], option, out=option)
             best[ok] = option
@@ -232,61 +222,11 @@ class Builder:
             else:
                 cols = np.where(ok, column[np.maximum(cr, 0)], -1)
                 inner.append((cols, tg))
-        horizon = max(_distance_bound(outer), _distance_bound(chain[:, R].astype(np.int32)))
-        fox[:, R] = UNDECIDED
-        prey[:, R] = UNDECIDED
-        fox_level = fox[:, R].astype(np.int32)  # working copies, in R's column order
-        prey_level = prey[:, R].astype(np.int32)
-        valid = ~occupied
-        active = (valid).any(axis=0)  # columns with an open position
-        D = 0
-        while active.any():
-            A = np.nonzero(active)[0]
-            # Geese to move.
-            best = outer[:, A]
-            open_move = np.zeros((P, len(A)), dtype=bool)
-            for cols, tg in inner:
-                ca, ta = cols[A], tg[A]
-                ok = (ca >= 0)[None, :] & (ta[None, :] != points)
-                c = fox_level[:, np.maximum(ca, 0)]
-                open_move |= ok & (c == UNDECIDED)
-                option = np.where(ok & (c != UNDECIDED), -c + np.sign(c), NO_MOVE)
-                np.maximum(best, option, out=best)
-            new_prey = _decide(best, open_move, prey_level[:, A], D)
-            # Fox to move, from the geese-to-move scores decided before this round.
-            open_fox = np.zeros((P, len(A)), dtype=bool)
-            best_fox = self._fox_from(R[A], mask, chain, prey_level, open_fox, A)
-            new_fox = _decide(best_fox, open_fox, fox_level[:, A], D)
-            changed = False
-            for level_scores, new, scores in ((prey_level, new_prey, best), (fox_level, new_fox, best_fox)):
-                decided = new & valid[:, A]
-                if decided.any():
-                    changed = True
-                    part = level_scores[:, A]
-                    part[decided] = scores[decided]
-                    level_scores[:, A] = part
-            still_open = ((prey_level[:, A] == UNDECIDED) | (fox_level[:, A] == UNDECIDED)) & valid[:, A]
-            active[A] = still_open.any(axis=0)
-            if not changed and D > horizon:
-                break
-            D += 1
-        for level_scores in (prey_level, fox_level):
-            level_scores[level_scores == UNDECIDED] = 0  # never decided: a draw
-        prey[:, R] = prey_level
-        fox[:, R] = fox_level
-        return D
-
-
-def _decide(best: np.ndarray, open_move: np.ndarray, current: np.ndarray, D: int) -> np.ndarray:
-    """Which open positions are decided in round D: a win in D plies, or a loss in D with no move open."""
-    best[(best == NO_MOVE) & ~open_move] = -WIN  # no move at all: the mover has lost (trapped / immobilized)
-    is_open = current == UNDECIDED
-    return is_open & ((best == WIN - D) | (~open_move & (best == -WIN + D)))
-
-
-def _distance_bound(scores: np.ndarray) -> int:
-    decided = scores[(scores != NO_MOVE) & (scores != 0)]
-    return int((WIN - np.abs(decided)).max()) + 1 if decided.size else 0
+        outside = np.stack([outer, chain[:, R].astype(np.int32)])
+        value, distances = solve_level(self.g.step, occupied, outside, inner)
+        prey[:, R] = value[PREY]
+        fox[:, R] = value[FOX]
+        return distances
 
 
 def _counts(fox: np.ndarray, prey: np.ndarray, occupied: np.ndarray) -> dict[str, int]:

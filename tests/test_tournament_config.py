@@ -151,6 +151,14 @@ def test_schedule_is_deterministic_balanced_and_twinned(tmp_path: Path) -> None:
     assert [g.opening for g in reseeded] != [g.opening for g in schedule]
 
 
+def test_gauntlet_pairs_only_the_gauntlet_player(tmp_path: Path) -> None:
+    config = parse_config(GOOD + "format: gauntlet\ngauntlet_player: r2\n", tmp_path / "a.yaml").config
+    schedule = make_schedule(config)
+    assert len(schedule) == 2 * 4 * 2
+    assert all("r2" in game.players for game in schedule)
+    assert {frozenset(game.players) for game in schedule} == {frozenset({"r2", "r1"}), frozenset({"r2", "r3"})}
+
+
 def test_journal_repairs_a_torn_last_line_and_refuses_damage(tmp_path: Path) -> None:
     with JournalWriter(tmp_path) as journal:
         journal.append({"type": "game", "id": "r0001"})

@@ -111,6 +111,9 @@ def test_sigkill_mid_tournament_then_resume_plays_every_game_exactly_once(tmp_pa
                 pass
     before = read_journal(killed)
     assert 5 <= len(before) < scheduled, "the kill must land mid-tournament"
+    partial = run_cli("report", str(killed))
+    assert partial.returncode == 0, partial.stderr
+    assert f"{len(before)} of {scheduled} games played" in partial.stdout
     with open(journal, "ab") as handle:  # as if the kill had hit in the middle of a write
         handle.write(b'{"id":"r0099","predator":"p1"')
     resumed = run_cli("run", str(path), "--out", str(killed), "--quiet")
@@ -139,13 +142,23 @@ def test_a_changed_config_is_refused_naming_the_keys(tmp_path: Path) -> None:
     players = bot("p1", "--seed", "1") + bot("p2", "--seed", "2")
     path = config_file(tmp_path, players, "games_per_pairing: 2\ntime_control: 5+0.1\nseed: 1\n")
     out = tmp_path / "out"
-    Runner(load_config(path), out).run()
+    first = run_cli("run", str(path), "--out", str(out))
+    assert first.returncode == 0, first.stderr
+    lines = first.stdout.splitlines()
+    assert lines[0].startswith("[1/2] r0001 standard p1 vs p2: ") and lines[1].startswith("[2/2] r0002 ")
+    assert "t: 2 of 2 games played" in first.stdout and "Standings" in first.stdout
     path.write_text(path.read_text().replace("seed: 1", "seed: 2").replace("--seed\", \"2", "--seed\", \"3"))
     with pytest.raises(ConfigChangedError, match=r"changed: players\[1\].command\[3\], seed"):
         Runner(load_config(path), out).run()
     refused = run_cli("run", str(path), "--out", str(out))
     assert refused.returncode == 1 and "Traceback" not in refused.stderr
     assert "changed: players[1].command[3], seed" in refused.stderr
+
+
+def test_report_of_a_directory_that_is_no_tournament_is_one_line(tmp_path: Path) -> None:
+    done = run_cli("report", str(tmp_path))
+    assert done.returncode == 1 and "Traceback" not in done.stderr
+    assert done.stderr.strip().splitlines() == [f"Error: {tmp_path}: not a tournament directory (no tournament.json)"]
 
 
 def test_sprt_stops_the_match_and_a_rerun_honours_the_stop(tmp_path: Path) -> None:

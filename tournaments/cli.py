@@ -47,7 +47,7 @@ def run(config: str, out: str | None, concurrency: int | None, quiet: bool) -> N
         progress = _Progress(runner, quiet)
         runner.listener = progress.on_game
         with progress:
-            runner.run()
+            state = runner.run()
         results = load_results(directory)
         write_results(directory, results)
     except (TournamentError, ValueError, OSError) as error:
@@ -55,6 +55,10 @@ def run(config: str, out: str | None, concurrency: int | None, quiet: bool) -> N
     console = Console()
     render(results, console)
     console.print(f"journal, results.json, results.csv and games.csv in {directory}")
+    if state.interrupted:
+        click.echo(f"interrupted after {results['played']} of {results['scheduled']} games; "
+                   "run the same command again to play the rest", err=True)
+        sys.exit(130)
 
 
 @tournament.command()

@@ -215,13 +215,15 @@ def render(results: dict[str, Any], console: Console) -> None:
         for name, counts in forfeits.items():
             table.add_row(name, *(str(counts.get(kind, 0)) for kind in kinds))
         console.print(table)
-    if rated and len(order) > 1:
+    rated_order = [name for name in order if name in rated]
+    if len(rated_order) > 1:
         table = Table(title="Likelihood of superiority (row stronger than column)", title_justify="left")
         table.add_column("")
-        for name in order:
+        for name in rated_order:
             table.add_column(name, justify="right")
-        for name in order:
-            table.add_row(name, *("" if other == name else f"{ratings['los'][name][other]:.2f}" for other in order))
+        for name in rated_order:
+            table.add_row(name, *("" if other == name else f"{ratings['los'][name][other]:.2f}"
+                                  for other in rated_order))
         console.print(table)
     if "sprt" in results:
         test = results["sprt"]

@@ -41,6 +41,7 @@ class RunState:
     games: list[dict[str, Any]] = field(default_factory=list)
     done_before: int = 0
     playing: dict[str, ScheduledGame] = field(default_factory=dict)
+    interrupted: bool = False
     lock: threading.Lock = field(default_factory=threading.Lock)
 
 
@@ -165,6 +166,7 @@ class Runner:
                             worker.join(0.2)
                 except KeyboardInterrupt:
                     self.stop.set()
+                    self.state.interrupted = True
                     print("stopping after the games in progress (Ctrl-C again to abandon them)", file=sys.stderr)
                     for worker in workers:
                         while worker.is_alive():

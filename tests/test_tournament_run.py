@@ -47,7 +47,8 @@ def test_crashing_hanging_and_illegal_bots_forfeit_and_the_rest_is_normal(tmp_pa
     path = config_file(tmp_path, players, "games_per_pairing: 2\ntime_control: move=0.2\nconcurrency: 2\n"
                                           "opening_plies: 1\nmax_plies: 150\n")
     out = tmp_path / "out"
-    Runner(load_config(path), out).run()
+    # A hung bot gets 1 s (not the default 5 s) to answer `new_game` before the referee restarts it.
+    Runner(load_config(path), out, referee_options={"ready_timeout_s": 1.0}).run()
     games = {game["id"]: game for game in game_entries(read_journal(out))}
     assert len(games) == 20
     expected = {"crash": "crash", "hang": "time-forfeit", "illegal": "illegal-move"}
@@ -153,6 +154,27 @@ def test_a_changed_config_is_refused_naming_the_keys(tmp_path: Path) -> None:
     refused = run_cli("run", str(path), "--out", str(out))
     assert refused.returncode == 1 and "Traceback" not in refused.stderr
     assert "changed: players[1].command[3], seed" in refused.stderr
+
+
+def test_a_resume_plays_the_stored_schedule(tmp_path: Path) -> None:
+    """Once tournament.json is written, its schedule is what the journal's ids mean."""
+    from foxgeese.tournaments.journal import read_identity, write_json_atomic
+
+    players = bot("p1", "--seed", "1") + bot("p2", "--seed", "2")
+    path = config_file(tmp_path, players, "games_per_pairing: 2\ntime_control: 5+0.1\nopening_plies: 1\n")
+    out = tmp_path / "out"
+    out.mkdir()
+    from foxgeese.tournaments.runner import prepare_directory
+
+    loaded = load_config(path)
+    prepare_directory(loaded, out, make_schedule(loaded.config))
+    identity = read_identity(out)
+    assert identity["schedule"] == [game.to_json() for game in make_schedule(loaded.config)]
+    for game in identity["schedule"]:
+        game["opening"] = ["d4-d5"]  # stands in for a schedule drawn by another version
+    write_json_atomic(out / "tournament.json", identity)
+    Runner(loaded, out).run()
+    assert [game["opening"] for game in game_entries(read_journal(out))] == [["d4-d5"], ["d4-d5"]]
 
 
 def test_report_of_a_directory_that_is_no_tournament_is_one_line(tmp_path: Path) -> None:

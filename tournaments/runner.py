@@ -62,8 +62,12 @@ def bot_configs(loaded: LoadedConfig) -> dict[str, Any]:
     return bots
 
 
-def prepare_directory(loaded: LoadedConfig, directory: Path, schedule: list[ScheduledGame]) -> None:
-    """Creates tournament.json, or checks that the one there describes the same tournament."""
+def prepare_directory(loaded: LoadedConfig, directory: Path, schedule: list[ScheduledGame]) -> list[ScheduledGame]:
+    """Creates tournament.json, or checks that the one there describes the same tournament.
+
+    Returns the schedule to play: once written, the stored schedule is the truth the journal's ids
+    refer to (a newer version of this package drawing openings differently cannot mix two schedules).
+    """
     config = loaded.config
     identity = read_identity(directory)
     if identity is not None:
@@ -73,7 +77,9 @@ def prepare_directory(loaded: LoadedConfig, directory: Path, schedule: list[Sche
                 f"{directory} holds tournament {identity.get('config', {}).get('name')!r} with another "
                 f"config (changed: {', '.join(keys) or 'format'}); use another --out directory or restore the config"
             )
-        return
+        labels = [(v.id, v.options) for v in config.variants]
+        return [ScheduledGame.from_json(game, labels.index((game["variant"], game["options"])))
+                for game in identity["schedule"]]
     write_json_atomic(directory / "tournament.json", {
         "format": IDENTITY_FORMAT,
         "config_hash": config.config_hash(),
@@ -81,6 +87,7 @@ def prepare_directory(loaded: LoadedConfig, directory: Path, schedule: list[Sche
         "scheduled": len(schedule),
         "schedule": [game.to_json() for game in schedule],
     })
+    return schedule
 
 
 def journal_entry(game: ScheduledGame, record: Any) -> dict[str, Any]:
@@ -118,12 +125,13 @@ class Runner:
     """One run over one output directory (see the module doc)."""
 
     def __init__(self, loaded: LoadedConfig, directory: Path, listener: Listener | None = None,
-                 concurrency: int | None = None) -> None:
+                 concurrency: int | None = None, referee_options: dict[str, Any] | None = None) -> None:
         self.loaded = loaded
         self.config = loaded.config
         self.directory = Path(directory)
         self.listener = listener
         self.concurrency = concurrency or self.config.concurrency
+        self.referee_options = dict(referee_options or {})  # e.g. timeouts, passed to each Referee
         self.schedule = make_schedule(self.config)
         self.stop = threading.Event()
         self.errors: list[BaseException] = []
@@ -141,7 +149,7 @@ class Runner:
         for bot in bots.values():
             bot.check()  # a missing program fails here, before any game
         with DirectoryLock(self.directory):
-            prepare_directory(self.loaded, self.directory, self.schedule)
+            self.schedule = prepare_directory(self.loaded, self.directory, self.schedule)
             entries = read_journal(self.directory, repair=True)
             known = {game.id for game in self.schedule}
             done = game_entries(entries)
@@ -190,7 +198,7 @@ class Runner:
         try:
             # Bot stderr files stay with the tournament; one folder per worker of this run.
             log_dir = self.directory / "logs" / f"run{os.getpid()}-w{index}"
-            with Referee(log_dir=str(log_dir)) as referee:
+            with Referee(log_dir=str(log_dir), **self.referee_options) as referee:
                 while (game := self._take()) is not None:
                     with self.state.lock:
                         self.state.playing[game.id] = game

@@ -48,6 +48,13 @@ class ScheduledGame:
         }
 
 
+    @classmethod
+    def from_json(cls, data: dict[str, Any], variant_index: int) -> ScheduledGame:
+        return cls(id=data["id"], round=data["round"], variant_index=variant_index, variant_id=data["variant"],
+                   variant_options=dict(data["options"]), predator=data["predator"], prey=data["prey"],
+                   opening=tuple(data["opening"]), twin=data["twin"])
+
+
 def pairings(config: TournamentConfig) -> list[tuple[str, str]]:
     """Pairs of player names in config order: all pairs, or the gauntlet player against each other."""
     names = [player.name for player in config.players]

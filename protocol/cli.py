@@ -117,6 +117,10 @@ def play(variant_id: str, fox: str | None, geese: str | None, hare: str | None, 
         if not quiet:
             names = {variant.side_name(side): config.name for side, config in seats.items()}
             click.echo(f"{variant} {control}: " + " vs ".join(f"{side} {name}" for side, name in names.items()))
+            replay = Game(variant)
+            for number, move in enumerate(book.moves, 1):
+                click.echo(f"{number:4d}. {variant.side_name(replay.position.turn):<6} {str(move):<12} opening")
+                replay.push(move)
         try:
             record = referee.play_game(variant, seats, control, opening=opening.replace(",", " ").split(),
                                        max_plies=max_plies, on_move=None if quiet else _print_move,

@@ -95,6 +95,19 @@ def time_forfeits(games: int) -> None:
     print(f"  {len(played)} games in {elapsed:.1f}s; time forfeits: {endings.get('time-forfeit', 0)}"
           + (f" ({', '.join(f'{k} {v}' for k, v in forfeits.items())})" if forfeits else ""))
     print(f"  endings: {', '.join(f'{k} {v}' for k, v in sorted(endings.items()))}")
+    # How close the players came: the lowest clock reading after a move, per player.
+    lowest: dict[str, int] = {}
+    slowest: dict[str, int] = {}
+    for game in played:
+        seats = {side: seat["name"] for side, seat in game["record"]["bots"].items()}
+        for move in game["record"]["moves"]:
+            if move["book"]:
+                continue
+            name = seats.get(move["side"], move["side"])
+            lowest[name] = min(lowest.get(name, 10**9), move["clock_ms"])
+            slowest[name] = max(slowest.get(name, 0), move["think_ms"] + move["transport_ms"])
+    for name in sorted(lowest):
+        print(f"  {name}: lowest clock after a move {lowest[name]} ms, slowest move {slowest[name]} ms")
 
 
 def main() -> None:

@@ -177,6 +177,19 @@ def test_a_resume_plays_the_stored_schedule(tmp_path: Path) -> None:
     assert [game["opening"] for game in game_entries(read_journal(out))] == [["d4-d5"], ["d4-d5"]]
 
 
+def test_a_second_runner_on_the_same_directory_is_refused(tmp_path: Path) -> None:
+    from foxgeese.tournaments.journal import DirectoryLock
+
+    path = config_file(tmp_path, bot("p1") + bot("p2", "--seed", "2"), "time_control: 5+0.1\n")
+    out = tmp_path / "out"
+    out.mkdir()
+    with DirectoryLock(out):
+        refused = run_cli("run", str(path), "--out", str(out))
+    assert refused.returncode == 1 and "Traceback" not in refused.stderr
+    assert f"another runner (pid {os.getpid()}) is using this directory" in refused.stderr
+    assert not (out / "journal.jsonl").exists()
+
+
 def test_report_of_a_directory_that_is_no_tournament_is_one_line(tmp_path: Path) -> None:
     done = run_cli("report", str(tmp_path))
     assert done.returncode == 1 and "Traceback" not in done.stderr

@@ -8,7 +8,10 @@ import sys
 import threading
 from pathlib import Path
 
+from click.testing import CliRunner
+
 from foxgeese.engine import Side, get_variant
+from foxgeese.main import main
 from foxgeese.protocol.botconfig import BotConfig
 from foxgeese.protocol.record import load_record
 from foxgeese.protocol.referee import Referee
@@ -65,12 +68,15 @@ def test_play_user_errors_are_one_line(tmp_path):
         (["hare-and-hounds", "--fox", "random", "--geese", "random"], "--hare and --hounds"),
         (["standard", "--fox", "random"], "needs --geese"),
     ]
+    runner = CliRunner()  # in-process: these fail before any bot starts
     for args, words in cases:
-        result = foxgeese("play", *args, "--log-dir", str(tmp_path))
-        assert result.returncode != 0, args
-        assert words in result.stderr, (args, result.stderr)
-        assert "Traceback" not in result.stderr
+        result = runner.invoke(main, ["play", *args, "--log-dir", str(tmp_path)])
+        assert result.exit_code in (1, 2) and isinstance(result.exception, SystemExit), args
+        assert words in result.stderr.strip().splitlines()[-1], (args, result.stderr)
         assert result.stdout == "", args
+    assert foxgeese("play", *cases[0][0]).stderr.strip().splitlines() == [
+        "Error: unknown player 'nosuchplayer' in 'nosuchplayer'; valid: random, human, minimax, mcts, solver, "
+        "or cmd:COMMAND LINE for an external bot"]
 
 
 def test_referees_in_threads_play_at_the_same_time(tmp_path):

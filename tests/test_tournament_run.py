@@ -44,7 +44,7 @@ def run_cli(*args: str, timeout: float = 120) -> subprocess.CompletedProcess[str
 def test_crashing_hanging_and_illegal_bots_forfeit_and_the_rest_is_normal(tmp_path: Path) -> None:
     players = (bot("a", "--seed", "1") + bot("b", "--seed", "2") + bot("crash", "--mode", "crash")
                + bot("hang", "--mode", "hang") + bot("illegal", "--mode", "illegal"))
-    path = config_file(tmp_path, players, "games_per_pairing: 2\ntime_control: move=0.2\nconcurrency: 2\n"
+    path = config_file(tmp_path, players, "games_per_pairing: 2\ntime_control: move=0.5\nconcurrency: 2\n"
                                           "opening_plies: 1\nmax_plies: 150\n")
     out = tmp_path / "out"
     # A hung bot gets 1 s (not the default 5 s) to answer `new_game` before the referee restarts it.

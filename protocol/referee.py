@@ -122,10 +122,10 @@ class Referee:
         self.kill_grace_s = kill_grace_s
         self.record_dir = record_dir
         self.trace = trace  # called with ("->" or "<-", bot name, message) for every message
+        _check_endpoint(endpoint, bind_public)
         self._own_dir = tempfile.mkdtemp(prefix="foxgeese-referee-")
         self.log_dir = log_dir or self._own_dir
         os.makedirs(self.log_dir, exist_ok=True)
-        _check_endpoint(endpoint, bind_public)
         self._context = zmq.Context()
         self._socket = self._context.socket(zmq.ROUTER)
         self._socket.setsockopt(zmq.LINGER, 0)
@@ -175,7 +175,9 @@ class Referee:
         for bot in self._bots:
             if bot.process is not None:
                 bot.process.stop(self.kill_grace_s)
-        self._socket.close(linger=0)
+        # Launched bots had their moment to read `quit` above; remote ones get a short linger.
+        remote = any(bot.config.is_remote and bot.identity is not None for bot in self._bots)
+        self._socket.close(linger=200 if remote else 0)
         self._context.term()
         if self.log_dir != self._own_dir and self.record_dir != self._own_dir:
             shutil.rmtree(self._own_dir, ignore_errors=True)
@@ -337,7 +339,8 @@ class Referee:
             if len(frames) != 2:
                 raise ProtocolError(f"a message must be one frame, got {len(frames) - 1}")
             message = decode(frames[1])
-            if message.get("v") != codec.PROTOCOL_VERSION:
+            version = message.get("v")
+            if version.__class__ is not int or version != codec.PROTOCOL_VERSION:
                 raise ProtocolError(f"message has protocol version {message.get('v')!r}, expected 1")
         except ProtocolError as error:
             if self.trace is not None:
@@ -383,10 +386,11 @@ class Referee:
             name = message.get("name")
             bot = next((b for b in self._remote_pending if b.config.name == name), self._remote_pending[0])
         if bot is None:
-            self._refuse(identity, "wrong token")
+            remote = token == self.token
+            self._refuse(identity, "no seat is waiting for a remote bot" if remote else "wrong token")
             return
         version = message.get("v")
-        if version not in codec.SUPPORTED_VERSIONS:
+        if version.__class__ is not int or version not in codec.SUPPORTED_VERSIONS:
             bot.refusal = f"protocol version {version!r} is not supported"
             self._refuse(identity, bot.refusal, supported=list(codec.SUPPORTED_VERSIONS))
             return
@@ -438,6 +442,7 @@ class _Match:
         self.clock = ChessClock(control, list(self.names.values()), referee.lag_margin_ms)
         self.bot_of: dict[Side, _Bot] = {}
         self.bots: list[_Bot] = []
+        self.told: set[_Bot] = set()  # bots sent this game's new_game
         self.phase = "hello"
         self.pending: _Ending | None = None
         self.mover: _Bot | None = None
@@ -477,18 +482,19 @@ class _Match:
             self.bot_of[side] = bot
         self.bots = list(self.bot_of.values())
         reused = {bot for bot in self.bots if bot.identity is not None}
+        for bot in self.bots:
+            bot.ready_for = ""
         for attempt in (1, 2):
             self.phase = "hello"
             self._await_hellos()
             self._check_variants()
             self.phase = "ready"
             for side, bot in self.bot_of.items():
-                bot.ready_for = ""
+                if bot in self.told:
+                    continue  # ready already (a retry only concerns the other seat)
                 if bot in reused:
                     referee._ping(bot)
-                referee._send(bot, codec.NEW_GAME, game_id=self.game_id, variant=self.variant.id,
-                              options=dict(self.variant.options), side=self.names[side],
-                              time_control=self.control.to_wire(), start=self.record.start)
+                self._tell_new_game(side, bot)
             deadline = time.monotonic() + referee.ready_timeout_s
             referee._wait(lambda: self.pending is not None or all(b.ready_for for b in self.bots), deadline)
             if self.pending is not None:
@@ -510,6 +516,12 @@ class _Match:
                 author=hello.get("author", ""), bot_name=hello.get("name", ""), stderr=bot.stderr_path,
                 rtt_ms=None if bot.rtt_ms is None else round(bot.rtt_ms, 3),
             )
+
+    def _tell_new_game(self, side: Side, bot: _Bot) -> None:
+        self.told.add(bot)
+        self.referee._send(bot, codec.NEW_GAME, game_id=self.game_id, variant=self.variant.id,
+                           options=dict(self.variant.options), side=self.names[side],
+                           time_control=self.control.to_wire(), start=self.record.start)
 
     def _await_hellos(self) -> None:
         referee = self.referee
@@ -709,18 +721,15 @@ class _Match:
         if ending.offender is not None and ending.termination == RefereeTermination.PROTOCOL_ERROR.value:
             referee._send(ending.offender, codec.ERROR, reason=ending.reason)
         for bot in self.bots:
-            if bot.identity is not None and self.phase == "hello" and not bot.ready_for:
+            if bot.identity is not None and bot not in self.told:
                 # It never got new_game; tell it about the game before its end, so game_over is not a riddle.
-                side = self._side_of(bot)
-                referee._send(bot, codec.NEW_GAME, game_id=self.game_id, variant=self.variant.id,
-                              options=dict(self.variant.options), side=self.names[side],
-                              time_control=self.control.to_wire(), start=record.start)
+                self._tell_new_game(self._side_of(bot), bot)
             referee._send(bot, codec.GAME_OVER, game_id=self.game_id, winner=record.winner,
                           termination=record.termination, reason=record.reason)
             bot.past_games.add(self.game_id)
             bot.reply, bot.ready_for = None, ""
-            if not bot.alive() or (bot.identity is None and not bot.config.is_remote):
-                referee._retire(bot)  # reaped now; the next game starts a fresh one
+            if not bot.alive() or bot.identity is None:
+                referee._retire(bot)  # reaped (or no longer awaited) now; the next game starts a fresh one
 
 
 def _clean_info(info: Any) -> dict[str, Any]:

@@ -130,6 +130,10 @@ def test_hung_bot_is_killed_and_restarted_before_its_next_game(referee):
     # Its next game: it does not answer new_game, so the referee kills its group and starts it anew.
     record = referee.play_game(HH, {Side.PREDATOR: hung, Side.PREY: scripted("normal")}, "move=0.2")
     assert not old.alive() and old.returncode == -signal.SIGTERM
+    # The hounds, ready at once, were told about the game once although the hare's seat was retried.
+    hounds_log = record.bots["hounds"].stderr
+    assert wait_for(lambda: count_received(hounds_log, f"game_over {record.game_id}") == 1)
+    assert count_received(hounds_log, f"new_game {record.game_id}") == 1
     assert record.termination == "time-forfeit"  # the new process hangs on its first turn too
     (new,) = [p for p in referee.processes() if p.config == hung]
     assert new.pid != old.pid

@@ -10,6 +10,7 @@
 from __future__ import annotations
 
 import json
+import os
 import sys
 from typing import Any
 
@@ -101,6 +102,8 @@ def play(variant_id: str, fox: str | None, geese: str | None, hare: str | None, 
         if tc_text is None:
             tc_text = HUMAN_TC if any(config.interactive for config in seats.values()) else DEFAULT_TC
         control = TimeControl.parse(tc_text)
+        if record_path and not os.path.isdir(os.path.dirname(os.path.abspath(record_path))):
+            raise click.ClickException(f"--record {record_path}: no such folder")
         book = Game(variant)
         for text in opening.replace(",", " ").split():
             book.push(book.parse_move(text))
@@ -125,6 +128,8 @@ def play(variant_id: str, fox: str | None, geese: str | None, hare: str | None, 
             record = referee.play_game(variant, seats, control, opening=opening.replace(",", " ").split(),
                                        max_plies=max_plies, on_move=None if quiet else _print_move,
                                        record_path=record_path)
+        except OSError as error:  # the record could not be written
+            raise click.ClickException(f"--record {record_path}: {error.strerror or error}") from None
         except KeyboardInterrupt:
             click.echo("interrupted; stopping the bots", err=True)
             sys.exit(130)

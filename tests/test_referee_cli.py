@@ -67,6 +67,7 @@ def test_play_user_errors_are_one_line(tmp_path):
         (["standard", "--fox", "random", "--geese", "random", "--opening", "d4-d5 a1-a2"], "--opening"),
         (["hare-and-hounds", "--fox", "random", "--geese", "random"], "--hare and --hounds"),
         (["standard", "--fox", "random"], "needs --geese"),
+        (["standard", "--fox", "random", "--geese", "random", "--record", "/no/such/dir/g.json"], "no such folder"),
     ]
     runner = CliRunner()  # in-process: these fail before any bot starts
     for args, words in cases:

@@ -12,6 +12,7 @@ from __future__ import annotations
 from typing import Callable
 
 from foxgeese.engine.board import DIRECTIONS, GRID_WIDTH, delta
+from foxgeese.engine.movegen import count_prey_moves
 from foxgeese.players.fastrules import PREDATOR, FastRules, State
 
 Evaluation = Callable[[State], int]
@@ -19,15 +20,21 @@ Evaluation = Callable[[State], int]
 # Fox-and-geese weights (centi-points, fox's view).
 GOOSE = 100
 FOX_REGION = 6  # per empty point the fox can walk to
+FOX_REGION_LOW = 4  # more per point for each row it lies below the top: a way down behind the geese
 FOX_MOBILITY = 10  # per empty neighbour
 WEAK_GOOSE = 22  # per goose the fox could reach and jump
 THREAT_ON_MOVE = 45  # per jump available right now, when the fox is to move
-ADVANCE = 3  # per row the geese have advanced in total (geese's view)
+RESERVE = 0  # per step a goose can still take straight up its column (spare moves, not wasted on a wing)
+FOX_LOWEST = 0  # per row the lowest point the fox can reach lies below the top
+GEESE_MOBILITY = 4  # per legal goose step: spare moves keep the geese from running out (immobilized)
+TEMPO = 0  # per row the geese have advanced in total: spent moves, closer to immobilization
+PASSED_GOOSE = 30  # per goose above the lowest row the fox can reach: it can no longer hem the fox in
 
 # Hare-and-hounds weights (hare's view).
 HARE_MOBILITY = 30
 HARE_HEIGHT = 35  # per row the hare stands above the lowest hound
 STALL = 30  # per step of the stalling counter
+HOUND_PASSED = 60  # per hound on a higher row than the hare: it can no longer block the way down
 
 
 def _shift(bits: int, amount: int) -> int:
@@ -42,12 +49,18 @@ class FoxGeeseEvaluation:
         self.mask = board.mask
         self.neighbours = board.neighbours
         self.jumps = rules.tables.jumps
+        self.tables = rules.tables
         self.steps = tuple((delta(d), board.step_sources[d]) for d in DIRECTIONS if board.step_sources[d])
         # Per direction d: (shift of d, points with a line along d, points with a line along -d).
         self.lines = tuple(
             (delta(d), board.step_sources[d], board.step_sources[(-d[0], -d[1])])
             for d in DIRECTIONS
             if board.step_sources[d]
+        )
+        # reserve[k]: points with at least k more points straight above them
+        reserve = {p: sum(1 for q in board.points if q % GRID_WIDTH == p % GRID_WIDTH and q > p) for p in board.points}
+        self.reserve = tuple(
+            sum(1 << p for p, r in reserve.items() if r >= k) for k in range(1, max(reserve.values()) + 1)
         )
         self.rows = tuple(
             sum(1 << p for p in board.points if p // GRID_WIDTH == r) for r in range(board.rows)
@@ -80,16 +93,29 @@ class FoxGeeseEvaluation:
         for over, land in self.jumps[fox]:
             if geese >> over & 1 and empty >> land & 1:
                 threats += 1
-        advance = 0
+        advance = passed = depth = 0
+        lowest = ((region & -region).bit_length() - 1) // GRID_WIDTH  # lowest row the fox reaches
+        top = len(self.rows) - 1
         for row, bits in enumerate(self.rows):
-            advance += row * (geese & bits).bit_count()
+            count = (geese & bits).bit_count()
+            advance += row * count
+            if row > lowest:
+                passed += count
+            depth += (top - row) * (region & bits).bit_count()
         score = (
             -GOOSE * geese.bit_count()
             + FOX_REGION * (region.bit_count() - 1)
+            + FOX_REGION_LOW * depth
+            + FOX_LOWEST * (top - lowest)
             + FOX_MOBILITY * (self.neighbours[fox] & empty).bit_count()
             + WEAK_GOOSE * weak.bit_count()
-            - ADVANCE * advance
+            + TEMPO * advance
+            + PASSED_GOOSE * passed
         )
+        if RESERVE:
+            score -= RESERVE * sum((geese & bits).bit_count() for bits in self.reserve)
+        if GEESE_MOBILITY:
+            score -= GEESE_MOBILITY * count_prey_moves(self.tables, fox, geese)
         if fox_to_move:
             score += THREAT_ON_MOVE * threats
         return score
@@ -112,7 +138,10 @@ class HareHoundsEvaluation:
         hare, hounds, turn, _, stall = state
         empty = self.mask & ~hounds & ~(1 << hare)
         lowest_row = ((hounds & -hounds).bit_length() - 1) // GRID_WIDTH
+        hare_row = hare // GRID_WIDTH
+        passed = (hounds >> ((hare_row + 1) * GRID_WIDTH)).bit_count()
         score = (
+            HOUND_PASSED * passed +
             HARE_MOBILITY * (self.neighbours[hare] & empty).bit_count()
             - HARE_HEIGHT * (hare // GRID_WIDTH - lowest_row)
             + STALL * stall

@@ -373,7 +373,7 @@ class MctsPlayer(Player):
             "reused": reused,
             "nodes": root.visits,
             "pv": [str(m) for m in self.principal_variation(root)],
-            "time_ms": round((time.monotonic() - started) * 1000.0, 1),
+            "time_ms": int((time.monotonic() - started) * 1000.0),
         }
         info["score"] = max(-100_000, min(100_000, info["score"]))
         if best.solved in (WON, LOST):

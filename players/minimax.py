@@ -25,7 +25,8 @@ MATE_BOUND = WIN - 1_000  # |score| above this is a forced win or loss
 INFINITY = WIN + 1
 EXACT, LOWER, UPPER = 0, 1, 2
 TT_LIMIT = 600_000  # entries before the table is cleared (memory bound)
-DEFAULT_DEPTH = 4  # when neither options nor the clock set a limit
+DEFAULT_DEPTH = 4  # when neither options nor the clock set a limit: at least this deep...
+DEFAULT_SOFT_NODES = 3_000  # ...and deeper while the tree stays this small (Hare and Hounds)
 TIME_CHECK_NODES = 512
 
 
@@ -119,8 +120,12 @@ class AlphaBeta:
         nodes: int | None = None,
         time_ms: float | None = None,
         seen: set[int] | None = None,
+        soft_nodes: int | None = None,
     ) -> SearchResult:
-        """Iterative deepening until a limit; returns the best move of the deepest finished work."""
+        """Iterative deepening until a limit; returns the best move of the deepest finished work.
+
+        `soft_nodes`: once `depth` is reached, keep deepening while fewer nodes than this were spent
+        (no iteration is cut short by it, so the result stays deterministic)."""
         started = time.monotonic()
         if len(self.tt) > TT_LIMIT:
             self.tt.clear()
@@ -129,7 +134,7 @@ class AlphaBeta:
         self.max_nodes = nodes
         self.deadline = Deadline(time_ms)
         self.path = set(seen or ())
-        max_depth = depth if depth is not None else MAX_PLY // 2 - 2
+        max_depth = depth if depth is not None and soft_nodes is None else MAX_PLY // 2 - 2
         moves = self.rules.moves(state)
         if self.rules.ending(state) is not None or not moves:
             raise ValueError("the game is over: no move to search")
@@ -149,6 +154,8 @@ class AlphaBeta:
             if abs(score) >= MATE_BOUND and best.mate is not None and abs(best.mate) <= current:
                 break  # a forced result within the horizon: deeper search cannot change it
             if len(moves) == 1 and current >= 2:
+                break
+            if soft_nodes is not None and current >= (depth or 1) and self.nodes >= soft_nodes:
                 break
             left = self.deadline.left_ms()
             if time_ms is not None and left is not None and left < time_ms * 0.55:
@@ -345,7 +352,8 @@ class AlphaBeta:
 
 class MinimaxPlayer(Player):
     """Alpha-beta searcher. Limits: `depth` (plies), `nodes`, `time` (ms per move); the clock
-    caps the time too. With no limit at all it searches `DEFAULT_DEPTH` plies."""
+    caps the time too. With no limit at all it searches `DEFAULT_DEPTH` plies, deeper while the
+    tree stays under `DEFAULT_SOFT_NODES` nodes (deterministic either way)."""
 
     name = "minimax"
 
@@ -383,22 +391,23 @@ class MinimaxPlayer(Player):
         engine = self.engine_for(position.variant)
         rules = engine.rules
         budget = combine_budgets(self.time, time_budget_ms(clock))
-        depth = self.depth
+        depth, soft_nodes = self.depth, None
         if depth is None and self.nodes is None and budget is None:
-            depth = DEFAULT_DEPTH
+            depth, soft_nodes = DEFAULT_DEPTH, DEFAULT_SOFT_NODES
         result = engine.search(
             rules.state_of(position),
             depth=depth,
             nodes=self.nodes,
             time_ms=budget,
             seen=history_keys(game, rules),
+            soft_nodes=soft_nodes,
         )
         info = {
             "score": max(-WIN, min(WIN, result.score)) if result.mate is None else (100_000 if result.mate > 0 else -100_000),
             "depth": result.depth,
             "nodes": result.nodes,
             "pv": [str(m) for m in result.pv],
-            "time_ms": round(result.time_ms, 1),
+            "time_ms": int(result.time_ms),
         }
         if result.mate is not None:
             info["mate"] = result.mate

@@ -1,0 +1,89 @@
+"""Strength evidence: in-process matches, win rates per pairing (prints figures, not a test).
+
+    python benchmarks/strength.py [--games 20] [--variants standard,great-cross,hare-and-hounds]
+                                  [--pairings search-vs-random,depth]
+
+Pairings: minimax and MCTS against random in both roles on each variant (target: >= 95% wins),
+and minimax at depth d+2 against depth d in both roles. Each game starts with two random plies so
+that deterministic players do not repeat one game; seeds make the whole run replayable.
+"""
+
+from __future__ import annotations
+
+import argparse
+import random
+import time
+
+from foxgeese.engine import Clock, Game, Side, get_variant
+from foxgeese.players.registry import make_player
+
+OPENING_PLIES = 2
+MAX_PLIES = 400  # standard without sideways always ends; the others end by fifty moves/stalling
+
+
+def play(variant, predator_spec: str, prey_spec: str, seed: int) -> tuple[str, int]:
+    """One game; returns (winner value, plies)."""
+    rng = random.Random(seed)
+    game = Game(variant)
+    players = {Side.PREDATOR: make_player(predator_spec), Side.PREY: make_player(prey_spec)}
+    for side, player in players.items():
+        player.new_game(variant, side)
+    for _ in range(OPENING_PLIES):
+        if game.outcome() is None:
+            game.push(rng.choice(game.legal_moves()))
+    while game.outcome() is None and len(game.moves) < MAX_PLIES:
+        choice = players[game.position.turn].choose(game, Clock())
+        game.push(choice.move)
+    outcome = game.outcome()
+    return (outcome.winner.value if outcome else "unfinished"), len(game.moves)
+
+
+def match(variant, strong: str, weak: str, games: int, seed: int) -> None:
+    """`strong` plays each role `games` times; prints its score (wins + draws/2) per role."""
+    for role in (Side.PREDATOR, Side.PREY):
+        wins = draws = plies = 0
+        started = time.perf_counter()
+        for index in range(games):
+            weak_spec = weak.replace("SEED", str(seed + index))
+            strong_spec = strong.replace("SEED", str(seed + 1000 + index))
+            specs = (strong_spec, weak_spec) if role == Side.PREDATOR else (weak_spec, strong_spec)
+            winner, length = play(variant, *specs, seed=seed + index)
+            plies += length
+            if winner == variant.side_name(role):
+                wins += 1
+            elif winner in ("draw", "unfinished"):
+                draws += 1
+        elapsed = time.perf_counter() - started
+        rate = (wins + draws / 2) / games
+        print(
+            f"{str(variant):<30} {strong.replace(',seed=SEED', ''):<22} as {variant.side_name(role):<6} "
+            f"vs {weak.replace(',seed=SEED', '').replace(':seed=SEED', ''):<18} "
+            f"won {wins:>3}/{games} drawn {draws:>3}  score {rate:6.1%}  "
+            f"({plies / games:5.1f} plies/game, {elapsed / games:5.2f} s/game)",
+            flush=True,
+        )
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--games", type=int, default=20, help="games per pairing and role")
+    parser.add_argument("--variants", default="standard,great-cross,hare-and-hounds")
+    parser.add_argument("--pairings", default="search-vs-random,depth")
+    parser.add_argument("--minimax", default="minimax:depth=3,seed=SEED")
+    parser.add_argument("--mcts", default="mcts:playouts=400,seed=SEED")
+    parser.add_argument("--depth", type=int, default=2, help="d in 'depth d+2 vs depth d'")
+    parser.add_argument("--seed", type=int, default=1)
+    args = parser.parse_args()
+    for variant_id in args.variants.split(","):
+        variant = get_variant(variant_id.strip())
+        if "search-vs-random" in args.pairings:
+            match(variant, args.minimax, "random:seed=SEED", args.games, args.seed)
+            match(variant, args.mcts, "random:seed=SEED", args.games, args.seed)
+        if "depth" in args.pairings:
+            deep = f"minimax:depth={args.depth + 2},seed=SEED"
+            shallow = f"minimax:depth={args.depth},seed=SEED"
+            match(variant, deep, shallow, args.games, args.seed)
+
+
+if __name__ == "__main__":
+    main()

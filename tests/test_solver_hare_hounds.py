@@ -205,3 +205,13 @@ def test_one_real_game_through_the_referee(tmp_path, monkeypatch):
     with Referee(log_dir=str(tmp_path / "logs")) as referee:
         record = referee.play_game(HH, seats, "20+0.5", game_id="solver-hh")
     assert record.winner == "hounds", (record.termination, record.reason)
+
+
+def test_the_registry_builds_the_solver_from_its_spec(tmp_path):
+    from foxgeese.players.registry import make_player, player_options
+
+    player = make_player(f"solver:depth=3,seed=2,tables={tmp_path}")
+    assert isinstance(player, SolverPlayer) and player.depth == 3
+    assert set(player_options("solver")) == {"depth", "tables", "seed"}
+    with pytest.raises(ValueError, match="depth"):
+        make_player("solver:depth=0")

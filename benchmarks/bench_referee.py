@@ -1,11 +1,11 @@
 """Moves per second through the referee, next to raw DEALER/ROUTER round trips in the same run.
 
-    python benchmarks/bench_referee.py [--plies 3000] [--rounds 3] [--variant great-cross]
+    python benchmarks/bench_referee.py [--rounds 30] [--max-plies 100] [--variant great-cross]
 
 Both sides use the same transport (ipc://, one bot process per seat): the raw figure is a
 ROUTER in this process sending a turn-sized msgpack map to a bot process that answers at once;
-the referee figure is whole games between two bots that play the first move of `legal`. Their
-ratio is what the referee's own work (rules, clocks, records) costs per ply.
+the referee figure is whole games (setup included) between two bots that play the first move of
+`legal`. Their ratio is what the referee's own work (rules, clocks, records) costs per ply.
 """
 
 from __future__ import annotations
@@ -43,48 +43,56 @@ def run_bot(role: str) -> int:
             socket.send(pack({"v": 1, "type": "pong", "id": message["id"]}))
 
 
-def raw_round_trips(count: int, moves_in_turn: int) -> float:
-    """Round trips per second of a turn-like map to two bot processes in turn, answered at once.
+class RawPair:
+    """A ROUTER here and two echo bot processes: the same traffic as a game, with no referee work.
 
     Two bots alternate as the two seats of a game do, so both figures pay the same wake-ups.
     """
-    context = zmq.Context()
-    router = context.socket(zmq.ROUTER)
-    router.setsockopt(zmq.LINGER, 0)
-    path = f"/tmp/bench-referee-{os.getpid()}.sock"
-    router.bind(f"ipc://{path}")
-    env = {**os.environ, "FOXGEESE_ENDPOINT": f"ipc://{path}", "FOXGEESE_TOKEN": "-"}
-    bots = [subprocess.Popen([sys.executable, __file__, "--role", "echo"], env=env) for _ in range(2)]
-    turn = {"v": 1, "type": "turn", "game_id": "g1", "request_id": 0,
-            "position": "great-cross - fox e7 d1,e1,f1,d2,e2,f2,d3,e3,f3,a4,b4,c4,d4,e4,f4,g4,h4,i4 0 0 0",
-            "moves": ["e7-e6"] * moves_in_turn, "legal": ["e7-e8", "e7-d7", "e7-f7", "e7-e6"],
-            "clocks": {"fox": 10000, "geese": 10000}, "increment_ms": 100, "per_move_ms": 0}
-    identities = []
-    try:
-        while len(identities) < 2:  # each bot speaks first (its hello), as in the protocol
-            if not router.poll(10_000):
+
+    def __init__(self, moves_in_turn: int) -> None:
+        self.context = zmq.Context()
+        self.router = self.context.socket(zmq.ROUTER)
+        self.router.setsockopt(zmq.LINGER, 0)
+        self.path = f"/tmp/bench-referee-{os.getpid()}.sock"
+        self.router.bind(f"ipc://{self.path}")
+        env = {**os.environ, "FOXGEESE_ENDPOINT": f"ipc://{self.path}", "FOXGEESE_TOKEN": "-"}
+        self.bots = [subprocess.Popen([sys.executable, __file__, "--role", "echo"], env=env) for _ in range(2)]
+        self.turn = {"v": 1, "type": "turn", "game_id": "g1", "request_id": 0,
+                     "position": "great-cross - fox e7 d1,e1,f1,d2,e2,f2,d3,e3,f3,a4,b4,c4,d4,e4,f4,g4,h4,i4 0 0 0",
+                     "moves": ["e7-e6"] * moves_in_turn, "legal": ["e7-e8", "e7-d7", "e7-f7", "e7-e6"],
+                     "clocks": {"fox": 10000, "geese": 10000}, "increment_ms": 100, "per_move_ms": 0}
+        self.identities: list[bytes] = []
+        while len(self.identities) < 2:  # each bot speaks first (its hello), as in the protocol
+            if not self.router.poll(10_000):
                 raise RuntimeError("echo bots did not start")
-            identities.append(router.recv_multipart()[0])
+            self.identities.append(self.router.recv_multipart()[0])
+
+    def rate(self, count: int) -> float:
+        """Round trips per second over `count` turn-sized maps, answered at once."""
+        router, turn, identities = self.router, self.turn, self.identities
         start = time.perf_counter()
         for request_id in range(1, count + 1):
             turn["request_id"] = request_id
             router.send_multipart([identities[request_id & 1], msgpack.packb(turn)])
             reply = msgpack.unpackb(router.recv_multipart()[1], raw=False)
             assert reply["request_id"] == request_id
-        elapsed = time.perf_counter() - start
-        for identity in identities:
-            router.send_multipart([identity, msgpack.packb({"v": 1, "type": "quit"})])
-    finally:
-        for bot in bots:
+        return count / (time.perf_counter() - start)
+
+    def close(self) -> None:
+        for identity in self.identities:
+            self.router.send_multipart([identity, msgpack.packb({"v": 1, "type": "quit"})])
+        for bot in self.bots:
             bot.wait(5)
-        router.close()
-        context.term()
-        os.unlink(path)
-    return count / elapsed
+        self.router.close()
+        self.context.term()
+        os.unlink(self.path)
 
 
-def referee_moves(plies: int, variant_id: str, max_plies: int) -> tuple[float, int, int]:
-    """Plies per second through Referee.play_game between two first-legal-move bots."""
+def measure(rounds: int, variant_id: str, max_plies: int) -> tuple[float, float, int]:
+    """Best rates over `rounds` of (one refereed game, as many raw round trips), interleaved.
+
+    Taking the best of short interleaved rounds keeps other work on the machine out of both.
+    """
     from foxgeese.engine import Side, get_variant
     from foxgeese.protocol.botconfig import BotConfig
     from foxgeese.protocol.referee import Referee
@@ -92,37 +100,37 @@ def referee_moves(plies: int, variant_id: str, max_plies: int) -> tuple[float, i
     variant = get_variant(variant_id)
     bot = [sys.executable, __file__, "--role", "first"]
     seats = {Side.PREDATOR: BotConfig("first-a", bot), Side.PREY: BotConfig("first-b", bot)}
-    with Referee() as referee:
-        referee.play_game(variant, seats, "60+1", max_plies=4)  # launch and warm up, not timed
-        done = games = 0
-        start = time.perf_counter()
-        while done < plies:
-            record = referee.play_game(variant, seats, "600+1", max_plies=max_plies)
-            done += record.plies
-            games += 1
-        elapsed = time.perf_counter() - start
-    return done / elapsed, done, games
+    raw = RawPair(moves_in_turn=max_plies // 2)
+    best_referee = best_raw = 0.0
+    plies = 0
+    try:
+        with Referee() as referee:
+            referee.play_game(variant, seats, "60+1", max_plies=4)  # launch and warm up, not timed
+            for _ in range(rounds):
+                start = time.perf_counter()
+                record = referee.play_game(variant, seats, "600+1", max_plies=max_plies)
+                best_referee = max(best_referee, record.plies / (time.perf_counter() - start))
+                best_raw = max(best_raw, raw.rate(record.plies))
+                plies += record.plies
+    finally:
+        raw.close()
+    return best_referee, best_raw, plies
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--role", choices=("echo", "first"), help=argparse.SUPPRESS)
-    parser.add_argument("--plies", type=int, default=3000, help="plies to time through the referee")
     parser.add_argument("--variant", default="great-cross")
     parser.add_argument("--max-plies", type=int, default=100, help="adjudicate each game after this many")
-    parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument("--rounds", type=int, default=30, help="games, each followed by as many raw round trips")
     args = parser.parse_args()
     if args.role:
         sys.exit(run_bot(args.role))
-    # Rounds of each, interleaved, best taken: other work on the machine shifts both alike.
-    raw = refereed = 0.0
-    for _ in range(args.rounds):
-        rate, plies, games = referee_moves(args.plies // args.rounds, args.variant, args.max_plies)
-        refereed = max(refereed, rate)
-        raw = max(raw, raw_round_trips(args.plies // args.rounds, moves_in_turn=args.max_plies // 2))
+    refereed, raw, plies = measure(args.rounds, args.variant, args.max_plies)
     print(f"raw pyzmq+msgpack round trips: {raw:9.0f} /s  (turn-sized maps to 2 bot processes, ipc://)")
-    print(f"referee plies:                 {refereed:9.0f} /s  ({plies} plies in {games} {args.variant} games)")
-    print(f"ratio referee/raw:             {refereed / raw:9.2f}  (target >= 0.50; best of {args.rounds} rounds)")
+    print(f"referee plies:                 {refereed:9.0f} /s  ({args.variant} games of {args.max_plies} plies)")
+    print(f"ratio referee/raw:             {refereed / raw:9.2f}  (target >= 0.50; best of {args.rounds} "
+          f"interleaved rounds, {plies} plies each way)")
 
 if __name__ == "__main__":
     main()

@@ -592,16 +592,16 @@ class _Match:
             side = game.position.turn
             name = names[side]
             bot = self.bot_of[side]
-            legal = {}
-            for move in moves:  # move texts are cached: str(move) is the hot path's biggest cost
-                text = move_text.get(move)
-                if text is None:
-                    text = move_text[move] = str(move)
-                legal[text] = move
+            try:  # move texts are cached (str(move) was the hot path's biggest cost); map/zip run in C
+                texts = list(map(move_text.__getitem__, moves))
+            except KeyError:
+                move_text.update((move, str(move)) for move in moves if move not in move_text)
+                texts = list(map(move_text.__getitem__, moves))
+            legal = dict(zip(texts, moves))
             self.request_id += 1
             self.mover, bot.reply = bot, None
             send(bot, codec.TURN, game_id=self.game_id, request_id=self.request_id,
-                 position=game.position.text(), moves=self.move_texts, legal=list(legal),
+                 position=game.position.text(), moves=self.move_texts, legal=texts,
                  clocks={predator: clock.on_turn_ms(predator), prey: clock.on_turn_ms(prey)},
                  increment_ms=increment_ms, per_move_ms=per_move_ms)
             sent = time.monotonic()
@@ -620,17 +620,17 @@ class _Match:
                               offender=bot)
             if reply["type"] == codec.RESIGN:
                 raise _Ending(names[side.other], RefereeTermination.RESIGNATION.value, f"{name} resigned")
-            text = reply["move"]
+            text = move_name = reply["move"]
             move = legal.get(text)
-            if move is None:
+            if move is None:  # not canonical text of a legal move: the engine reads it, or says why not
                 try:
                     move = game.parse_move(text)
                 except (InvalidMoveError, IllegalMoveError) as error:
                     raise _Ending(names[side.other], RefereeTermination.ILLEGAL_MOVE.value,
                                   f"{name} played {text!r}: {getattr(error, 'reason', error)}",
                                   offender=bot) from None
+                move_name = str(move)
             game.push(move)
-            move_name = legal_name if (legal_name := move_text.get(move)) is not None else str(move)
             self.move_texts.append(move_name)
             self.unrecorded = (move_name, name, elapsed_ms, reply, clock.left_ms[name])
 

@@ -100,3 +100,18 @@ def test_referees_in_threads_play_at_the_same_time(tmp_path):
     assert sorted(results) == [0, 1, 2]
     rule_endings = {"captured", "escaped", "stalling", "fifty-moves", "repetition", "trapped", "immobilized"}
     assert all(set(terminations) <= rule_endings for terminations in results.values()), results
+
+
+def test_a_human_seat_reads_the_terminal(tmp_path):
+    record_path = tmp_path / "human.json"
+    result = subprocess.run(
+        [sys.executable, "-m", "foxgeese", "play", "hare-and-hounds", "--hare", "random:seed=1", "--hounds", "human",
+         "--record", str(record_path), "--log-dir", str(tmp_path)],
+        input="b1-b2\nquit\n", capture_output=True, text=True, timeout=60,
+    )
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.count("your move>") == 2  # the human bot wrote its prompts to our stdout
+    record = load_record(record_path)
+    assert (record.moves[0].move, record.moves[0].side) == ("b1-b2", "hounds")
+    assert record.time_control == "900+0"  # the default with a human seat
+    assert record.winner == "hare" and record.plies == 2

@@ -449,7 +449,7 @@ class _Match:
         self.request_id = 0
         self.move_texts: list[str] = [str(move) for move in game.moves]
         self.on_move: Callable[[GameRecord, MoveRecord], None] | None = None
-        self.unrecorded: tuple[str, str, float, dict[str, Any], int] | None = None
+        self.unrecorded: tuple[str, str, float, dict[str, Any], int, float | None] | None = None
         start = variant.start_position()
         self.record = GameRecord(
             game_id=game_id, variant=variant.id, options=dict(variant.options), start=start.text(),
@@ -632,15 +632,21 @@ class _Match:
                 move_name = str(move)
             game.push(move)
             self.move_texts.append(move_name)
-            self.unrecorded = (move_name, name, elapsed_ms, reply, clock.left_ms[name])
+            self.unrecorded = (move_name, name, elapsed_ms, reply, clock.left_ms[name], bot.rtt_ms)
 
     def _record_last(self) -> None:
-        move_name, name, elapsed_ms, reply, left_ms = self.unrecorded
+        """Splits the measured time into thinking and transport, and appends the move's entry.
+
+        The bot's own `think_ms` decides when it sent one; otherwise its last ping round trip is
+        taken as the transport part.
+        """
+        move_name, name, elapsed_ms, reply, left_ms, rtt_ms = self.unrecorded
         self.unrecorded = None
+        elapsed = round(elapsed_ms)
         think = reply.get("think_ms")
-        if not isinstance(think, int) or isinstance(think, bool) or not 0 <= think <= elapsed_ms:
-            think = round(elapsed_ms)
-        entry = MoveRecord(move_name, name, think, max(0, round(elapsed_ms) - think), left_ms, reply.get("info") or {})
+        if think.__class__ is not int or not 0 <= think <= elapsed:
+            think = elapsed - min(elapsed, round(rtt_ms or 0))
+        entry = MoveRecord(move_name, name, think, elapsed - think, left_ms, reply.get("info") or {})
         self.record.moves.append(entry)
         if self.on_move is not None:
             self.on_move(self.record, entry)

@@ -124,7 +124,9 @@ def test_a_whole_short_game_message_by_message(setup):
     record = future.result(timeout=5)
     assert [m.move for m in record.moves] == ["b1-b2", "b5-a4", turn["legal"][0]]
     assert record.moves[0].info == {"score": 12, "depth": 3, "nodes": 40, "pv": ["b1-b2", "b5-a4"]}
-    assert record.moves[0].think_ms == 0 and record.moves[0].transport_ms >= 0
+    assert record.moves[0].think_ms == 0 and record.moves[0].transport_ms >= 0  # all of it was transport
+    hare_rtt = record.bots["hare"].rtt_ms
+    assert hare_rtt is not None and 0 <= record.moves[1].transport_ms <= round(hare_rtt)  # estimated by ping
     assert record.bots["hounds"].name == "hounds-bot" and record.bots["hounds"].stderr is None
 
     # The same connections play the next game; close() then sends quit.

@@ -66,8 +66,8 @@ def play_normal(referee: Referee) -> GameRecord:
 CASES = [
     # mode, extra args, time control, termination, words in reason
     ("crash", ["--after", "2"], NORMAL_TC, RefereeTermination.CRASH, "exited with status 3"),
-    ("hang", ["--after", "2"], "move=0.2", RefereeTermination.TIME_FORFEIT, "took over 250 ms"),
-    ("slow", ["--after", "2", "--sleep", "0.5"], "move=0.2", RefereeTermination.TIME_FORFEIT, "took over"),
+    ("hang", ["--after", "2"], "move=0.5", RefereeTermination.TIME_FORFEIT, "took over 550 ms"),
+    ("slow", ["--after", "2", "--sleep", "1.0"], "move=0.5", RefereeTermination.TIME_FORFEIT, "took over 550 ms"),
     ("garbage", ["--after", "2"], NORMAL_TC, RefereeTermination.PROTOCOL_ERROR, "not a msgpack message"),
     ("wrong-types", ["--after", "2"], NORMAL_TC, RefereeTermination.PROTOCOL_ERROR, "'request_id' must be int"),
     ("oversize", ["--after", "2"], NORMAL_TC, RefereeTermination.PROTOCOL_ERROR, "over the 65536-byte cap"),
@@ -108,27 +108,35 @@ def test_protocol_error_bot_is_told_why(referee):
 
 def test_no_hello_is_a_no_show_and_the_silent_bot_is_killed(tmp_path):
     with Referee(log_dir=str(tmp_path), hello_timeout_s=1.0) as referee:
+        # The hounds connect in a first game, so that only the silent bot meets the short timeout.
+        referee.hello_timeout_s = 30.0
+        play_normal(referee)
+        referee.hello_timeout_s = 1.0
         silent = scripted("no-hello")
         started = time.monotonic()
-        record = referee.play_game(HH, {Side.PREDATOR: silent, Side.PREY: scripted("normal")}, NORMAL_TC)
+        record = referee.play_game(HH, {Side.PREDATOR: silent, Side.PREY: scripted("normal", "--seed", "5")},
+                                   NORMAL_TC)
         assert record.termination == "no-show" and record.winner == "hounds"
         assert "no hello within 1s" in record.reason
         assert time.monotonic() - started < 5
         assert wait_for(lambda: count_received(record.bots["hounds"].stderr, f"game_over {record.game_id}") == 1)
+        # The silent bot was killed and reaped as its game ended; the two others wait for more games.
+        children = [" ".join(child.cmdline()) for child in psutil.Process().children()]
+        assert not [line for line in children if "no-hello" in line]
+        assert len(referee.processes()) == 2
         pids = [p.pid for p in referee.processes()]
-        record = referee.play_game(HH, {Side.PREDATOR: HARE, Side.PREY: scripted("normal")}, NORMAL_TC)
-        assert record.termination in RULE_ENDINGS
+        play_normal(referee)
     assert not any(psutil.pid_exists(pid) and psutil.Process(pid).status() != psutil.STATUS_ZOMBIE for pid in pids)
 
 
 def test_hung_bot_is_killed_and_restarted_before_its_next_game(referee):
     hung = scripted("hang", "--after", "1", name="hung")
-    record = referee.play_game(HH, {Side.PREDATOR: hung, Side.PREY: scripted("normal")}, "move=0.2")
+    record = referee.play_game(HH, {Side.PREDATOR: hung, Side.PREY: scripted("normal")}, "move=0.5")
     assert record.termination == "time-forfeit" and record.winner == "hounds"
     (old,) = [p for p in referee.processes() if p.config == hung]
     assert old.alive()  # it is hanging, not dead
     # Its next game: it does not answer new_game, so the referee kills its group and starts it anew.
-    record = referee.play_game(HH, {Side.PREDATOR: hung, Side.PREY: scripted("normal")}, "move=0.2")
+    record = referee.play_game(HH, {Side.PREDATOR: hung, Side.PREY: scripted("normal")}, "move=0.5")
     assert not old.alive() and old.returncode == -signal.SIGTERM
     # The hounds, ready at once, were told about the game once although the hare's seat was retried.
     hounds_log = record.bots["hounds"].stderr

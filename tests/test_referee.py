@@ -37,6 +37,16 @@ def count_received(path: str, kind: str) -> int:
         return 0
 
 
+def child_command_lines() -> list[str]:
+    lines = []
+    for child in psutil.Process().children():
+        try:
+            lines.append(" ".join(child.cmdline()))
+        except psutil.Error:  # ended meanwhile
+            pass
+    return lines
+
+
 def wait_for(condition, timeout_s: float = 10.0) -> bool:
     """Polls a condition on another process's files (there is nothing to block on)."""
     deadline = time.monotonic() + timeout_s
@@ -121,8 +131,7 @@ def test_no_hello_is_a_no_show_and_the_silent_bot_is_killed(tmp_path):
         assert time.monotonic() - started < 5
         assert wait_for(lambda: count_received(record.bots["hounds"].stderr, f"game_over {record.game_id}") == 1)
         # The silent bot was killed and reaped as its game ended; the two others wait for more games.
-        children = [" ".join(child.cmdline()) for child in psutil.Process().children()]
-        assert not [line for line in children if "no-hello" in line]
+        assert not [line for line in child_command_lines() if "no-hello" in line]
         assert len(referee.processes()) == 2
         pids = [p.pid for p in referee.processes()]
         play_normal(referee)

@@ -201,7 +201,7 @@ class Checker:
         request_id = self.request_id
         position = game.position
         self._send(codec.TURN, game_id=game_id, request_id=request_id, position=position.text(),
-                   moves=[str(move) for move in game.moves],
+                   moves=[str(move) for move in game.moves], legal=[str(move) for move in game.legal_moves()],
                    clocks={game.variant.predator_name: 59_000, game.variant.prey_name: 58_500},
                    increment_ms=TIME_CONTROL["increment_ms"], per_move_ms=0)
         reply = self._expect(step, codec.MOVE, game_id=game_id, request_id=request_id)

@@ -118,3 +118,15 @@ def test_info_problems_are_named():
     assert info_problem({"depth": True}) == "info depth=True"
     assert info_problem({"score": 1.5}) == "info score=1.5"
     assert info_problem({"pv": ["d4-d5", 3]}) == "info pv=['d4-d5', 3]"
+
+
+def test_the_minimal_bot_in_protocol_md_passes_the_check(tmp_path):
+    """The spec's own example must stay a working bot: it plays the `legal` list's first move."""
+    text = (ROOT / "PROTOCOL.md").read_text()
+    section = text[text.index("## A minimal bot"):]
+    code = section[section.index("```python") + len("```python"):]
+    code = code[: code.index("```")]
+    bot = tmp_path / "first.py"
+    bot.write_text(code)
+    ok, lines = run_check([sys.executable, str(bot)])
+    assert ok, "\n".join(lines)

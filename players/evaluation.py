@@ -48,6 +48,7 @@ class FoxGeeseEvaluation:
         board = rules.variant.board
         self.mask = board.mask
         self.neighbours = board.neighbours
+        self.start_geese = rules.variant.prey_start.bit_count()  # material counts from the start
         self.jumps = rules.tables.jumps
         self.tables = rules.tables
         self.steps = tuple((delta(d), board.step_sources[d]) for d in DIRECTIONS if board.step_sources[d])
@@ -65,6 +66,9 @@ class FoxGeeseEvaluation:
         self.rows = tuple(
             sum(1 << p for p in board.points if p // GRID_WIDTH == r) for r in range(board.rows)
         )
+        # Scores count from the start position, so 0 (a draw) means "as good as the start".
+        self.offset = 0
+        self.offset = self.fox_score(rules.variant.predator_start, rules.variant.prey_start, True)
 
     def region(self, fox: int, empty: int) -> int:
         """Points the fox can walk to (its own point included), by flood fill over empty points."""
@@ -103,7 +107,7 @@ class FoxGeeseEvaluation:
                 passed += count
             depth += (top - row) * (region & bits).bit_count()
         score = (
-            -GOOSE * geese.bit_count()
+            GOOSE * (self.start_geese - geese.bit_count())
             + FOX_REGION * (region.bit_count() - 1)
             + FOX_REGION_LOW * depth
             + FOX_LOWEST * (top - lowest)
@@ -118,7 +122,7 @@ class FoxGeeseEvaluation:
             score -= GEESE_MOBILITY * count_prey_moves(self.tables, fox, geese)
         if fox_to_move:
             score += THREAT_ON_MOVE * threats
-        return score
+        return score - self.offset
 
     def __call__(self, state: State) -> int:
         fox_to_move = state[2] == PREDATOR

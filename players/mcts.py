@@ -18,16 +18,17 @@ from foxgeese.engine import Clock, Game
 from foxgeese.engine.board import GRID_WIDTH
 from foxgeese.players.base import Choice, Deadline, Player, combine_budgets, time_budget_ms
 from foxgeese.players.evaluation import Evaluation, evaluation_for
-from foxgeese.players.fastrules import DRAW, PREDATOR, PREY, FastRules, State
+from foxgeese.players.fastrules import DRAW, PREDATOR, FastRules, State
+from foxgeese.players.minimax import history_keys
 
 WON, LOST = 1, -1  # proven results, from the view of the side that moved into the node
 DEFAULT_PLAYOUTS = 1000
-SCORE_SCALE = 400.0  # centi-points that make a 73% expectation in the cut-off evaluation
+SCORE_SCALE = 150.0  # centi-points that make a 73% expectation in the cut-off evaluation
 TIME_CHECK_PLAYOUTS = 16
 
 
 class Node:
-    __slots__ = ("move", "mover", "state", "children", "visits", "total", "solved", "prior")
+    __slots__ = ("move", "mover", "state", "children", "visits", "total", "solved", "prior", "implicit")
 
     def __init__(self, move, mover: int, state: State, prior: float = 1.0) -> None:
         self.move = move
@@ -38,6 +39,9 @@ class Node:
         self.total = 0.0
         self.solved: int | None = None
         self.prior = prior
+        # Implicit minimax value (Lanctot et al. 2014): the static evaluation backed up by minimax
+        # over the expanded tree, in [0, 1] from the mover's point of view.
+        self.implicit = 0.5
 
     def value(self) -> float:
         return self.total / self.visits if self.visits else 0.5
@@ -56,6 +60,24 @@ def uct_value(child: Node, parent_visits: int, c: float) -> float:
     return child.total / child.visits + c * math.sqrt(math.log(parent_visits) / child.visits)
 
 
+class ImplicitUCT:
+    """UCB1 on a blend of the playout mean and the implicit minimax value: (1-a)·mean + a·minimax.
+
+    Playouts in hunt games are noisy (random geese always lose); the backed-up static evaluation
+    gives the tree a minimax backbone. Unvisited children go in order of their evaluation.
+    """
+
+    def __init__(self, weight: float = 0.5) -> None:
+        self.weight = weight
+
+    def __call__(self, child: Node, parent_visits: int, c: float) -> float:
+        if child.visits == 0:
+            return 1e9 + child.implicit + child.prior * 1e-3
+        mean = child.total / child.visits
+        blended = (1.0 - self.weight) * mean + self.weight * child.implicit
+        return blended + c * math.sqrt(math.log(parent_visits) / child.visits)
+
+
 def puct_value(child: Node, parent_visits: int, c: float) -> float:
     """AlphaZero-style PUCT using the evaluator's prior."""
     mean = child.total / child.visits if child.visits else 0.5
@@ -68,6 +90,9 @@ class Evaluator(Protocol):
 
     def prior(self, state: State, moves: list) -> list[float]:
         """A weight per move (higher = try first)."""
+
+    def static_value(self, state: State) -> float:
+        """A quick estimate for the predator, in [0, 1] (no playout)."""
 
 
 class RolloutEvaluator:
@@ -171,14 +196,16 @@ class MCTS:
         evaluator: Evaluator,
         *,
         c: float = 1.4,
-        selection: SelectionFn = uct_value,
+        selection: SelectionFn | None = None,
         solve: bool = True,
+        implicit: bool = True,
     ) -> None:
         self.rules = rules
         self.evaluator = evaluator
         self.c = c
-        self.selection = selection
+        self.selection = selection or (ImplicitUCT() if implicit else uct_value)
         self.solve = solve
+        self.implicit = implicit
 
     def new_root(self, state: State) -> Node:
         return Node(None, 1 - state[2], state)
@@ -197,11 +224,17 @@ class MCTS:
                 end = mover  # the opponent is trapped / immobilized
             if end is not None and end != DRAW and self.solve:
                 child.solved = WON if end == mover else LOST
-            elif end == DRAW:
-                child.solved = 0
+                child.implicit = 1.0 if end == mover else 0.0
+            elif end is not None:
+                child.solved = 0 if end == DRAW else None
+                child.implicit = 0.5 if end == DRAW else (1.0 if end == mover else 0.0)
+            elif self.implicit:
+                value = self.evaluator.static_value(child.state)
+                child.implicit = value if mover == PREDATOR else 1.0 - value
             children.append(child)
-        children.sort(key=lambda n: n.prior, reverse=True)
+        children.sort(key=lambda n: (n.implicit, n.prior), reverse=True)
         node.children = children
+        node.implicit = 1.0 - children[0].implicit if children else node.implicit
 
     def _leaf_value(self, node: Node) -> float:
         """Value for the predator of a node reached for the first time."""
@@ -235,9 +268,13 @@ class MCTS:
         elif all(child.solved == LOST for child in children):
             node.solved = WON
 
-    def playout(self, root: Node) -> None:
+    def playout(self, root: Node, seen: set[int] | None = None) -> None:
+        """One selection-expansion-evaluation-backup pass. `seen`: keys of the game's earlier
+        positions; in variants with the repetition rule a position met again scores as a draw."""
         path = [root]
         node = root
+        repeated = False
+        keys = set(seen) if seen else None
         while node.solved is None:
             if node.children is None:
                 self._expand(node)
@@ -247,16 +284,25 @@ class MCTS:
                     break
             node = self._select(node)
             path.append(node)
+            if keys is not None:
+                key = self.rules.key(node.state)
+                if key in keys:
+                    repeated = True
+                    break
+                keys.add(key)
             if node.visits == 0:
                 break
-        value = self._leaf_value(node)
+        value = 0.5 if repeated else self._leaf_value(node)
         for item in reversed(path):
             item.visits += 1
             item.total += value if item.mover == PREDATOR else 1.0 - value
-            if self.solve and item.children is not None and item.solved is None:
-                self._update_solved(item)
+            if item.children:
+                if self.implicit:
+                    item.implicit = 1.0 - max(child.implicit for child in item.children)
+                if self.solve and item.solved is None:
+                    self._update_solved(item)
 
-    def run(self, root: Node, *, playouts: int | None, deadline: Deadline) -> int:
+    def run(self, root: Node, *, playouts: int | None, deadline: Deadline, seen: set[int] | None = None) -> int:
         """Playouts until a limit or until the root is solved; returns how many were made."""
         done = 0
         while root.solved is None:
@@ -264,7 +310,7 @@ class MCTS:
                 break
             if done % TIME_CHECK_PLAYOUTS == 0 and deadline.passed():
                 break
-            self.playout(root)
+            self.playout(root, seen)
             done += 1
             if root.children is not None and any(child.solved == WON for child in root.children):
                 break
@@ -360,7 +406,8 @@ class MctsPlayer(Player):
         playouts = self.playouts
         if playouts is None and budget is None:
             playouts = DEFAULT_PLAYOUTS
-        done = search.run(root, playouts=playouts, deadline=Deadline(budget))
+        seen = history_keys(game, search.rules) if search.rules.repetition_ending else None
+        done = search.run(root, playouts=playouts, deadline=Deadline(budget), seen=seen)
         if not root.children:
             raise ValueError("the game is over: no move to choose")
         best = search.best_child(root)

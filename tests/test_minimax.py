@@ -183,15 +183,15 @@ def test_a_seed_varies_the_game_reproducibly():
 
 
 def test_a_position_seen_before_scores_as_a_draw_in_great_cross():
-    # Geese far away: the fox's static score is far from zero. If every fox move led back to a
-    # position of the game's history, each would be a repetition draw, and the search says 0.
+    # Three geese short: the fox's static score is far from zero. If every fox move led back to
+    # a position of the game's history, each would be a repetition draw, and the search says 0.
     position = diagram("""
 9       . . .
 8       . . .
 7       . F .
 6 . . . . . . . . .
 5 . . . . . . . . .
-4 G G G G G G G G G
+4 G G G . . . G G G
 3       G G G
 2       G G G
 1       G G G

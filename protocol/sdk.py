@@ -215,6 +215,9 @@ class BotSession:
             move, info = (choice.move, getattr(choice, "info", None)) if hasattr(choice, "move") else (choice, None)
         else:
             move, info = self.player(game.position, clock), None
+        if move is None:  # a player gives up by choosing no move (the human player's `quit`)
+            self._send(socket, codec.RESIGN, game_id=game_id, request_id=request_id)
+            return
         fields: dict[str, Any] = {"game_id": game_id, "request_id": request_id, "move": str(move)}
         info = clean_info(info)
         if info:

@@ -256,3 +256,16 @@ def test_new_game_for_an_unknown_variant_gets_no_ready_and_the_bot_goes_on(refer
     referee.send("quit")
     thread.join(5)
     assert result == {"games": 0}
+
+
+def test_a_player_that_chooses_no_move_resigns(referee):
+    thread, result = start(lambda position, clock: None, name="quitter", endpoint=referee.endpoint, token="")
+    referee.recv()
+    referee.send("new_game", game_id="g1", variant="hare-and-hounds", options={}, side="hounds",
+                 time_control={"base_ms": 1000, "increment_ms": 0, "per_move_ms": 0}, start=HH_START)
+    assert referee.recv()["type"] == "ready"
+    referee.send("turn", **turn_fields(Game(get_variant("hare-and-hounds")), "g1", 3, {"hare": 1000, "hounds": 1000}))
+    assert referee.recv() == {"v": 1, "type": "resign", "game_id": "g1", "request_id": 3}
+    referee.send("quit")
+    thread.join(5)
+    assert result == {"games": 0}

@@ -1,0 +1,64 @@
+"""The searches never let a proven win slip, judged by the exact Hare and Hounds solution.
+
+The solution (helper module `hare_hounds_solution`, built from the engine's own rules in under a
+second) gives every position's result and distance. From won positions reached by random play,
+minimax searching one ply past the win distance, and MCTS on short wins, must play a move that
+still wins.
+"""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+
+from foxgeese.engine import Clock, Game, get_variant
+from foxgeese.players.mcts import MctsPlayer
+from foxgeese.players.minimax import MinimaxPlayer
+
+from foxgeese.players import hare_hounds_solution
+from foxgeese.players.tables import WIN, to_parent
+
+
+@pytest.fixture(scope="module")
+def solved(tmp_path_factory):
+    return hare_hounds_solution.solution(tmp_path_factory.mktemp("tables"))
+
+
+def won_positions(solved, count: int, max_distance: int, seed: int) -> list:
+    """Positions reached by random play where the side to move wins within `max_distance` plies."""
+    variant = get_variant("hare-and-hounds")
+    rng = random.Random(seed)
+    found = []
+    while len(found) < count:
+        game = Game(variant)
+        for _ in range(rng.randrange(0, 30)):
+            moves = game.legal_moves()
+            if not moves:
+                break
+            game.push(rng.choice(moves))
+        position = game.position
+        if position.outcome() is None and 0 < WIN - solved.score(position) <= max_distance:
+            found.append(position)
+    return found
+
+
+def keeps_the_win(solved, position, move) -> bool:
+    return to_parent(solved.score(position.play(move))) > 0
+
+
+def test_minimax_keeps_every_proven_win(solved):
+    positions = won_positions(solved, 40, 15, seed=3)
+    assert {WIN - solved.score(p) for p in positions} >= {1, 3, 5, 7, 9}  # short and long wins
+    for position in positions:
+        distance = WIN - solved.score(position)
+        choice = MinimaxPlayer(depth=distance + 1).choose(Game.from_position(position), Clock())
+        assert keeps_the_win(solved, position, choice.move), (position.text(), str(choice.move))
+        if len(position.legal_moves()) > 1:  # (a forced move is played after a 2-ply look)
+            assert choice.info["mate"] == distance  # and it sees exactly how far the win is
+
+
+def test_mcts_keeps_short_proven_wins(solved):
+    for index, position in enumerate(won_positions(solved, 25, 7, seed=4)):
+        choice = MctsPlayer(playouts=1000, seed=index).choose(Game.from_position(position), Clock())
+        assert keeps_the_win(solved, position, choice.move), (position.text(), str(choice.move))

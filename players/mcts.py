@@ -25,6 +25,7 @@ WON, LOST = 1, -1  # proven results, from the view of the side that moved into t
 DEFAULT_PLAYOUTS = 1000
 SCORE_SCALE = 150.0  # centi-points that make a 73% expectation in the cut-off evaluation
 TIME_CHECK_PLAYOUTS = 16
+PROVEN_SCORE = 100_000  # the score reported for a proven win (as minimax does for a mate)
 
 
 class Node:
@@ -413,19 +414,27 @@ class MctsPlayer(Player):
         best = search.best_child(root)
         self._root = best
         self._root_moves = len(game.moves) + 1
-        value = best.value() if best.solved is None else (1.0 if best.solved == WON else 0.0 if best.solved == LOST else 0.5)
         info = {
-            "score": int(round(SCORE_SCALE * math.log(max(value, 1e-6) / max(1 - value, 1e-6)))),
+            "score": self.score_of(best),
             "playouts": done,
             "reused": reused,
             "nodes": root.visits,
             "pv": [str(m) for m in self.principal_variation(root)],
             "time_ms": int((time.monotonic() - started) * 1000.0),
         }
-        info["score"] = max(-100_000, min(100_000, info["score"]))
         if best.solved in (WON, LOST):
             info["proven"] = "win" if best.solved == WON else "loss"
         return Choice(best.move, info)
+
+    @staticmethod
+    def score_of(node: Node) -> int:
+        """Centi-points for the mover: the logit of the node's value; ±100000 when proven."""
+        if node.solved == WON:
+            return PROVEN_SCORE
+        if node.solved == LOST:
+            return -PROVEN_SCORE
+        value = 0.5 if node.solved == 0 else min(max(node.value(), 1e-4), 1 - 1e-4)
+        return int(round(SCORE_SCALE * math.log(value / (1.0 - value))))
 
     @staticmethod
     def principal_variation(root: Node, limit: int = 8) -> list:

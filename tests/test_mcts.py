@@ -18,7 +18,7 @@ from test_players_support import diagram, play_out, wins_within
 def test_mcts_proves_and_plays_the_forced_win(label, text, variant, turn, plies):
     position = diagram(text, variant, turn)
     choice = MctsPlayer(playouts=3000, seed=1).choose(Game.from_position(position), Clock())
-    assert choice.info.get("proven") == "win"
+    assert choice.info.get("proven") == "win" and choice.info["score"] == 100_000
     after = position.play(choice.move)
     outcome = after.outcome()
     if plies == 1:

@@ -25,6 +25,7 @@ class HumanPlayer(Player):
     """Reads moves like `d4-d5` or `d4xd6xf6`; `moves` lists the legal ones, `quit` gives up."""
 
     name = "human"
+    spec_options: tuple[str, ...] = ()  # the streams are for tests, not for a SPEC
 
     def __init__(self, *, stdin: TextIO | None = None, stdout: TextIO | None = None) -> None:
         self.stdin = stdin

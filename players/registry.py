@@ -79,8 +79,12 @@ def player_class(name: str) -> type[Player]:
 
 
 def player_options(name: str) -> list[str]:
-    """The option names a player accepts (its constructor's keyword parameters)."""
-    signature = inspect.signature(player_class(name).__init__)
+    """The option names a player accepts: its constructor's keyword parameters, or the class's
+    `spec_options` when some parameters are for code only (the human player's streams)."""
+    cls = player_class(name)
+    if getattr(cls, "spec_options", None) is not None:
+        return list(cls.spec_options)
+    signature = inspect.signature(cls.__init__)
     return [
         p.name
         for p in signature.parameters.values()

@@ -29,6 +29,7 @@ def test_specs_build_the_named_players_with_typed_options():
     ("alphazero", "unknown player 'alphazero'; valid: random, human, minimax, mcts, solver"),
     ("minimax:dpth=3", "unknown option 'dpth' for minimax; valid: depth, nodes, time, seed"),
     ("random:depth=2", "unknown option 'depth' for random; valid: seed"),
+    ("human:stdin=x", "unknown option 'stdin' for human; valid: none"),
     ("minimax:depth", "bad option 'depth'"),
     ("minimax:depth=-1", "depth must be a positive number"),
     ("minimax:depth=1,depth=2", "given twice"),

@@ -24,8 +24,13 @@ def point_index(column: int, row: int) -> int:
     return row * GRID_WIDTH + column
 
 
+POINT_NAMES: tuple[str, ...] = tuple(
+    f"{COLUMN_LETTERS[index % GRID_WIDTH]}{index // GRID_WIDTH + 1}" for index in range(GRID_WIDTH * GRID_WIDTH)
+)
+
+
 def point_name(index: int) -> str:
-    return f"{COLUMN_LETTERS[index % GRID_WIDTH]}{index // GRID_WIDTH + 1}"
+    return POINT_NAMES[index]
 
 
 def parse_point(text: str) -> int:

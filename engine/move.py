@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from typing import NamedTuple
 
-from foxgeese.engine.board import parse_point, point_name
+from foxgeese.engine.board import POINT_NAMES, parse_point
 from foxgeese.engine.errors import InvalidMoveError
 
 _MOVE_SHAPE = re.compile(r"^[a-z]\d+(?:-[a-z]\d+|(?:x[a-z]\d+)+)$")
@@ -36,8 +36,7 @@ class Move(NamedTuple):
         return [(a + b) >> 1 for a, b in zip(self.path, self.path[1:])]
 
     def __str__(self) -> str:
-        separator = "x" if self.is_capture else "-"
-        return separator.join(point_name(p) for p in self.path)
+        return ("x" if self.is_capture else "-").join([POINT_NAMES[p] for p in self.path])
 
     def __repr__(self) -> str:
         return f"Move.parse({str(self)!r})"

@@ -7,7 +7,7 @@ needs. Positions are treated as immutable: `play` returns a new one.
 from __future__ import annotations
 
 from foxgeese.engine import movegen
-from foxgeese.engine.board import GRID_WIDTH, parse_point, point_name
+from foxgeese.engine.board import GRID_WIDTH, POINT_NAMES, parse_point, point_name
 from foxgeese.engine.errors import IllegalMoveError, InvalidMoveError, InvalidPositionError, UnknownVariantError
 from foxgeese.engine.move import Move
 from foxgeese.engine.outcome import Outcome, Side, Termination, Winner
@@ -71,18 +71,11 @@ class Position:
 
     def text(self) -> str:
         """The canonical one-line form: `VARIANT OPTIONS TURN PREDATOR PREY QUIET STALL PLY`."""
-        prey = ",".join(point_name(p) for p in _bits(self.prey)) or "-"
-        return " ".join(
-            (
-                self.variant.id,
-                self.variant.options_text(),
-                self.variant.side_name(self.turn),
-                point_name(self.predator),
-                prey,
-                str(self.quiet),
-                str(self.stall),
-                str(self.ply),
-            )
+        variant = self.variant
+        prey = ",".join([POINT_NAMES[p] for p in _bits(self.prey)]) or "-"
+        return (
+            f"{variant.id} {variant.options_text()} {variant.side_name(self.turn)} {POINT_NAMES[self.predator]} "
+            f"{prey} {self.quiet} {self.stall} {self.ply}"
         )
 
     __str__ = text

@@ -52,9 +52,7 @@ class Variant:
 
     def options_text(self) -> str:
         """`geese=13,sideways=0` for standard, `-` for variants without options."""
-        if not self.options:
-            return "-"
-        return ",".join(f"{key}={int(value)}" for key, value in self.options)
+        return _options_text(self.options)
 
     def start_position(self) -> "Position":
         from foxgeese.engine.position import Position
@@ -63,6 +61,13 @@ class Variant:
 
     def __str__(self) -> str:
         return self.id if not self.options else f"{self.id} ({self.options_text()})"
+
+
+@functools.lru_cache(maxsize=None)
+def _options_text(options: tuple[tuple[str, Any], ...]) -> str:
+    if not options:
+        return "-"
+    return ",".join(f"{key}={int(value)}" for key, value in options)
 
 
 def _mask(*names: str) -> int:

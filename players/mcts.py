@@ -98,15 +98,15 @@ class Evaluator(Protocol):
 
 class RolloutEvaluator:
     """Epsilon-greedy playouts: the fox takes its longest capture, the geese step where no goose
-    can be jumped at once, the hare heads down, the hounds go forward; cut off after `max_plies`
-    by the static evaluation squashed into [0, 1]."""
+    can be jumped at once (forward when one can), the hare heads down, the hounds go forward; cut off
+    after `max_plies` by the static evaluation squashed into [0, 1]."""
 
     def __init__(
         self,
         rules: FastRules,
         rng: random.Random,
         *,
-        max_plies: int = 24,
+        max_plies: int = 8,
         epsilon: float = 0.1,
         evaluation: Evaluation | None = None,
     ) -> None:
@@ -163,11 +163,15 @@ class RolloutEvaluator:
             forward = [m for m in moves if m[0][1] - m[0][0] >= GRID_WIDTH - 1]
             return rng.choice(forward or moves)
         start = rng.randrange(len(moves))
+        sideways = None
         for index in range(len(moves)):
             move = moves[(start + index) % len(moves)]
             if self.is_safe(state, move):
-                return move
-        return moves[start]
+                if move[0][1] - move[0][0] >= GRID_WIDTH - 1:
+                    return move  # a safe step forward: progress
+                if sideways is None:
+                    sideways = move
+        return sideways if sideways is not None else moves[start]
 
     def is_safe(self, state: State, move) -> bool:
         """After this goose step, the fox (where it stands) has no jump."""
@@ -343,7 +347,7 @@ class MctsPlayer(Player):
         playouts: int | None = None,
         time: float | None = None,
         c: float = 1.4,
-        rollout: int = 24,
+        rollout: int = 8,
         epsilon: float = 0.1,
         seed: int | None = None,
         reuse: bool = True,

@@ -1,7 +1,7 @@
 """Strength evidence: in-process matches, win rates per pairing (prints figures, not a test).
 
     python benchmarks/strength.py [--games 20] [--variants standard,great-cross,hare-and-hounds]
-                                  [--pairings search-vs-random,depth]
+                                  [--pairings search-vs-random,depth] [--referee 1+0.1]
 
 Pairings: minimax and MCTS against random in both roles on each variant (target: >= 95% wins),
 and minimax at depth d+2 against depth d in both roles. Each game starts with two random plies so
@@ -14,7 +14,7 @@ import argparse
 import random
 import time
 
-from foxgeese.engine import Clock, Game, Side, get_variant
+from foxgeese.engine import Clock, Game, Side, Termination, get_variant
 from foxgeese.players.registry import make_player
 
 OPENING_PLIES = 2
@@ -38,7 +38,29 @@ def play(variant, predator_spec: str, prey_spec: str, seed: int) -> tuple[str, i
     return (outcome.winner.value if outcome else "unfinished"), len(game.moves)
 
 
-def match(variant, strong: str, weak: str, games: int, seed: int) -> None:
+def play_refereed(variant, predator_spec: str, prey_spec: str, seed: int, time_control: str) -> tuple[str, int]:
+    """One game through the real referee: bot processes, ZeroMQ, clocks (the same two random plies)."""
+    from foxgeese.protocol.botconfig import BotConfig
+    from foxgeese.protocol.referee import Referee
+    from foxgeese.protocol.timecontrol import TimeControl
+
+    rng = random.Random(seed)
+    game = Game(variant)
+    for _ in range(OPENING_PLIES):
+        game.push(rng.choice(game.legal_moves()))
+    seats = {Side.PREDATOR: BotConfig.from_spec(predator_spec), Side.PREY: BotConfig.from_spec(prey_spec)}
+    with Referee() as referee:
+        record = referee.play_game(
+            variant, seats, TimeControl.parse(time_control), opening=[str(m) for m in game.moves],
+            max_plies=MAX_PLIES, game_id=f"strength-{seed}",
+        )
+    winner = record.winner if isinstance(record.winner, str) else record.winner.value
+    if record.termination not in {t.value for t in Termination}:
+        print(f"    referee ending: {record.termination} ({record.reason})", flush=True)
+    return winner, len(record.moves)
+
+
+def match(variant, strong: str, weak: str, games: int, seed: int, referee_tc: str | None = None) -> None:
     """`strong` plays each role `games` times; prints its score (wins + draws/2) per role."""
     for role in (Side.PREDATOR, Side.PREY):
         wins = draws = plies = 0
@@ -47,7 +69,10 @@ def match(variant, strong: str, weak: str, games: int, seed: int) -> None:
             weak_spec = weak.replace("SEED", str(seed + index))
             strong_spec = strong.replace("SEED", str(seed + 1000 + index))
             specs = (strong_spec, weak_spec) if role == Side.PREDATOR else (weak_spec, strong_spec)
-            winner, length = play(variant, *specs, seed=seed + index)
+            if referee_tc:
+                winner, length = play_refereed(variant, *specs, seed=seed + index, time_control=referee_tc)
+            else:
+                winner, length = play(variant, *specs, seed=seed + index)
             plies += length
             if winner == variant.side_name(role):
                 wins += 1
@@ -56,12 +81,16 @@ def match(variant, strong: str, weak: str, games: int, seed: int) -> None:
         elapsed = time.perf_counter() - started
         rate = (wins + draws / 2) / games
         print(
-            f"{str(variant):<30} {strong.replace(',seed=SEED', ''):<22} as {variant.side_name(role):<6} "
-            f"vs {weak.replace(',seed=SEED', '').replace(':seed=SEED', ''):<18} "
+            f"{str(variant):<30} {_label(strong):<22} as {variant.side_name(role):<6} vs {_label(weak):<18} "
             f"won {wins:>3}/{games} drawn {draws:>3}  score {rate:6.1%}  "
             f"({plies / games:5.1f} plies/game, {elapsed / games:5.2f} s/game)",
             flush=True,
         )
+
+
+def _label(spec: str) -> str:
+    """The SPEC without its per-game seed."""
+    return spec.replace(",seed=SEED", "").replace(":seed=SEED", "")
 
 
 def main() -> None:
@@ -73,16 +102,17 @@ def main() -> None:
     parser.add_argument("--mcts", default="mcts:playouts=400,seed=SEED")
     parser.add_argument("--depth", type=int, default=2, help="d in 'depth d+2 vs depth d'")
     parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--referee", metavar="TC", help="play through the referee with this time control")
     args = parser.parse_args()
     for variant_id in args.variants.split(","):
         variant = get_variant(variant_id.strip())
         if "search-vs-random" in args.pairings:
-            match(variant, args.minimax, "random:seed=SEED", args.games, args.seed)
-            match(variant, args.mcts, "random:seed=SEED", args.games, args.seed)
+            match(variant, args.minimax, "random:seed=SEED", args.games, args.seed, args.referee)
+            match(variant, args.mcts, "random:seed=SEED", args.games, args.seed, args.referee)
         if "depth" in args.pairings:
             deep = f"minimax:depth={args.depth + 2},seed=SEED"
             shallow = f"minimax:depth={args.depth},seed=SEED"
-            match(variant, deep, shallow, args.games, args.seed)
+            match(variant, deep, shallow, args.games, args.seed, args.referee)
 
 
 if __name__ == "__main__":

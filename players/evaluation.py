@@ -34,6 +34,8 @@ PASSED_GOOSE = 30  # per goose above the lowest row the fox can reach: it can no
 HARE_MOBILITY = 30
 HARE_HEIGHT = 35  # per row the hare stands above the lowest hound
 STALL = 30  # per step of the stalling counter
+HARE_ROOM = 10  # per point the hare can walk to
+WAY_PAST = 150  # the hare can walk to a point below every hound
 HOUND_PASSED = 60  # per hound on a higher row than the hare: it can no longer block the way down
 
 
@@ -131,12 +133,28 @@ class FoxGeeseEvaluation:
 
 
 class HareHoundsEvaluation:
-    """Hare mobility, the hare's height above the lowest hound, the stalling counter."""
+    """Hare mobility and room, a way past the hounds, the hare's height above the lowest hound,
+    hounds that have passed the hare, the stalling counter."""
 
     def __init__(self, rules: FastRules) -> None:
         board = rules.variant.board
         self.mask = board.mask
         self.neighbours = board.neighbours
+        self.points = tuple(sorted(board.points))
+
+    def room(self, hare: int, empty: int) -> int:
+        """Points the hare can walk to (its own included), by flood fill over empty points."""
+        region = frontier = 1 << hare
+        neighbours = self.neighbours
+        while frontier:
+            grown = 0
+            while frontier:
+                low = frontier & -frontier
+                grown |= neighbours[low.bit_length() - 1]
+                frontier ^= low
+            frontier = grown & empty & ~region
+            region |= frontier
+        return region
 
     def __call__(self, state: State) -> int:
         hare, hounds, turn, _, stall = state
@@ -144,10 +162,14 @@ class HareHoundsEvaluation:
         lowest_row = ((hounds & -hounds).bit_length() - 1) // GRID_WIDTH
         hare_row = hare // GRID_WIDTH
         passed = (hounds >> ((hare_row + 1) * GRID_WIDTH)).bit_count()
+        room = self.room(hare, empty)
+        way_past = room & ((1 << (lowest_row * GRID_WIDTH)) - 1)  # points below every hound
         score = (
-            HOUND_PASSED * passed +
-            HARE_MOBILITY * (self.neighbours[hare] & empty).bit_count()
-            - HARE_HEIGHT * (hare // GRID_WIDTH - lowest_row)
+            HOUND_PASSED * passed
+            + HARE_MOBILITY * (self.neighbours[hare] & empty).bit_count()
+            + HARE_ROOM * (room.bit_count() - 1)
+            + (WAY_PAST if way_past else 0)
+            - HARE_HEIGHT * (hare_row - lowest_row)
             + STALL * stall
         )
         return score if turn == PREDATOR else -score

@@ -28,6 +28,7 @@ RESERVE = 0  # per step a goose can still take straight up its column (spare mov
 FOX_LOWEST = 0  # per row the lowest point the fox can reach lies below the top
 GEESE_MOBILITY = 4  # per legal goose step: spare moves keep the geese from running out (immobilized)
 TEMPO = 0  # per row the geese have advanced in total: spent moves, closer to immobilization
+BEHIND = 30  # per point the fox can reach that lies below a goose of its column (left behind for good)
 PASSED_GOOSE = 30  # per goose above the lowest row the fox can reach: it can no longer hem the fox in
 
 # Hare-and-hounds weights (hare's view).
@@ -99,6 +100,14 @@ class FoxGeeseEvaluation:
         for over, land in self.jumps[fox]:
             if geese >> over & 1 and empty >> land & 1:
                 threats += 1
+        if BEHIND:
+            behind, shifted = 0, geese
+            while shifted:
+                shifted >>= GRID_WIDTH
+                behind |= shifted
+            score_behind = BEHIND * (region & behind).bit_count()
+        else:
+            score_behind = 0
         advance = passed = depth = 0
         lowest = ((region & -region).bit_length() - 1) // GRID_WIDTH  # lowest row the fox reaches
         top = len(self.rows) - 1
@@ -113,6 +122,7 @@ class FoxGeeseEvaluation:
             + FOX_REGION * (region.bit_count() - 1)
             + FOX_REGION_LOW * depth
             + FOX_LOWEST * (top - lowest)
+            + score_behind
             + FOX_MOBILITY * (self.neighbours[fox] & empty).bit_count()
             + WEAK_GOOSE * weak.bit_count()
             + TEMPO * advance

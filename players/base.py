@@ -31,7 +31,7 @@ class Choice:
     strings), `playouts`, `time_ms`.
     """
 
-    move: Move
+    move: Move | None  # None resigns (the human player's `quit`); searches always give a move
     info: dict[str, Any] | None = field(default=None)
 
 

@@ -15,13 +15,14 @@ from typing import Any
 from foxgeese.engine.board import GRID_WIDTH
 from foxgeese.engine.movegen import MoveTables, predator_moves, prey_moves, tables_for
 from foxgeese.engine.outcome import Side, Termination
+from foxgeese.engine.position import FIFTY_MOVE_PLIES, MIN_GEESE, STALLING_MOVES
 
 PREDATOR, PREY = 0, 1
 DRAW = 2  # a third "winner" value for the ending checks
 
-STALL_LIMIT = 10
-QUIET_LIMIT = 100
-MIN_GEESE = 4
+# The spec's thresholds, from the engine so they are stated once.
+STALL_LIMIT = STALLING_MOVES
+QUIET_LIMIT = FIFTY_MOVE_PLIES
 
 State = tuple[int, int, int, int, int]
 

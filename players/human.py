@@ -12,10 +12,6 @@ from foxgeese.engine import Clock, Game, IllegalMoveError, InvalidMoveError, dra
 from foxgeese.players.base import Choice, Player
 
 
-class HumanQuit(Exception):
-    """The person closed the input (end of file) or typed `quit`."""
-
-
 def draw(game: Game) -> str:
     """The engine's diagram of the current position."""
     return draw_board(game.position)
@@ -39,13 +35,13 @@ class HumanPlayer(Player):
             out.write("your move> ")
             out.flush()
             line = stdin.readline()
-            if not line:
-                raise HumanQuit("input closed")
+            if not line:  # end of input: the person has left
+                return Choice(None, {"resign": "input closed"})
             text = line.strip()
             if not text:
                 continue
             if text.lower() in ("quit", "resign", "exit"):
-                raise HumanQuit(text)
+                return Choice(None, {"resign": text.lower()})
             if text.lower() in ("moves", "help", "?"):
                 legal = " ".join(sorted(str(m) for m in game.legal_moves()))
                 out.write(f"legal moves: {legal}\n")

@@ -8,7 +8,7 @@ import pytest
 
 from foxgeese.engine import Clock, Game, Side, get_variant
 from foxgeese.players.base import Choice, Player, time_budget_ms
-from foxgeese.players.human import HumanPlayer, HumanQuit
+from foxgeese.players.human import HumanPlayer
 from foxgeese.players.mcts import MctsPlayer
 from foxgeese.players.minimax import MinimaxPlayer
 from foxgeese.players.random_player import RandomPlayer
@@ -96,12 +96,11 @@ def test_human_is_told_why_a_move_is_bad_then_it_is_taken():
     assert shown.count("your move> ") == 6
 
 
-def test_human_can_leave():
+def test_human_leaving_resigns_by_choosing_no_move():
     game = Game(get_variant("hare-and-hounds"))
-    with pytest.raises(HumanQuit):
-        HumanPlayer(stdin=io.StringIO(""), stdout=io.StringIO()).choose(game, Clock())
-    with pytest.raises(HumanQuit):
-        HumanPlayer(stdin=io.StringIO("quit\n"), stdout=io.StringIO()).choose(game, Clock())
+    for typed in ("", "quit\n", "resign\n"):
+        choice = HumanPlayer(stdin=io.StringIO(typed), stdout=io.StringIO()).choose(game, Clock())
+        assert choice.move is None, typed
 
 
 @pytest.mark.parametrize("spec", ["random:seed=1", "minimax:depth=2", "mcts:playouts=50,seed=1"])

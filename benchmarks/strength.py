@@ -1,11 +1,14 @@
 """Strength evidence: in-process matches, win rates per pairing (prints figures, not a test).
 
     python benchmarks/strength.py [--games 20] [--variants standard,great-cross,hare-and-hounds]
-                                  [--pairings search-vs-random,depth] [--referee 1+0.1]
+                                  [--pairings search-vs-random,depth] [--referee 1+0.1] [--opening 2]
 
 Pairings: minimax and MCTS against random in both roles on each variant (target: >= 95% wins),
-and minimax at depth d+2 against depth d in both roles. Each game starts with two random plies so
-that deterministic players do not repeat one game; seeds make the whole run replayable.
+and minimax at depth d+2 against depth d in both roles. Each game starts with two random plies
+(`--opening`) so that deterministic players do not repeat one game; seeds make the whole run
+replayable. The second of them is a random goose step, and in `standard` about half of those move
+b3 or f3 (or a wing goose), a point no goose can ever fill again: `--opening 0` measures the players
+from the start position (the random player still varies every game).
 """
 
 from __future__ import annotations
@@ -21,14 +24,14 @@ OPENING_PLIES = 2
 MAX_PLIES = 400  # standard without sideways always ends; the others end by fifty moves/stalling
 
 
-def play(variant, predator_spec: str, prey_spec: str, seed: int) -> tuple[str, int]:
-    """One game; returns (winner value, plies)."""
+def play(variant, predator_spec: str, prey_spec: str, seed: int, opening: int = OPENING_PLIES) -> tuple[str, int]:
+    """One game; returns (winner value, plies). `opening`: random plies before the players start."""
     rng = random.Random(seed)
     game = Game(variant)
     players = {Side.PREDATOR: make_player(predator_spec), Side.PREY: make_player(prey_spec)}
     for side, player in players.items():
         player.new_game(variant, side)
-    for _ in range(OPENING_PLIES):
+    for _ in range(opening):
         if game.outcome() is None:
             game.push(rng.choice(game.legal_moves()))
     while game.outcome() is None and len(game.moves) < MAX_PLIES:
@@ -38,7 +41,9 @@ def play(variant, predator_spec: str, prey_spec: str, seed: int) -> tuple[str, i
     return (outcome.winner.value if outcome else "unfinished"), len(game.moves)
 
 
-def play_refereed(variant, predator_spec: str, prey_spec: str, seed: int, time_control: str) -> tuple[str, int]:
+def play_refereed(
+    variant, predator_spec: str, prey_spec: str, seed: int, time_control: str, opening: int = OPENING_PLIES
+) -> tuple[str, int]:
     """One game through the real referee: bot processes, ZeroMQ, clocks (the same two random plies)."""
     from foxgeese.protocol.botconfig import BotConfig
     from foxgeese.protocol.referee import Referee
@@ -46,7 +51,7 @@ def play_refereed(variant, predator_spec: str, prey_spec: str, seed: int, time_c
 
     rng = random.Random(seed)
     game = Game(variant)
-    for _ in range(OPENING_PLIES):
+    for _ in range(opening):
         game.push(rng.choice(game.legal_moves()))
     seats = {Side.PREDATOR: BotConfig.from_spec(predator_spec), Side.PREY: BotConfig.from_spec(prey_spec)}
     with Referee() as referee:
@@ -60,7 +65,10 @@ def play_refereed(variant, predator_spec: str, prey_spec: str, seed: int, time_c
     return winner, len(record.moves)
 
 
-def match(variant, strong: str, weak: str, games: int, seed: int, referee_tc: str | None = None) -> None:
+def match(
+    variant, strong: str, weak: str, games: int, seed: int, referee_tc: str | None = None,
+    opening: int = OPENING_PLIES,
+) -> None:
     """`strong` plays each role `games` times; prints its score (wins + draws/2) per role."""
     for role in (Side.PREDATOR, Side.PREY):
         wins = draws = plies = 0
@@ -70,9 +78,11 @@ def match(variant, strong: str, weak: str, games: int, seed: int, referee_tc: st
             strong_spec = strong.replace("SEED", str(seed + 1000 + index))
             specs = (strong_spec, weak_spec) if role == Side.PREDATOR else (weak_spec, strong_spec)
             if referee_tc:
-                winner, length = play_refereed(variant, *specs, seed=seed + index, time_control=referee_tc)
+                winner, length = play_refereed(
+                    variant, *specs, seed=seed + index, time_control=referee_tc, opening=opening
+                )
             else:
-                winner, length = play(variant, *specs, seed=seed + index)
+                winner, length = play(variant, *specs, seed=seed + index, opening=opening)
             plies += length
             if winner == variant.side_name(role):
                 wins += 1
@@ -102,17 +112,21 @@ def main() -> None:
     parser.add_argument("--mcts", default="mcts:playouts=400,seed=SEED")
     parser.add_argument("--depth", type=int, default=2, help="d in 'depth d+2 vs depth d'")
     parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument(
+        "--opening", type=int, default=OPENING_PLIES,
+        help="random plies before the players start (the 2nd is a random goose step: b3 or f3 moved never refills)",
+    )
     parser.add_argument("--referee", metavar="TC", help="play through the referee with this time control")
     args = parser.parse_args()
     for variant_id in args.variants.split(","):
         variant = get_variant(variant_id.strip())
         if "search-vs-random" in args.pairings:
-            match(variant, args.minimax, "random:seed=SEED", args.games, args.seed, args.referee)
-            match(variant, args.mcts, "random:seed=SEED", args.games, args.seed, args.referee)
+            match(variant, args.minimax, "random:seed=SEED", args.games, args.seed, args.referee, args.opening)
+            match(variant, args.mcts, "random:seed=SEED", args.games, args.seed, args.referee, args.opening)
         if "depth" in args.pairings:
             deep = f"minimax:depth={args.depth + 2},seed=SEED"
             shallow = f"minimax:depth={args.depth},seed=SEED"
-            match(variant, deep, shallow, args.games, args.seed, args.referee)
+            match(variant, deep, shallow, args.games, args.seed, args.referee, args.opening)
 
 
 if __name__ == "__main__":

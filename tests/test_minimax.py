@@ -6,7 +6,8 @@ import random
 
 import pytest
 
-from foxgeese.engine import Clock, Game, get_variant
+from foxgeese.engine import Clock, Game, get_variant, point_name
+from foxgeese.players import evaluation
 from foxgeese.players.evaluation import evaluation_for
 from foxgeese.players.fastrules import FastRules
 from foxgeese.players.minimax import AlphaBeta, MinimaxPlayer
@@ -208,3 +209,77 @@ def test_a_position_seen_before_scores_as_a_draw_in_great_cross():
     hunt_state = hunt_rules.state_of(hunt)
     hunt_children = {hunt_rules.key(hunt_rules.play(hunt_state, m)) for m in hunt_rules.moves(hunt_state)}
     assert AlphaBeta(hunt_rules).search(hunt_state, depth=6, seen=hunt_children).mate == 5
+
+
+# -- the fox-and-geese evaluation: containment --------------------------------------------------
+
+def _fox_view(text: str) -> int:
+    """The static evaluation of a diagram with the fox to move (positive: good for the fox)."""
+    position = diagram(text, "standard", "fox")
+    rules = FastRules.for_variant(position.variant)
+    return evaluation_for(rules)(rules.state_of(position))
+
+
+WALL_WITH_FOX_ABOVE = """
+7     . . .
+6     . F .
+5 . . . . . . .
+4 G G G G G G G
+3 . G G G G G .
+2     . . .
+1     . G .
+"""
+
+WALL_WITH_FOX_BEHIND = """
+7     . . .
+6     . . .
+5 . . . . . . .
+4 G G G G G G G
+3 . G G G G G .
+2     . F .
+1     . G .
+"""
+
+
+def test_a_fox_behind_the_wall_is_far_worse_for_the_geese_than_one_enclosed_above_it():
+    # Above the wall the fox has more room, but behind it the fox walks to c1 and e1, which no
+    # goose can ever stand on again (geese never move back): the geese cannot trap it any more.
+    above, behind = _fox_view(WALL_WITH_FOX_ABOVE), _fox_view(WALL_WITH_FOX_BEHIND)
+    assert behind - above >= evaluation.ESCAPED
+
+
+def test_points_behind_every_goose_are_lost_to_the_geese_for_good():
+    position = diagram(WALL_WITH_FOX_BEHIND, "standard", "fox")
+    rules = FastRules.for_variant(position.variant)
+    fox_geese = evaluation_for(rules)
+    cone = fox_geese.cone(position.prey)
+    lost = {point_name(p) for p in position.variant.board.points if not cone >> p & 1}
+    assert lost == {"a3", "g3", "c1", "e1"}  # d1 can still step to c2, d2 and e2
+
+
+HANGING_GOOSE_BACKED = """
+7     . F .
+6     . . .
+5 . . . . . . .
+4 G . . . . . .
+3 G G G G G G G
+2     G G G
+1     . . .
+"""
+
+HANGING_GOOSE_HANGS = """
+7     . F .
+6     . . .
+5 . . . . . . .
+4 . . G . . . .
+3 G G G G G G G
+2     G G G
+1     . . .
+"""
+
+
+def test_a_goose_the_fox_could_jump_is_penalised():
+    # Same material and the same fox region; a4 cannot be jumped (a3 behind it, nothing beyond
+    # the edge), c4 can (d4 over c4 to the empty b4).
+    hangs, backed = _fox_view(HANGING_GOOSE_HANGS), _fox_view(HANGING_GOOSE_BACKED)
+    assert hangs - backed >= evaluation.WEAK_GOOSE - 2 * evaluation.GEESE_MOBILITY > 0

@@ -2,7 +2,8 @@
 
 Fox and geese (`standard`, `great-cross`): the fox wants geese off the board, room to run and
 geese it can jump; the geese want a closed formation (a goose cannot be jumped when the point
-behind it is occupied or off the board), a small fox region and to advance together.
+behind it is occupied or off the board), a small fox region and to advance together, and above
+all no point in the fox's reach that no goose can ever stand on again (geese never step back).
 Hare and hounds: the hounds want the hare high up and hemmed in, with a hound at or below its row;
 the hare wants room, to get level with or below the hounds, and the stalling counter to climb.
 """

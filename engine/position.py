@@ -209,7 +209,8 @@ def explain_illegal(position: Position, move: Move) -> str:
             return f"no {variant.predator_name} on {point_name(origin)}"
     elif not position.prey >> origin & 1:
         if origin == position.predator:
-            return f"{point_name(origin)} holds the {variant.predator_name}, and it is the {mover_name}' turn"
+            possessive = mover_name + ("'" if mover_name.endswith("s") else "'s")
+            return f"{point_name(origin)} holds the {variant.predator_name}, and it is the {possessive} turn"
         return f"no {variant.prey_singular} on {point_name(origin)}"
     if move.is_capture:
         if position.turn == Side.PREY or not variant.captures:

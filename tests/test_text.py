@@ -37,7 +37,7 @@ def test_move_of_wrong_type_is_refused():
     (["d4xd6"], "no goose on d5 to jump"),
     (["d4xf5"], "d4 and f5 are not two steps apart along one line"),
     (["d4-a1"], "a1 is not a point of the standard board"),
-    (["d4-d5", "d5-d4"], "d5 holds the fox, and it is the geese' turn"),
+    (["d4-d5", "d5-d4"], "d5 holds the fox, and it is the geese's turn"),
     (["d4-d5", "c3-c2"], "c2 is occupied by the goose"),
     (["d4-d5", "c3xc5"], "the geese cannot capture"),
     (["d4-d5", "a3-b3"], "b3 is occupied by the goose"),

@@ -97,7 +97,7 @@ class _Perft:
             return 0
         if self.checks_escaped and predator // GRID_WIDTH < ((prey & -prey).bit_length() - 1) // GRID_WIDTH:
             return 0
-        if stall >= STALLING_MOVES:
+        if self.counts_stall and stall >= STALLING_MOVES:
             return 0
         tables = self.tables
         if depth == 1:

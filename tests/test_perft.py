@@ -72,3 +72,12 @@ def test_reference_generator_agrees_at_depth_four(variant_id, options):
     sideways = bool(options.get("sideways"))
     expected = _reference_perft(variant_id, sideways, predator, prey, variant.first_to_move == 0, 4)
     assert perft(Game(variant), 4) == expected
+
+
+def test_perft_ends_on_the_stall_count_only_where_stalling_applies():
+    from foxgeese.engine import Position
+
+    standard = Position.from_text("standard geese=13,sideways=0 fox d4 c1,d1,e1,c2,d2,e2,a3,b3,c3,d3,e3,f3,g3 0 10 0")
+    assert perft(standard, 1) == len(standard.legal_moves()) == 5
+    hare = Position.from_text("hare-and-hounds - hare c4 b1,a2,c2 0 10 0")
+    assert perft(hare, 1) == len(hare.legal_moves()) == 0

@@ -181,3 +181,15 @@ def test_second_runner_on_a_directory_is_refused(tmp_path: Path) -> None:
             DirectoryLock(tmp_path).acquire()
     with DirectoryLock(tmp_path):  # released on exit
         pass
+
+
+@pytest.mark.parametrize("text,canonical", [("2+0.1", "2+0.1"), ("2.0 + 0.10", "2+0.1"), ("MOVE=0.5", "move=0.5")])
+def test_time_control_is_read_by_the_referee_parser_and_kept_canonical(tmp_path: Path, text: str, canonical: str) -> None:
+    loaded = load_config(write(tmp_path, GOOD.replace("time_control: 2+0.1", f"time_control: {text}")))
+    assert loaded.config.time_control == canonical
+
+
+@pytest.mark.parametrize("text", ["0+0", "move=0", "fast"])
+def test_time_controls_the_referee_refuses_are_config_errors(tmp_path: Path, text: str) -> None:
+    lines = problems(tmp_path, GOOD.replace("time_control: 2+0.1", f"time_control: {text}"))
+    assert any("time_control" in line and "accepted forms" in line for line in lines), lines

@@ -9,7 +9,6 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-import re
 from importlib import resources
 from pathlib import Path
 from typing import Any, Literal
@@ -31,7 +30,6 @@ from foxgeese.tournaments.errors import ConfigError
 # tournament can be resumed with more workers or into a directory given on the command line.
 UNHASHED_KEYS = ("concurrency", "output_dir")
 
-_TIME_CONTROL = re.compile(r"^\s*(?:(\d+(?:\.\d+)?)\+(\d+(?:\.\d+)?)|move=(\d+(?:\.\d+)?))\s*$")
 DEFAULT_OUTPUT_ROOT = "tournament-out"
 
 
@@ -150,9 +148,13 @@ class TournamentConfig(_Strict):
     @field_validator("time_control")
     @classmethod
     def _time_control(cls, value: str) -> str:
-        if not _TIME_CONTROL.match(value):
-            raise ValueError(f"{value!r} is not a time control; allowed: 'BASE+INC' in seconds (e.g. '10+0.1') or 'move=SECONDS' (e.g. 'move=0.5')")
-        return value.strip()
+        """The referee's own parser decides, and its canonical text is what gets hashed."""
+        from foxgeese.protocol.timecontrol import TimeControl, TimeControlError
+
+        try:
+            return TimeControl.parse(value).text()
+        except TimeControlError as error:
+            raise ValueError(str(error)) from None
 
     @model_validator(mode="after")
     def _consistent(self) -> TournamentConfig:

@@ -100,6 +100,7 @@ class BotConfig:
             config = cls(name or REMOTE, (), spec=spec)
         else:
             player, _, options_text = spec.partition(":")
+            player = player.lower()  # as the player registry reads it
             if not _NAME.match(player):
                 raise BotSpecError(
                     f"bad player spec {spec!r}; expected NAME[:key=value,...] (e.g. 'random:seed=7') "
@@ -143,3 +144,7 @@ def _check_builtin(player: str, options: list[str], spec: str) -> None:
         key = item.partition("=")[0]
         if key not in valid:
             raise BotSpecError(f"unknown option {key!r} for {player}; valid: {', '.join(valid) or 'none'}")
+    try:
+        registry.make_player(spec)  # the values too, exactly as the bot process will read them
+    except ValueError as error:
+        raise BotSpecError(f"{error} (player spec {spec!r})") from None

@@ -85,3 +85,29 @@ def _kind_name(kind: type | tuple[type, ...]) -> str:
     if isinstance(kind, tuple):
         return " or ".join(k.__name__ for k in kind)
     return kind.__name__
+
+
+# The `info` fields of a `move`, with the type each must have (pv: a list of move strings).
+INFO_FIELDS: dict[str, type] = {
+    "score": int, "mate": int, "depth": int, "seldepth": int, "nodes": int, "time_ms": int, "pv": list,
+}
+
+
+def check_info(info: Any) -> dict[str, Any]:
+    """The known `info` fields of a move, type-checked; unknown keys are dropped.
+
+    Raises ProtocolError naming the first field of the wrong type: the referee judges a bot by
+    this, and `foxgeese bot check` uses the same function so the two never disagree.
+    """
+    if info is None:
+        return {}
+    if not isinstance(info, dict):
+        raise ProtocolError(f"field 'info' must be a map, got {type(info).__name__}")
+    clean = {}
+    for key, kind in INFO_FIELDS.items():
+        if key in info:
+            value = require(info, key, kind)
+            if key == "pv" and not all(isinstance(item, str) for item in value):
+                raise ProtocolError("info field 'pv' must be a list of str")
+            clean[key] = value
+    return clean

@@ -319,18 +319,11 @@ class Checker:
 
 
 def info_problem(info: Any) -> str:
-    """What is wrong with a move's optional `info` map ('' when nothing is)."""
-    if info is None:
-        return ""
-    if not isinstance(info, dict):
-        return f"info of type {type(info).__name__}"
-    for key in ("score", "mate", "depth", "nodes"):
-        value = info.get(key)
-        if value is not None and (isinstance(value, bool) or not isinstance(value, int)):
-            return f"info {key}={value!r}"
-    pv = info.get("pv")
-    if pv is not None and not (isinstance(pv, list) and all(isinstance(m, str) for m in pv)):
-        return f"info pv={pv!r}"
+    """What is wrong with a move's optional `info` map ('' when nothing is), judged as the referee does."""
+    try:
+        codec.check_info(info)
+    except codec.ProtocolError as error:
+        return str(error)
     return ""
 
 

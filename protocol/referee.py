@@ -39,10 +39,6 @@ _PROCESS_CHECK_S = 0.02
 _EVENTS, _POLLIN, _NOBLOCK = int(zmq.EVENTS), int(zmq.POLLIN), int(zmq.NOBLOCK)
 _SNDMORE_NOBLOCK = int(zmq.SNDMORE) | _NOBLOCK
 
-_INFO_FIELDS: dict[str, type | tuple[type, ...]] = {
-    "score": int, "mate": int, "depth": int, "seldepth": int, "nodes": int, "time_ms": int, "pv": list,
-}
-
 _RULE_REASONS = {
     "captured": "fewer than four {prey} remain",
     "escaped": "the {predator} stands on a lower row than every hound",
@@ -686,7 +682,7 @@ class _Match:
                 if "think_ms" in message:
                     require(message, "think_ms", int)
                 if "info" in message:
-                    message["info"] = _clean_info(message["info"])
+                    message["info"] = codec.check_info(message["info"])
             bot.reply, bot.reply_at = message, now
         except ProtocolError as error:
             self.on_fault(bot, str(error))
@@ -736,22 +732,6 @@ class _Match:
             bot.reply, bot.ready_for = None, ""
             if not bot.alive() or bot.identity is None:
                 referee._retire(bot)  # reaped (or no longer awaited) now; the next game starts a fresh one
-
-
-def _clean_info(info: Any) -> dict[str, Any]:
-    """Keeps the known search-info fields, checking their types (a wrong type is a protocol error)."""
-    if info is None:
-        return {}
-    if not isinstance(info, dict):
-        raise ProtocolError(f"field 'info' must be a map, got {type(info).__name__}")
-    clean = {}
-    for key, kind in _INFO_FIELDS.items():
-        if key in info:
-            value = require(info, key, kind)
-            if key == "pv" and not all(isinstance(item, str) for item in value):
-                raise ProtocolError("info field 'pv' must be a list of str")
-            clean[key] = value
-    return clean
 
 
 def _check_endpoint(endpoint: str | None, bind_public: bool) -> None:

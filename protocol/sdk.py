@@ -36,8 +36,6 @@ from foxgeese.engine import VARIANT_IDS, Clock, Game, Move, Position, Side, get_
 from foxgeese.protocol import codec
 
 POLL_MS = 500
-# `info` keys the protocol carries, with the type each must have.
-INFO_FIELDS: dict[str, type | tuple[type, ...]] = {"score": int, "mate": int, "depth": int, "nodes": int, "pv": list}
 
 MoveFunction = Callable[[Position, Clock], "Move | str"]
 
@@ -77,7 +75,7 @@ def clean_info(info: Any) -> dict[str, Any] | None:
     if not isinstance(info, dict):
         return None
     kept: dict[str, Any] = {}
-    for key, kind in INFO_FIELDS.items():
+    for key, kind in codec.INFO_FIELDS.items():
         value = info.get(key)
         if value is None or isinstance(value, bool) or not isinstance(value, kind):
             continue

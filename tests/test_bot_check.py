@@ -114,10 +114,12 @@ def test_bot_help_explains_both_forms():
 
 def test_info_problems_are_named():
     assert info_problem(None) == "" and info_problem({"score": -3, "pv": ["d4-d5"], "nodes": 10}) == ""
-    assert info_problem([1]) == "info of type list"
-    assert info_problem({"depth": True}) == "info depth=True"
-    assert info_problem({"score": 1.5}) == "info score=1.5"
-    assert info_problem({"pv": ["d4-d5", 3]}) == "info pv=['d4-d5', 3]"
+    assert info_problem([1]) == "field 'info' must be a map, got list"
+    assert info_problem({"depth": True}) == "field 'depth' must be int, got bool"
+    assert info_problem({"score": 1.5}) == "field 'score' must be int, got float"
+    assert info_problem({"pv": ["d4-d5", 3]}) == "info field 'pv' must be a list of str"
+    # the referee's fields too: a bot that passes the check is never forfeited for its info
+    assert info_problem({"time_ms": 12.5}) == "field 'time_ms' must be int, got float"
 
 
 def test_the_minimal_bot_in_protocol_md_passes_the_check(tmp_path):

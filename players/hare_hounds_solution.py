@@ -17,6 +17,7 @@ loading it takes milliseconds.
 from __future__ import annotations
 
 import hashlib
+import sys
 import time
 from collections import deque
 from dataclasses import dataclass
@@ -175,15 +176,20 @@ def load_solution(directory: Path | None = None, *, rebuild: bool = False) -> Ha
             header, arrays = load_table(path)
             if header.get("rules") == fingerprint:
                 return HareHoundsSolution(np.asarray(arrays["scores"]), Geometry(variant), header)
-        except TableError:
-            pass
+        except TableError as error:
+            if path.exists():  # a missing file is the normal first run; anything else is worth a word
+                _warn(f"{error}; solving again")
     scores, header = solve()
     header["rules"] = fingerprint
     try:
         save_table(path, header, {"scores": scores})
-    except OSError:
-        pass  # a read-only cache is no reason to fail: the solution is in memory
+    except OSError as error:  # a read-only cache is no reason to fail: the solution is in memory
+        _warn(f"could not save the Hare and Hounds solution to {path} ({error}); it is solved again next time")
     return HareHoundsSolution(scores, Geometry(variant), header)
+
+
+def _warn(text: str) -> None:
+    print(f"foxgeese solver: {text}", file=sys.stderr, flush=True)
 
 
 _CACHE: dict[str, HareHoundsSolution] = {}

@@ -132,6 +132,8 @@ def read_header(path: Path) -> dict[str, Any]:
             header["data_start"] = _data_start(length)
     except FileNotFoundError:
         raise TableError(f"no table {path.name} in {path.parent}; build it with `foxgeese solve --build`") from None
+    except (struct.error, ValueError, TypeError) as error:  # a truncated or damaged header
+        raise TableError(f"{path} is damaged ({error}); rebuild it") from None
     if header.get("format_version") != FORMAT_VERSION:
         raise TableError(
             f"{path} has format version {header.get('format_version')}, this build reads {FORMAT_VERSION}; rebuild it"

@@ -17,7 +17,7 @@ from foxgeese.players.base import Choice
 from foxgeese.players.hare_hounds_solution import load_solution
 from foxgeese.players.random_player import RandomPlayer
 from foxgeese.players.solver import SolverPlayer
-from foxgeese.players.tables import describe
+from foxgeese.players.tables import WIN, describe
 
 HH = get_variant("hare-and-hounds")
 _MEMO: dict[tuple, tuple[str, int]] = {}
@@ -215,3 +215,16 @@ def test_the_registry_builds_the_solver_from_its_spec(tmp_path):
     assert set(player_options("solver")) == {"depth", "tables", "seed"}
     with pytest.raises(ValueError, match="depth"):
         make_player("solver:depth=0")
+
+
+def test_a_damaged_cache_is_solved_again_with_a_warning(tmp_path, capsys):
+    from foxgeese.players.hare_hounds_solution import load_solution
+    from foxgeese.players.tables import table_dir, table_path
+
+    path = table_path(table_dir(tmp_path), get_variant("hare-and-hounds"), None)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_bytes(b"FOXGEESE-not-really")
+    solution = load_solution(tmp_path)
+    assert "solving again" in capsys.readouterr().err
+    assert solution.score(get_variant("hare-and-hounds").start_position()) == WIN - 23  # hounds to move win
+    assert load_solution(tmp_path) is not solution and capsys.readouterr().err == ""  # saved, read back quietly

@@ -9,7 +9,6 @@ from pathlib import Path
 from typing import Any
 
 import click
-from rich.console import Console
 
 from foxgeese.tournaments.errors import ConfigError, TournamentError
 
@@ -52,6 +51,8 @@ def run(config: str, out: str | None, concurrency: int | None, quiet: bool) -> N
         write_results(directory, results)
     except (TournamentError, ValueError, OSError) as error:
         raise click.ClickException(str(error)) from None
+    from rich.console import Console  # rich loads only for tournament commands
+
     console = Console()
     render(results, console)
     console.print(f"journal, results.json, results.csv and games.csv in {directory}")
@@ -77,6 +78,8 @@ def report(directory: str, as_json: bool) -> None:
     if as_json:
         click.echo(json.dumps(results, indent=2, sort_keys=True))
     else:
+        from rich.console import Console
+
         render(results, Console())
 
 

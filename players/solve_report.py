@@ -1,0 +1,120 @@
+"""What `foxgeese solve` prints: the solved value of Hare and Hounds, and the fox variants' tables.
+
+Kept apart from players/cli.py so that numpy and the tables load only when `solve` runs, not on
+every start of the command line (every built-in bot process is one).
+"""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+import click
+
+from foxgeese.engine import InvalidPositionError, Position, UnknownVariantError, get_variant
+from foxgeese.engine.cli import fail
+from foxgeese.players.tables import TableError, TableSet, table_dir, table_path, to_parent, winner_text
+
+
+def _verdict(position: Position, score: int) -> str:
+    variant = position.variant
+    return winner_text(score, variant.side_name(position.turn), variant.side_name(position.turn.other))
+
+
+def _print_moves(position: Position, score_of: Any) -> None:
+    """Each legal move with the value of the position after it, best for the mover first."""
+    children = [(move, position.play(move)) for move in position.legal_moves()]
+    scored = [(move, child, score_of(child)) for move, child in children]
+    for move, child, score in sorted(scored, key=lambda item: -int(to_parent(item[2]))):
+        click.echo(f"  {str(move):<12} {_verdict(child, score)}")
+
+
+def _hare_and_hounds(position: Position | None, tables: str | None, rebuild: bool) -> None:
+    from foxgeese.players.hare_hounds_solution import load_solution, reachable
+
+    started = time.perf_counter()
+    solution = load_solution(tables, rebuild=rebuild)
+    loaded = time.perf_counter() - started
+    header = solution.header
+    start = solution.variant.start_position()
+    position = position or start
+    click.echo(
+        f"hare-and-hounds: {header['states']} states solved ({header['edges']} moves), "
+        f"{header['draws']} draws, built in {header['build_seconds']} s; loaded in {loaded * 1000:.1f} ms"
+    )
+    if position is start:
+        click.echo(f"{reachable(start, solution)} states reachable from the start")
+    click.echo(f"{position.text()}: {_verdict(position, solution.score(position))}")
+    _print_moves(position, solution.score)
+
+
+def _fox_tables(variant: Any, position: Position | None, tables: str | None, build: bool, max_geese: int | None,
+                rebuild: bool) -> None:
+    directory = table_dir(tables)
+    if build:
+        from foxgeese.players.retrograde import build_tables
+
+        if max_geese is None:
+            fail("--build needs --max-geese N (4 to 6 is practical for standard)")
+        try:
+            build_tables(variant, max_geese, directory, rebuild=rebuild,
+                         progress=lambda text: click.echo(text, err=True))
+        except ValueError as error:
+            fail(str(error))
+    table_set = TableSet(variant, directory)
+    top = table_set.available()
+    if top < 4:
+        click.echo(f"no {variant} tables in {directory}; build them with "
+                   f"`foxgeese solve {variant.id}{' --sideways' if _sideways(variant) else ''} --build --max-geese 5`")
+        return
+    click.echo(f"{variant} tables in {directory}:")
+    click.echo(f"{'geese':>5} {'MB':>8} {'build s':>8} {'positions':>10} {'fox wins':>10} {'fox loses':>10} "
+               f"{'draws':>10} {'longest':>8}")
+    for geese in range(4, top + 1):
+        try:
+            table_set._arrays(geese)
+        except TableError as error:
+            fail(str(error))
+        h = table_set.headers[geese]
+        size = table_path(directory, variant, geese).stat().st_size / 1e6
+        fox_wins = h["fox_to_move_wins"] + h["geese_to_move_losses"]
+        fox_loses = h["fox_to_move_losses"] + h["geese_to_move_wins"]
+        draws = h["fox_to_move_draws"] + h["geese_to_move_draws"]
+        click.echo(f"{geese:>5} {size:>8.1f} {h['build_seconds']:>8.1f} {h['positions']:>10} {fox_wins:>10} "
+                   f"{fox_loses:>10} {draws:>10} {h['longest_plies']:>8}")
+    if position is not None:
+        score = table_set.score(position)
+        if score is None:
+            fail(f"the position has {position.prey.bit_count()} geese; the tables go up to {top}")
+        click.echo(f"{position.text()}: {_verdict(position, score)}")
+        _print_moves(position, table_set.score)
+
+
+def _sideways(variant: Any) -> bool:
+    return bool(variant.option_dict.get("sideways", False))
+
+
+def solve(variant_id: str, sideways: bool | None, build: bool, max_geese: int | None, rebuild: bool,
+          position_text: str | None, tables: str | None) -> None:
+    """The body of `foxgeese solve` (see players/cli.py for the options)."""
+    try:
+        variant = get_variant(variant_id, sideways=sideways)
+        position = Position.from_text(position_text) if position_text else None
+    except (UnknownVariantError, InvalidPositionError) as error:
+        fail(str(error))
+    if position is not None and (position.variant.id != variant.id or
+                                 _sideways(position.variant) != _sideways(variant)):
+        fail(f"the position is {position.variant}, not {variant}")
+    if variant.id == "hare-and-hounds":
+        if build and max_geese is not None:
+            fail("hare-and-hounds is solved whole: --max-geese is for the fox variants")
+        try:
+            _hare_and_hounds(position, tables, rebuild)
+        except TableError as error:
+            fail(str(error))
+        return
+    try:
+        _fox_tables(variant, position, tables, build, max_geese, rebuild)
+    except (TableError, OSError) as error:
+        fail(str(error))
+

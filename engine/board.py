@@ -98,9 +98,6 @@ class Board:
     def joined(self, a: int, b: int) -> bool:
         return bool(self.neighbours[a] >> b & 1)
 
-    def sorted_points(self) -> list[int]:
-        return sorted(self.points)
-
 
 def _grid_board(name: str, columns: int, rows: int, is_point, diagonal_through) -> Board:
     """Orthogonal lines between neighbouring points, plus the diagonals `diagonal_through` allows.

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from foxgeese.engine.board import COLUMN_LETTERS
+from foxgeese.engine.board import COLUMN_LETTERS, GRID_WIDTH
 from foxgeese.engine.position import Position
 
 EMPTY = "."
@@ -21,12 +21,13 @@ def draw_board(position: Position) -> str:
     width, height = 4 * (board.columns - 1) + 1, 2 * (board.rows - 1) + 1
     canvas = [[" "] * width for _ in range(height)]
 
-    def cell(column: int, row: int) -> tuple[int, int]:
-        return 2 * (board.rows - 1 - row), 4 * column
+    def cell(point: int) -> tuple[int, int]:
+        """Canvas (line, character) of a point."""
+        return 2 * (board.rows - 1 - point // GRID_WIDTH), 4 * (point % GRID_WIDTH)
 
     for line in board.lines:
         a, b = sorted(line)
-        (ya, xa), (yb, xb) = cell(a % 9, a // 9), cell(b % 9, b // 9)
+        (ya, xa), (yb, xb) = cell(a), cell(b)
         if ya == yb:
             for x in range(xa + 1, xb):
                 canvas[ya][x] = "-"
@@ -37,12 +38,12 @@ def draw_board(position: Position) -> str:
             mark = "/" if (xb > xa) == (yb < ya) else "\\"
             canvas[y][x] = "X" if canvas[y][x] not in (" ", mark) else mark
     for point in board.points:
-        y, x = cell(point % 9, point // 9)
+        y, x = cell(point)
         canvas[y][x] = EMPTY
     for point in position.prey_points:
-        y, x = cell(point % 9, point // 9)
+        y, x = cell(point)
         canvas[y][x] = PREY_MARK[variant.prey_name]
-    y, x = cell(position.predator % 9, position.predator // 9)
+    y, x = cell(position.predator)
     canvas[y][x] = PREDATOR_MARK[variant.predator_name]
 
     lines = []

@@ -40,10 +40,6 @@ WAY_PAST = 150  # the hare can walk to a point below every hound
 HOUND_PASSED = 60  # per hound on a higher row than the hare: it can no longer block the way down
 
 
-def _shift(bits: int, amount: int) -> int:
-    return bits << amount if amount > 0 else bits >> -amount
-
-
 class FoxGeeseEvaluation:
     """Containment first: the fox's region (steps and jumps), points of it no goose can ever
     reach again, geese it can jump, then material, mobility and the geese's spare moves."""

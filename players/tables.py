@@ -21,13 +21,13 @@ from typing import Any
 import numpy as np
 
 from foxgeese.engine.board import DIRECTIONS, point_name
+from foxgeese.engine.position import MIN_GEESE  # fewer geese than this: the fox has won (captured)
 
 FORMAT_VERSION = 1
 MAGIC = b"FOXGEESE-TABLE\n"
 WIN = 32000
 NO_MOVE = -32768
 SCORE_DTYPE = np.int16
-MIN_GEESE = 4  # fewer geese than this: the fox has won (spec: captured)
 
 
 class TableError(Exception):

@@ -93,10 +93,13 @@ def _count_chains(jumps, at: int, prey: int) -> int:
     return total
 
 
-def has_predator_move(tables: MoveTables, predator: int, prey: int) -> bool:
-    if tables.neighbours[predator] & ~prey:
-        return True
+def has_jump(tables: MoveTables, predator: int, prey: int) -> bool:
+    """Whether the fox standing on `predator` could capture right now."""
     return any(prey >> over & 1 and not prey >> land & 1 for over, land in tables.jumps[predator])
+
+
+def has_predator_move(tables: MoveTables, predator: int, prey: int) -> bool:
+    return bool(tables.neighbours[predator] & ~prey) or has_jump(tables, predator, prey)
 
 
 def has_prey_move(tables: MoveTables, predator: int, prey: int) -> bool:

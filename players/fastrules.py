@@ -13,7 +13,14 @@ from dataclasses import dataclass
 from typing import Any
 
 from foxgeese.engine.board import GRID_WIDTH
-from foxgeese.engine.movegen import MoveTables, predator_moves, prey_moves, tables_for
+from foxgeese.engine.movegen import (
+    MoveTables,
+    has_predator_move,
+    has_prey_move,
+    predator_moves,
+    prey_moves,
+    tables_for,
+)
 from foxgeese.engine.outcome import Side, Termination
 from foxgeese.engine.position import FIFTY_MOVE_PLIES, MIN_GEESE, STALLING_MOVES
 
@@ -61,6 +68,12 @@ class FastRules:
         if state[2] == PREDATOR:
             return predator_moves(self.tables, state[0], state[1])
         return prey_moves(self.tables, state[0], state[1])
+
+    def has_moves(self, state: State) -> bool:
+        """Whether the side to move has a move (cheaper than building the list)."""
+        if state[2] == PREDATOR:
+            return has_predator_move(self.tables, state[0], state[1])
+        return has_prey_move(self.tables, state[0], state[1])
 
     def play(self, state: State, move: Any) -> State:
         predator, prey, turn, quiet, stall = state

@@ -15,6 +15,7 @@ import time
 from typing import Callable, Protocol
 
 from foxgeese.engine import Clock, Game
+from foxgeese.engine.movegen import has_jump
 from foxgeese.engine.board import GRID_WIDTH
 from foxgeese.players.base import Choice, Deadline, Player, combine_budgets, time_budget_ms
 from foxgeese.players.evaluation import Evaluation, evaluation_for
@@ -175,14 +176,8 @@ class RolloutEvaluator:
 
     def is_safe(self, state: State, move) -> bool:
         """After this goose step, the fox (where it stands) has no jump."""
-        fox, geese = state[0], state[1]
         origin, target = move[0]
-        geese ^= (1 << origin) | (1 << target)
-        occupied = geese | (1 << fox)
-        for over, land in self.jumps[fox]:
-            if geese >> over & 1 and not occupied >> land & 1:
-                return False
-        return True
+        return not has_jump(self.rules.tables, state[0], state[1] ^ (1 << origin) ^ (1 << target))
 
     def prior(self, state: State, moves: list) -> list[float]:
         if state[2] == PREDATOR:
@@ -225,7 +220,7 @@ class MCTS:
         for move, prior in zip(moves, priors):
             child = Node(move, mover, rules.play(state, move), prior)
             end = rules.ending(child.state)
-            if end is None and not rules.moves(child.state):
+            if end is None and not rules.has_moves(child.state):
                 end = mover  # the opponent is trapped / immobilized
             if end is not None and end != DRAW and self.solve:
                 child.solved = WON if end == mover else LOST

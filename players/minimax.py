@@ -15,6 +15,7 @@ import time
 from dataclasses import dataclass, field
 
 from foxgeese.engine import Clock, Game
+from foxgeese.engine.movegen import has_jump
 from foxgeese.players.base import Choice, Deadline, Player, combine_budgets, time_budget_ms
 from foxgeese.players.evaluation import Evaluation, evaluation_for
 from foxgeese.players.fastrules import DRAW, PREDATOR, PREY, FastRules, State
@@ -275,14 +276,7 @@ class AlphaBeta:
 
     def _fox_threatens(self, state: State) -> bool:
         """Whether the fox (not to move) has a jump ready right now."""
-        if not self.rules.variant.captures:
-            return False
-        fox, geese = state[0], state[1]
-        occupied = geese | (1 << fox)
-        for over, land in self.rules.tables.jumps[fox]:
-            if geese >> over & 1 and not occupied >> land & 1:
-                return True
-        return False
+        return self.rules.variant.captures and has_jump(self.rules.tables, state[0], state[1])
 
     def _quiesce(self, state: State, alpha: int, beta: int, ply: int, moves: list) -> int:
         """Stand pat, or let the fox play out its captures (geese answer with stand pat)."""
@@ -303,7 +297,7 @@ class AlphaBeta:
             end = rules.ending(child)
             if end is not None:
                 score = 0 if end == DRAW else (WIN - ply - 1 if end == PREDATOR else ply + 1 - WIN)
-            elif not rules.moves(child):
+            elif not rules.has_moves(child):
                 score = WIN - ply - 1  # the geese cannot move: immobilized
             else:
                 score = -self.evaluate(child)

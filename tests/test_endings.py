@@ -130,8 +130,8 @@ def test_forward_or_diagonal_forward_move_resets_the_stall_count(raising_move):
     assert game.position.stall == 0 and game.outcome() is None
 
 
-def test_fifty_moves_draw_after_one_hundred_quiet_plies():
-    position = position_from_ascii("""
+# Four geese with room to step sideways and a fox far away: quiet plies and repetitions.
+SIDEWAYS_ROOM = """
 7     . . .
 6     . . .
 5 . . . . . . .
@@ -139,7 +139,11 @@ def test_fifty_moves_draw_after_one_hundred_quiet_plies():
 3 . . . . . . .
 2     . G G
 1     G G .
-""", turn="geese", quiet=99, sideways=True)
+"""
+
+
+def test_fifty_moves_draw_after_one_hundred_quiet_plies():
+    position = position_from_ascii(SIDEWAYS_ROOM, turn="geese", quiet=99, sideways=True)
     game = Game.from_position(position)
     game.push(game.parse_move("d1-e1"))
     assert game.position.quiet == 100
@@ -150,28 +154,12 @@ def test_fifty_moves_draw_after_one_hundred_quiet_plies():
 
 
 def test_fifty_moves_does_not_apply_without_sideways():
-    position = position_from_ascii("""
-7     . . .
-6     . . .
-5 . . . . . . .
-4 F . . . . . .
-3 . . . . . . .
-2     . G G
-1     G G .
-""", turn="fox", quiet=150)
+    position = position_from_ascii(SIDEWAYS_ROOM, turn="fox", quiet=150)
     assert position.outcome() is None
 
 
 def test_repetition_counts_the_start_position():
-    position = position_from_ascii("""
-7     . . .
-6     . . .
-5 . . . . . . .
-4 F . . . . . .
-3 . . . . . . .
-2     . G G
-1     G G .
-""", turn="fox", sideways=True)
+    position = position_from_ascii(SIDEWAYS_ROOM, turn="fox", sideways=True)
     game = Game.from_position(position)
     cycle = ["a4-a5", "d1-e1", "a5-a4", "e1-d1"]
     for ply, text in enumerate(cycle * 2, 1):

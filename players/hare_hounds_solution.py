@@ -22,11 +22,11 @@ import time
 from collections import deque
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 
-from foxgeese.engine import Position, Side, get_variant
+from foxgeese.engine import Move, Position, Side, get_variant
 from foxgeese.players.tables import (
     NO_MOVE,
     SCORE_DTYPE,
@@ -45,6 +45,20 @@ from foxgeese.players.tables import (
 
 HOUNDS = 3
 STALL_STATES = 11  # 0..9 playable, 10 = the hounds have stalled (terminal)
+
+
+class MoveScore(NamedTuple):
+    """One move scored from the solution: what it is worth to the mover, and where it leads.
+
+    `after_score` is the position after the move seen by its own side to move (what `foxgeese
+    solve` prints); `score` is the same value seen by the mover (`to_parent(after_score)`), the
+    one to maximise.
+    """
+
+    move: Move
+    score: int
+    after: Position
+    after_score: int
 
 
 @dataclass
@@ -70,10 +84,19 @@ class HareHoundsSolution:
             raise TableError(f"hare-and-hounds positions have {HOUNDS} hounds, not {position.prey.bit_count()}")
         return int(self.scores[self.index(position)])
 
-    def move_scores(self, position: Position) -> list[tuple[Any, int]]:
-        """Each legal move with the mover's score after playing it, best first."""
-        scored = [(move, int(to_parent(self.score(position.play(move))))) for move in position.legal_moves()]
-        return sorted(scored, key=lambda item: -item[1])
+    def move_scores(self, position: Position, moves: list[Move] | None = None) -> list[MoveScore]:
+        """`moves` (default: every legal move) scored, best for the mover first.
+
+        The one place Hare and Hounds moves are scored: the solver player picks among the best
+        and `foxgeese solve` prints them all. The sort is stable, so equal moves keep the engine's
+        order and a seeded solver draws the same move among them.
+        """
+        scored = []
+        for move in position.legal_moves() if moves is None else moves:
+            after = position.play(move)
+            after_score = self.score(after)
+            scored.append(MoveScore(move, int(to_parent(after_score)), after, after_score))
+        return sorted(scored, key=lambda entry: -entry.score)
 
 
 def _states(geometry: Geometry) -> tuple[np.ndarray, list[Position | None]]:

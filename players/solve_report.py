@@ -7,6 +7,7 @@ every start of the command line (every built-in bot process is one).
 from __future__ import annotations
 
 import time
+from collections.abc import Iterable
 from typing import Any
 
 import click
@@ -21,12 +22,20 @@ def _verdict(position: Position, score: int) -> str:
     return winner_text(score, variant.side_name(position.turn), variant.side_name(position.turn.other))
 
 
-def _print_moves(position: Position, score_of: Any) -> None:
-    """Each legal move with the value of the position after it, best for the mover first."""
-    children = [(move, position.play(move)) for move in position.legal_moves()]
-    scored = [(move, child, score_of(child)) for move, child in children]
-    for move, child, score in sorted(scored, key=lambda item: -int(to_parent(item[2]))):
-        click.echo(f"  {str(move):<12} {_verdict(child, score)}")
+def _print_moves(scored: Iterable[tuple[Any, int, Position, int]]) -> None:
+    """One line a move, best for the mover first: the value of the position after it."""
+    for move, _, after, after_score in scored:
+        click.echo(f"  {str(move):<12} {_verdict(after, after_score)}")
+
+
+def _fox_move_scores(position: Position, table_set: TableSet) -> list[tuple[Any, int, Position, int]]:
+    """The fox variants' counterpart of `HareHoundsSolution.move_scores`, from the endgame tables."""
+    scored = []
+    for move in position.legal_moves():
+        after = position.play(move)
+        after_score = table_set.score(after)
+        scored.append((move, int(to_parent(after_score)), after, after_score))
+    return sorted(scored, key=lambda entry: -entry[1])
 
 
 def _hare_and_hounds(position: Position | None, tables: str | None, rebuild: bool) -> None:
@@ -45,7 +54,7 @@ def _hare_and_hounds(position: Position | None, tables: str | None, rebuild: boo
     if position is start:
         click.echo(f"{reachable(start, solution)} states reachable from the start")
     click.echo(f"{position.text()}: {_verdict(position, solution.score(position))}")
-    _print_moves(position, solution.score)
+    _print_moves(solution.move_scores(position))
 
 
 def _fox_tables(variant: Any, position: Position | None, tables: str | None, build: bool, max_geese: int | None,
@@ -87,7 +96,7 @@ def _fox_tables(variant: Any, position: Position | None, tables: str | None, bui
         if score is None:
             fail(f"the position has {position.prey.bit_count()} geese; the tables go up to {top}")
         click.echo(f"{position.text()}: {_verdict(position, score)}")
-        _print_moves(position, table_set.score)
+        _print_moves(_fox_move_scores(position, table_set))
 
 
 def _sideways(variant: Any) -> bool:

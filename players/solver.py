@@ -58,8 +58,7 @@ class SolverPlayer(Player):
         if position.variant.id == "hare-and-hounds":
             from foxgeese.players.hare_hounds_solution import solution
 
-            table = solution(self.tables)
-            return [(move, int(to_parent(table.score(position.play(move))))) for move in moves]
+            return [(entry.move, entry.score) for entry in solution(self.tables).move_scores(position, moves)]
         tables = self._tables_for(position.variant)
         if tables.score(position) is None:
             return None

@@ -117,7 +117,24 @@ def test_hare_that_escapes(solution):
         turn="hare",
     )
     assert describe(solution.score(position)) == ("win", 1) == brute_force(position)
-    assert [str(m) for m, score in solution.move_scores(position) if describe(score) == ("win", 1)] == ["a3-a2"]
+    winning = [str(entry.move) for entry in solution.move_scores(position) if describe(entry.score) == ("win", 1)]
+    assert winning == ["a3-a2"]
+
+
+def test_move_scores_are_the_positions_after_each_move_best_first_ties_in_engine_order(solution):
+    start = HH.start_position()
+    moves = start.legal_moves()
+    entries = solution.move_scores(start)
+    assert sorted(str(e.move) for e in entries) == sorted(str(m) for m in moves)
+    for entry in entries:
+        assert entry.after == start.play(entry.move)
+        assert entry.after_score == solution.score(entry.after)
+        kind, plies = describe(entry.after_score)  # the hare's view, one ply closer to the end
+        assert describe(entry.score) == ({"loss": "win", "win": "loss"}[kind], plies + 1)
+    ranks = [(-e.score, moves.index(e.move)) for e in entries]
+    assert ranks == sorted(ranks) and len({e.score for e in entries}) > 1  # not all equal: the order is tested
+    some = moves[::2]
+    assert [e.move for e in solution.move_scores(start, some)] == [e.move for e in entries if e.move in some]
 
 
 STUCK_HOUNDS = """

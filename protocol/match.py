@@ -120,7 +120,13 @@ class Match:
                 self.bots = list(self.bot_of.values())
                 continue
             self._no_show({side: f"no 'ready' within {referee.ready_timeout_s:g}s" for side in late})
+        self._record_seats()
+
+    def _record_seats(self) -> None:
+        """Writes who sits where into the record, once per side: after seating, or at a no-show."""
         for side, bot in self.bot_of.items():
+            if self.names[side] in self.record.bots:
+                continue
             hello = bot.hello or {}
             self.record.bots[self.names[side]] = SeatRecord(
                 name=bot.config.name, command=list(bot.config.command), version=hello.get("version", ""),
@@ -329,12 +335,7 @@ class Match:
         record.plies = len(self.game.moves)
         record.final = self.game.position.text()
         record.ended = utc_now()
-        for side, bot in self.bot_of.items():
-            if self.names[side] not in record.bots:
-                hello = bot.hello or {}
-                record.bots[self.names[side]] = SeatRecord(
-                    name=bot.config.name, command=list(bot.config.command), version=hello.get("version", ""),
-                    author=hello.get("author", ""), bot_name=hello.get("name", ""), stderr=bot.stderr_path)
+        self._record_seats()  # a no-show ends the game before seating wrote them
         if ending.offender is not None and ending.termination == RefereeTermination.PROTOCOL_ERROR.value:
             referee._send(ending.offender, codec.ERROR, reason=ending.reason)
         for bot in self.bots:

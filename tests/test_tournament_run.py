@@ -17,7 +17,7 @@ import pytest
 
 from foxgeese.tournaments.config import load_config
 from foxgeese.tournaments.errors import ConfigChangedError
-from foxgeese.tournaments.journal import read_journal
+from foxgeese.tournaments.journal import read_identity, read_journal
 from foxgeese.tournaments.report import game_entries, load_results
 from foxgeese.tournaments.runner import Runner
 from foxgeese.tournaments.schedule import make_schedule
@@ -130,6 +130,8 @@ def test_sigkill_mid_tournament_then_resume_plays_every_game_exactly_once(tmp_pa
     assert uninterrupted.returncode == 0, uninterrupted.stderr
     assert _summary(killed) == _summary(fresh)
     a, b = load_results(killed), load_results(fresh)
+    # `run` reports from the journal it resumed plus the games it added, not from a second read.
+    assert json.loads((killed / "results.json").read_text()) == json.loads(json.dumps(a))
     assert a["standings"] == b["standings"] and a["variants"] == b["variants"]
     for name, rating in a["ratings"]["players"].items():
         assert rating["elo"] == pytest.approx(b["ratings"]["players"][name]["elo"], abs=1e-6)
@@ -158,7 +160,7 @@ def test_a_changed_config_is_refused_naming_the_keys(tmp_path: Path) -> None:
 
 def test_a_resume_plays_the_stored_schedule(tmp_path: Path) -> None:
     """Once tournament.json is written, its schedule is what the journal's ids mean."""
-    from foxgeese.tournaments.journal import read_identity, write_json_atomic
+    from foxgeese.tournaments.journal import write_json_atomic
 
     players = bot("p1", "--seed", "1") + bot("p2", "--seed", "2")
     path = config_file(tmp_path, players, "games_per_pairing: 2\ntime_control: 5+0.1\nopening_plies: 1\n")
@@ -201,13 +203,15 @@ def test_sprt_stops_the_match_and_a_rerun_honours_the_stop(tmp_path: Path) -> No
     path = config_file(tmp_path, players, "games_per_pairing: 60\ntime_control: 5+0.1\n"
                                           "sprt: {elo0: 0, elo1: 100, alpha: 0.1, beta: 0.1}\n")
     out = tmp_path / "out"
-    Runner(load_config(path), out).run()
+    state = Runner(load_config(path), out).run()
     entries = read_journal(out)
+    assert json.loads(json.dumps(state.journal)) == entries  # kept in memory as written, the stop included
     stops = [entry for entry in entries if entry["type"] == "sprt_stop"]
     assert len(stops) == 1 and stops[0]["decision"] == "H1"
     played = len(game_entries(entries))
     assert played < 60
-    Runner(load_config(path), out).run()
+    state = Runner(load_config(path), out).run()
     assert read_journal(out) == entries  # the stop is honoured: nothing more is played
+    assert state.journal == entries and state.identity == read_identity(out)
     results = load_results(out)
     assert results["sprt"]["decision"] == "H1" and results["sprt"]["stopped"] and results["complete"]

@@ -36,7 +36,7 @@ def run(config: str, out: str | None, concurrency: int | None, quiet: bool) -> N
     are played.
     """
     from foxgeese.tournaments.config import load_config
-    from foxgeese.tournaments.report import load_results, render, write_results
+    from foxgeese.tournaments.report import render, summarize, write_results
     from foxgeese.tournaments.runner import Runner
 
     loaded = _load(config, load_config)
@@ -47,7 +47,7 @@ def run(config: str, out: str | None, concurrency: int | None, quiet: bool) -> N
         runner.listener = progress.on_game
         with progress:
             state = runner.run()
-        results = load_results(directory)
+        results = summarize(state.identity, state.journal)  # the journal as the runner read and wrote it
         write_results(directory, results)
     except (TournamentError, ValueError, OSError) as error:
         raise click.ClickException(str(error)) from None

@@ -34,11 +34,17 @@ IDENTITY_FORMAT = 1
 
 @dataclass
 class RunState:
-    """What progress displays are told about; updated by workers under `lock`."""
+    """What progress displays and the final report are told about; updated by workers under `lock`.
+
+    `journal` is every journal line, those found on resume and those this run wrote, in file
+    order: the report is computed from it instead of reading the journal back.
+    """
 
     scheduled: int
     players: list[str]
     games: list[dict[str, Any]] = field(default_factory=list)
+    journal: list[dict[str, Any]] = field(default_factory=list)
+    identity: dict[str, Any] = field(default_factory=dict)
     done_before: int = 0
     playing: dict[str, ScheduledGame] = field(default_factory=dict)
     interrupted: bool = False
@@ -62,11 +68,13 @@ def bot_configs(loaded: LoadedConfig) -> dict[str, Any]:
     return bots
 
 
-def prepare_directory(loaded: LoadedConfig, directory: Path, schedule: list[ScheduledGame]) -> list[ScheduledGame]:
+def prepare_directory(loaded: LoadedConfig, directory: Path,
+                      schedule: list[ScheduledGame]) -> tuple[dict[str, Any], list[ScheduledGame]]:
     """Creates tournament.json, or checks that the one there describes the same tournament.
 
-    Returns the schedule to play: once written, the stored schedule is the truth the journal's ids
-    refer to (a newer version of this package drawing openings differently cannot mix two schedules).
+    Returns its contents and the schedule to play: once written, the stored schedule is the truth
+    the journal's ids refer to (a newer version of this package drawing openings differently cannot
+    mix two schedules).
     """
     config = loaded.config
     identity = read_identity(directory)
@@ -78,16 +86,17 @@ def prepare_directory(loaded: LoadedConfig, directory: Path, schedule: list[Sche
                 f"config (changed: {', '.join(keys) or 'format'}); use another --out directory or restore the config"
             )
         labels = [(v.id, v.options) for v in config.variants]
-        return [ScheduledGame.from_json(game, labels.index((game["variant"], game["options"])))
-                for game in identity["schedule"]]
-    write_json_atomic(directory / "tournament.json", {
+        return identity, [ScheduledGame.from_json(game, labels.index((game["variant"], game["options"])))
+                          for game in identity["schedule"]]
+    identity = {
         "format": IDENTITY_FORMAT,
         "config_hash": config.config_hash(),
         "config": config.canonical(),
         "scheduled": len(schedule),
         "schedule": [game.to_json() for game in schedule],
-    })
-    return schedule
+    }
+    write_json_atomic(directory / "tournament.json", identity)
+    return identity, schedule
 
 
 def journal_entry(game: ScheduledGame, record: Any) -> dict[str, Any]:
@@ -149,7 +158,7 @@ class Runner:
         for bot in bots.values():
             bot.check()  # a missing program fails here, before any game
         with DirectoryLock(self.directory):
-            self.schedule = prepare_directory(self.loaded, self.directory, self.schedule)
+            self.state.identity, self.schedule = prepare_directory(self.loaded, self.directory, self.schedule)
             entries = read_journal(self.directory, repair=True)
             known = {game.id for game in self.schedule}
             done = game_entries(entries)
@@ -158,6 +167,7 @@ class Runner:
                 raise JournalError(f"{self.directory}: journal has games not in the schedule: {', '.join(strangers[:5])}")
             done_ids = {entry["id"] for entry in done}
             self.state.games = list(done)
+            self.state.journal = list(entries)
             self.state.done_before = len(done)
             if sprt_stop(entries) is None:
                 self._pending = [game for game in self.schedule if game.id not in done_ids]
@@ -218,6 +228,7 @@ class Runner:
             journal.append(entry)
             with self.state.lock:
                 self.state.games.append(entry)
+                self.state.journal.append(entry)
                 self.state.playing.pop(game.id, None)
             test = self.config.sprt
             if test is not None and not self.stop.is_set():
@@ -225,8 +236,11 @@ class Runner:
                 state = sprt(pair_scores(game_entries(self.state.games), first),
                              test.elo0, test.elo1, test.alpha, test.beta)
                 if state.decision is not None:
-                    journal.append({"type": "sprt_stop", "after_games": len(self.state.games),
-                                    "first_player": first, **state.to_json()})
+                    stop = {"type": "sprt_stop", "after_games": len(self.state.games),
+                            "first_player": first, **state.to_json()}
+                    journal.append(stop)
+                    with self.state.lock:
+                        self.state.journal.append(stop)
                     self.stop.set()
         if self.listener is not None:
             self.listener(self.state, entry)

@@ -14,7 +14,6 @@ import ipaddress
 import itertools
 import os
 import secrets
-import shutil
 import tempfile
 import time
 import urllib.parse
@@ -76,7 +75,14 @@ class _Bot:
 
 
 class Referee:
-    """Binds one ROUTER socket and plays games between bots on it; use as a context manager."""
+    """Binds one ROUTER socket and plays games between bots on it; use as a context manager.
+
+    Each launched bot's stderr goes to a file in `log_dir`, named in the game record. Without a
+    `log_dir` the referee uses a private temporary folder (also home of its ipc:// socket), and
+    `close()` tidies it: logs a bot wrote nothing to are removed (a record's `stderr` path that no
+    longer exists means the bot was silent), the rest stay, and so does the folder while it holds
+    any. A `log_dir` of the caller's is never touched.
+    """
 
     def __init__(
         self,
@@ -102,9 +108,10 @@ class Referee:
         self.record_dir = record_dir
         self.trace = trace  # called with ("->" or "<-", bot name, message) for every message
         _check_endpoint(endpoint, bind_public)
+        if log_dir:
+            os.makedirs(log_dir, exist_ok=True)
         self._own_dir = tempfile.mkdtemp(prefix="foxgeese-referee-")
         self.log_dir = log_dir or self._own_dir
-        os.makedirs(self.log_dir, exist_ok=True)
         self._context = zmq.Context()
         self._socket = self._context.socket(zmq.ROUTER)
         self._socket.setsockopt(zmq.LINGER, 0)
@@ -114,6 +121,7 @@ class Referee:
         except zmq.ZMQError as error:
             self._socket.close()
             self._context.term()
+            self._tidy_own_dir()
             raise RefereeConfigError(f"cannot bind {endpoint!r}: {error}") from None
         self.endpoint: str = self._socket.getsockopt_string(zmq.LAST_ENDPOINT)
         self.connect_endpoint = _connectable(self.endpoint)
@@ -158,13 +166,29 @@ class Referee:
         remote = any(bot.config.is_remote and bot.identity is not None for bot in self._bots)
         self._socket.close(linger=200 if remote else 0)
         self._context.term()
-        if self.log_dir != self._own_dir and self.record_dir != self._own_dir:
-            shutil.rmtree(self._own_dir, ignore_errors=True)
-        else:  # logs live here; only the socket file goes
+        self._tidy_own_dir()
+
+    def _tidy_own_dir(self) -> None:
+        """Removes the private folder's socket and empty files, then the folder if nothing is left.
+
+        Runs after every bot process has ended, so an empty log stays empty. Anything with content
+        (a bot's traceback, a record saved here) is kept: records may point at it.
+        """
+        try:
+            names = os.listdir(self._own_dir)
+        except OSError:
+            return
+        for name in names:
+            path = os.path.join(self._own_dir, name)
             try:
-                os.unlink(os.path.join(self._own_dir, "referee.sock"))
+                if name == "referee.sock" or (os.path.isfile(path) and os.path.getsize(path) == 0):
+                    os.unlink(path)
             except OSError:
                 pass
+        try:
+            os.rmdir(self._own_dir)
+        except OSError:
+            pass  # it holds logs with something in them
 
     def processes(self) -> list[BotProcess]:
         """Every bot process this referee started and has not yet replaced (for tests, monitors)."""

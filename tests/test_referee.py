@@ -7,8 +7,10 @@ bot must have been sent game_over, and the same Referee must still play a normal
 from __future__ import annotations
 
 import os
+import shutil
 import signal
 import sys
+import tempfile
 import time
 from pathlib import Path
 
@@ -18,7 +20,7 @@ import pytest
 from foxgeese.engine import Side, get_variant
 from foxgeese.protocol.botconfig import BotConfig
 from foxgeese.protocol.record import GameRecord, RefereeTermination, load_record
-from foxgeese.protocol.referee import Referee
+from foxgeese.protocol.referee import Referee, RefereeConfigError
 
 SCRIPTED = str(Path(__file__).parent / "bots" / "scripted_bot.py")
 HH = get_variant("hare-and-hounds")
@@ -224,3 +226,45 @@ def test_close_quits_and_reaps_every_bot(tmp_path):
     referee.close()
     assert [p.returncode for p in processes] == [0, 0]  # they obeyed `quit`
     assert all(count_received(p.stderr_path, "quit") == 1 for p in processes)
+
+
+SILENT = BotConfig.from_spec("random:seed=3", name="silent")  # a built-in bot writes nothing to stderr
+
+
+def test_private_log_folder_is_removed_when_every_bot_was_silent():
+    with Referee() as referee:
+        folder = referee.log_dir
+        record = referee.play_game(HH, {Side.PREDATOR: SILENT, Side.PREY: BotConfig.from_spec("random:seed=4")},
+                                   NORMAL_TC)
+        assert record.termination in RULE_ENDINGS, record.result_line()
+        logs = [seat.stderr for seat in record.bots.values()]
+        assert all(os.path.dirname(log) == folder and os.path.getsize(log) == 0 for log in logs)
+    assert not os.path.exists(folder)
+
+
+def test_private_log_folder_keeps_logs_with_something_in_them():
+    with Referee() as referee:
+        record = referee.play_game(HH, {Side.PREDATOR: SILENT, Side.PREY: scripted("normal", "--seed", "6")}, NORMAL_TC)
+    silent, chatty = record.bots["hare"].stderr, record.bots["hounds"].stderr
+    try:
+        assert not os.path.exists(silent)
+        assert count_received(chatty, "quit") == 1  # what the record points at is still there to read
+    finally:
+        shutil.rmtree(os.path.dirname(chatty))
+
+
+def test_a_callers_log_dir_is_left_alone(tmp_path):
+    with Referee(log_dir=str(tmp_path)) as referee:
+        record = referee.play_game(HH, {Side.PREDATOR: SILENT, Side.PREY: BotConfig.from_spec("random:seed=5")},
+                                   "move=1", max_plies=2)
+        own = referee._own_dir
+    assert sorted(os.listdir(tmp_path)) == sorted(os.path.basename(seat.stderr) for seat in record.bots.values())
+    assert not os.path.exists(own)  # only the socket lived there
+
+
+def test_a_failed_bind_leaves_no_folder(tmp_path, monkeypatch):
+    with Referee(endpoint="tcp://127.0.0.1:*") as taken:
+        monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
+        with pytest.raises(RefereeConfigError, match="cannot bind"):
+            Referee(endpoint=taken.endpoint)
+    assert os.listdir(tmp_path) == []

@@ -13,8 +13,6 @@ import os
 import random
 import secrets
 import shutil
-import signal
-import subprocess
 import tempfile
 import time
 from collections.abc import Callable
@@ -25,6 +23,8 @@ import zmq
 
 from foxgeese.engine import VARIANT_IDS, Game, Position, get_variant
 from foxgeese.protocol import codec
+from foxgeese.protocol.botconfig import BotConfig
+from foxgeese.protocol.process import BotLaunchError, BotProcess
 
 # Where a capture chain of two jumps is on for the fox (and a single jump elsewhere).
 CAPTURE_POSITIONS = {
@@ -41,6 +41,8 @@ TIME_CONTROL = {"base_ms": 60_000, "increment_ms": 1_000, "per_move_ms": 0}
 MID_GAME_PLIES = 9
 # Unanswered requests after which the run stops (a bot that ignores one kind of message keeps doing so).
 MAX_TIMEOUTS = 3
+# How long a bot still running at the end gets between SIGTERM and SIGKILL.
+STOP_GRACE_S = 0.2
 
 
 class CheckAborted(Exception):
@@ -69,7 +71,7 @@ class Checker:
         self.rng = random.Random(20240607)
         self.request_id = 40
         self.identity: bytes | None = None
-        self.process: subprocess.Popen[bytes] | None = None
+        self.process: BotProcess | None = None
 
     # -- reporting --------------------------------------------------------------------------
 
@@ -91,14 +93,14 @@ class Checker:
                 endpoint = f"ipc://{workdir}/referee.sock"
                 socket.bind(endpoint)
                 self.socket = socket
-                with open(stderr_path, "wb") as stderr:
-                    try:
-                        self._launch(endpoint, stderr)
-                        self._steps()
-                    except CheckAborted:
-                        pass
-                    finally:
-                        self._stop()
+                try:
+                    self._launch(endpoint, stderr_path)
+                    self._steps()
+                except CheckAborted:
+                    pass
+                finally:
+                    if self.process is not None:
+                        self.process.stop(STOP_GRACE_S)  # the bot and anything it started; closes its log
                 if self.failures:
                     self._show_stderr(stderr_path)
         finally:
@@ -107,13 +109,15 @@ class Checker:
         self.out(f"{'PASS' if not self.failures else 'FAIL'} bot check: {verdict}")
         return not self.failures
 
-    def _launch(self, endpoint: str, stderr: Any) -> None:
-        env = {**os.environ, codec.ENV_ENDPOINT: endpoint, codec.ENV_TOKEN: self.token}
+    def _launch(self, endpoint: str, stderr_path: str) -> None:
+        """Starts the bot as the referee does (its own session, stdout and stderr to one file)."""
+        config = BotConfig(os.path.basename(self.command[0]), self.command, cwd=self.cwd)
+        env = {codec.ENV_ENDPOINT: endpoint, codec.ENV_TOKEN: self.token}
         try:
-            self.process = subprocess.Popen(self.command, env=env, cwd=self.cwd, stdin=subprocess.DEVNULL,
-                                            stdout=stderr, stderr=stderr, start_new_session=True)
-        except OSError as error:
-            self.failed("launch", f"a program to run ({' '.join(self.command)})", str(error))
+            self.process = BotProcess(config, env, stderr_path)
+        except BotLaunchError as error:
+            why = error.__context__ or error  # the OSError itself; the launch error's text repeats the name
+            self.failed("launch", f"a program to run ({' '.join(self.command)})", str(why))
             raise CheckAborted from None
         self.passed("launch")
 
@@ -233,11 +237,10 @@ class Checker:
     def _quit(self) -> None:
         self._send(codec.QUIT)
         assert self.process is not None
-        try:
-            code = self.process.wait(timeout=self.timeout_ms / 1000)
-        except subprocess.TimeoutExpired:
+        if not self.process.wait(self.timeout_ms / 1000):
             self.failed("quit", f"the process to exit within {self.timeout_ms} ms", "it still runs")
             return
+        code = self.process.returncode
         if code != 0:
             self.failed("quit", "exit status 0", f"exit status {code}")
         else:
@@ -271,7 +274,7 @@ class Checker:
                 except codec.ProtocolError as error:
                     return Reply(None, elapsed, f"a malformed message ({error})")
             assert self.process is not None
-            code = self.process.poll()
+            code = self.process.returncode
             if code is not None:
                 return Reply(None, (time.monotonic() - started) * 1000, f"the process exited with status {code}")
 
@@ -281,7 +284,7 @@ class Checker:
         reply = self._receive()
         if reply.message is None:
             self.failed(step, f"{want} within {self.timeout_ms} ms", reply.problem)
-            if self.process is not None and self.process.poll() is not None:
+            if self.process is not None and not self.process.alive():
                 raise CheckAborted
             self.timeouts += 1
             if self.timeouts >= MAX_TIMEOUTS:
@@ -297,16 +300,6 @@ class Checker:
             self.failed(step, "v=1", f"v={message.get('v')!r}")
             return None
         return reply
-
-    def _stop(self) -> None:
-        process = self.process
-        if process is None or process.poll() is not None:
-            return
-        try:
-            os.killpg(process.pid, signal.SIGKILL)  # the bot's own session, started above
-        except ProcessLookupError:
-            pass
-        process.wait(timeout=5)
 
     def _show_stderr(self, path: str) -> None:
         try:

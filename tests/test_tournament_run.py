@@ -158,7 +158,7 @@ def test_a_changed_config_is_refused_naming_the_keys(tmp_path: Path) -> None:
     assert "changed: players[1].command[3], seed" in refused.stderr
 
 
-def test_a_resume_plays_the_stored_schedule(tmp_path: Path) -> None:
+def test_a_resume_plays_the_stored_schedule(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """Once tournament.json is written, its schedule is what the journal's ids mean."""
     from foxgeese.tournaments.journal import write_json_atomic
 
@@ -169,13 +169,23 @@ def test_a_resume_plays_the_stored_schedule(tmp_path: Path) -> None:
     from foxgeese.tournaments.runner import prepare_directory
 
     loaded = load_config(path)
-    prepare_directory(loaded, out, make_schedule(loaded.config))
+    written, drawn = prepare_directory(loaded, out)
     identity = read_identity(out)
-    assert identity["schedule"] == [game.to_json() for game in make_schedule(loaded.config)]
+    assert identity == written and identity["schedule"] == [game.to_json() for game in drawn]
+    assert drawn == make_schedule(loaded.config)
     for game in identity["schedule"]:
         game["opening"] = ["d4-d5"]  # stands in for a schedule drawn by another version
     write_json_atomic(out / "tournament.json", identity)
-    Runner(loaded, out).run()
+
+    def no_draw(config):
+        raise AssertionError("a directory with a stored schedule must not draw one from the seed")
+
+    monkeypatch.setattr("foxgeese.tournaments.runner.make_schedule", no_draw)
+    runner = Runner(loaded, out)
+    started = []
+    runner.on_start = lambda state: started.append((state.scheduled, len(state.games), len(runner.schedule)))
+    runner.run()
+    assert started == [(2, 0, 2)]  # told once, before any game, with the stored schedule's size
     assert [game["opening"] for game in game_entries(read_journal(out))] == [["d4-d5"], ["d4-d5"]]
 
 

@@ -44,6 +44,7 @@ def run(config: str, out: str | None, concurrency: int | None, quiet: bool) -> N
     try:
         runner = Runner(loaded, directory, concurrency=concurrency)
         progress = _Progress(runner, quiet)
+        runner.on_start = progress.on_start
         runner.listener = progress.on_game
         with progress:
             state = runner.run()
@@ -112,9 +113,12 @@ class _Progress:
                                       TimeElapsedColumn(), TextColumn("ETA"), TimeRemainingColumn(),
                                       TextColumn("{task.fields[standings]}"))
             self._progress.__enter__()
-            self._task = self._progress.add_task(self.runner.config.name, total=self.runner.state.scheduled,
-                                                 standings="")
         return self
+
+    def on_start(self, state: Any) -> None:
+        """The bar appears once the runner knows how many games there are (stored or drawn schedule)."""
+        if self._progress is not None:
+            self._task = self._progress.add_task(self.runner.config.name, total=state.scheduled, standings="")
 
     def __exit__(self, *exc: object) -> None:
         if self._progress is not None:

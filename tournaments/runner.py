@@ -68,13 +68,12 @@ def bot_configs(loaded: LoadedConfig) -> dict[str, Any]:
     return bots
 
 
-def prepare_directory(loaded: LoadedConfig, directory: Path,
-                      schedule: list[ScheduledGame]) -> tuple[dict[str, Any], list[ScheduledGame]]:
-    """Creates tournament.json, or checks that the one there describes the same tournament.
+def prepare_directory(loaded: LoadedConfig, directory: Path) -> tuple[dict[str, Any], list[ScheduledGame]]:
+    """Checks that tournament.json describes the same tournament, or creates it.
 
-    Returns its contents and the schedule to play: once written, the stored schedule is the truth
+    Returns its contents and the schedule to play. Once written, the stored schedule is the truth
     the journal's ids refer to (a newer version of this package drawing openings differently cannot
-    mix two schedules).
+    mix two schedules), so the schedule is drawn from the seed only when there is none yet.
     """
     config = loaded.config
     identity = read_identity(directory)
@@ -88,6 +87,7 @@ def prepare_directory(loaded: LoadedConfig, directory: Path,
         labels = [(v.id, v.options) for v in config.variants]
         return identity, [ScheduledGame.from_json(game, labels.index((game["variant"], game["options"])))
                           for game in identity["schedule"]]
+    schedule = make_schedule(config)
     identity = {
         "format": IDENTITY_FORMAT,
         "config_hash": config.config_hash(),
@@ -131,7 +131,11 @@ def journal_entry(game: ScheduledGame, record: Any) -> dict[str, Any]:
 
 
 class Runner:
-    """One run over one output directory (see the module doc)."""
+    """One run over one output directory (see the module doc).
+
+    `listener` hears of every finished game; `on_start` once, when the schedule is known (read from
+    the directory or drawn), before any game.
+    """
 
     def __init__(self, loaded: LoadedConfig, directory: Path, listener: Listener | None = None,
                  concurrency: int | None = None, referee_options: dict[str, Any] | None = None) -> None:
@@ -139,15 +143,16 @@ class Runner:
         self.config = loaded.config
         self.directory = Path(directory)
         self.listener = listener
+        self.on_start: Callable[[RunState], None] | None = None
         self.concurrency = concurrency or self.config.concurrency
         self.referee_options = dict(referee_options or {})  # e.g. timeouts, passed to each Referee
-        self.schedule = make_schedule(self.config)
+        self.schedule: list[ScheduledGame] = []  # known once run() has read or drawn it
         self.stop = threading.Event()
         self.errors: list[BaseException] = []
         self._next = 0
         self._pending: list[ScheduledGame] = []
         self._write_lock = threading.Lock()
-        self.state = RunState(scheduled=len(self.schedule), players=[p.name for p in self.config.players])
+        self.state = RunState(scheduled=0, players=[p.name for p in self.config.players])
 
     def run(self) -> RunState:
         """Plays every missing game (or until an SPRT decides); raises TournamentError on user errors."""
@@ -158,7 +163,10 @@ class Runner:
         for bot in bots.values():
             bot.check()  # a missing program fails here, before any game
         with DirectoryLock(self.directory):
-            self.state.identity, self.schedule = prepare_directory(self.loaded, self.directory, self.schedule)
+            self.state.identity, self.schedule = prepare_directory(self.loaded, self.directory)
+            self.state.scheduled = len(self.schedule)
+            if self.on_start is not None:
+                self.on_start(self.state)
             entries = read_journal(self.directory, repair=True)
             known = {game.id for game in self.schedule}
             done = game_entries(entries)

@@ -77,7 +77,8 @@ def _print_message(direction: str, bot: str, message: dict[str, Any]) -> None:
 @click.option("--lag-margin-ms", type=click.IntRange(min=0), default=50, show_default=True,
               help="Grace for the trip through the sockets on top of each clock.")
 @click.option("--log-dir", type=click.Path(file_okay=False), default=None,
-              help="Where the bots' stderr files go [default: a fresh temporary folder].")
+              help="Where the bots' stderr files go [default: a temporary folder, "
+                   "removed at the end unless a bot wrote something].")
 @click.option("--quiet", "-q", is_flag=True, help="Print only the result line.")
 @click.option("--trace", is_flag=True, help="Print every protocol message on stderr (JSON, one a line).")
 def play(variant_id: str, fox: str | None, geese: str | None, hare: str | None, hounds: str | None,

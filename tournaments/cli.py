@@ -49,7 +49,7 @@ def run(config: str, out: str | None, concurrency: int | None, quiet: bool) -> N
         with progress:
             state = runner.run()
         results = summarize(state.identity, state.journal)  # the journal as the runner read and wrote it
-        write_results(directory, results)
+        write_results(directory, results, state.journal)
     except (TournamentError, ValueError, OSError) as error:
         raise click.ClickException(str(error)) from None
     from rich.console import Console  # rich loads only for tournament commands

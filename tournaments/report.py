@@ -147,8 +147,11 @@ def load_results(directory: Path) -> dict[str, Any]:
     return summarize(identity, read_journal(directory))
 
 
-def write_results(directory: Path, results: dict[str, Any]) -> None:
-    """results.json (everything), results.csv (one line per player), games.csv (one per game)."""
+def write_results(
+    directory: Path, results: dict[str, Any], journal: list[dict[str, Any]] | None = None
+) -> None:
+    """results.json (everything), results.csv (one line per player), games.csv (one per game).
+    `journal`: the journal's lines when the caller has them already (else it is read from disk)."""
     directory = Path(directory)
     write_json_atomic(directory / RESULTS_JSON, results)
     ratings = results["ratings"].get("players", {})
@@ -165,7 +168,8 @@ def write_results(directory: Path, results: dict[str, Any]) -> None:
     writer = csv.writer(buffer, lineterminator="\n")
     writer.writerow(["id", "variant", "predator", "prey", "winner", "predator_score", "termination",
                      "plies", "forfeit", "reason"])
-    for game in sorted(game_entries(read_journal(directory)), key=lambda g: g["id"]):
+    lines = read_journal(directory) if journal is None else journal
+    for game in sorted(game_entries(lines), key=lambda g: g["id"]):
         writer.writerow([game["id"], variant_label(game["variant"], game["options"]), game["predator"],
                          game["prey"], game["winner"], game["predator_score"], game["termination"],
                          game["plies"], game.get("forfeit") or "", game["reason"]])

@@ -2,6 +2,7 @@
 
     python benchmarks/strength.py [--games 20] [--variants standard,great-cross,hare-and-hounds]
                                   [--pairings search-vs-random,depth] [--referee 1+0.1] [--opening 2]
+                                  [--workers 2]
 
 Pairings: minimax and MCTS against random in both roles on each variant (target: >= 95% wins),
 and minimax at depth d+2 against depth d in both roles. Each game starts with two random plies
@@ -16,6 +17,8 @@ from __future__ import annotations
 import argparse
 import random
 import time
+from collections import Counter
+from concurrent.futures import ProcessPoolExecutor
 
 from foxgeese.engine import Clock, Game, Side, Termination, get_variant
 from foxgeese.players.registry import make_player
@@ -24,8 +27,10 @@ OPENING_PLIES = 2
 MAX_PLIES = 400  # standard without sideways always ends; the others end by fifty moves/stalling
 
 
-def play(variant, predator_spec: str, prey_spec: str, seed: int, opening: int = OPENING_PLIES) -> tuple[str, int]:
-    """One game; returns (winner value, plies). `opening`: random plies before the players start."""
+def play(
+    variant, predator_spec: str, prey_spec: str, seed: int, opening: int = OPENING_PLIES
+) -> tuple[str, str, int]:
+    """One game: (winner value, termination, plies). `opening`: random plies before the players start."""
     rng = random.Random(seed)
     game = Game(variant)
     players = {Side.PREDATOR: make_player(predator_spec), Side.PREY: make_player(prey_spec)}
@@ -38,12 +43,14 @@ def play(variant, predator_spec: str, prey_spec: str, seed: int, opening: int = 
         choice = players[game.position.turn].choose(game, Clock())
         game.push(choice.move)
     outcome = game.outcome()
-    return (outcome.winner.value if outcome else "unfinished"), len(game.moves)
+    if outcome is None:
+        return "unfinished", "max-plies", len(game.moves)
+    return outcome.winner.value, outcome.termination.value, len(game.moves)
 
 
 def play_refereed(
     variant, predator_spec: str, prey_spec: str, seed: int, time_control: str, opening: int = OPENING_PLIES
-) -> tuple[str, int]:
+) -> tuple[str, str, int]:
     """One game through the real referee: bot processes, ZeroMQ, clocks (the same two random plies)."""
     from foxgeese.protocol.botconfig import BotConfig
     from foxgeese.protocol.referee import Referee
@@ -62,38 +69,48 @@ def play_refereed(
     winner = record.winner if isinstance(record.winner, str) else record.winner.value
     if record.termination not in {t.value for t in Termination}:
         print(f"    referee ending: {record.termination} ({record.reason})", flush=True)
-    return winner, len(record.moves)
+    return winner, record.termination, len(record.moves)
+
+
+def _one_game(
+    variant, specs: tuple[str, str], seed: int, referee_tc: str | None, opening: int
+) -> tuple[str, str, int]:
+    """(winner, termination, plies) of one game, in-process or through the referee."""
+    if referee_tc:
+        return play_refereed(variant, *specs, seed=seed, time_control=referee_tc, opening=opening)
+    return play(variant, *specs, seed=seed, opening=opening)
 
 
 def match(
     variant, strong: str, weak: str, games: int, seed: int, referee_tc: str | None = None,
-    opening: int = OPENING_PLIES,
+    opening: int = OPENING_PLIES, workers: int = 1,
 ) -> None:
-    """`strong` plays each role `games` times; prints its score (wins + draws/2) per role."""
+    """`strong` plays each role `games` times; prints its score (wins + draws/2) per role and how
+    the games it did not win ended. Games are independent, so `workers` processes share them."""
     for role in (Side.PREDATOR, Side.PREY):
-        wins = draws = plies = 0
         started = time.perf_counter()
+        jobs = []
         for index in range(games):
             weak_spec = weak.replace("SEED", str(seed + index))
             strong_spec = strong.replace("SEED", str(seed + 1000 + index))
             specs = (strong_spec, weak_spec) if role == Side.PREDATOR else (weak_spec, strong_spec)
-            if referee_tc:
-                winner, length = play_refereed(
-                    variant, *specs, seed=seed + index, time_control=referee_tc, opening=opening
-                )
-            else:
-                winner, length = play(variant, *specs, seed=seed + index, opening=opening)
-            plies += length
-            if winner == variant.side_name(role):
-                wins += 1
-            elif winner in ("draw", "unfinished"):
-                draws += 1
+            jobs.append((variant, specs, seed + index, referee_tc, opening))
+        if workers > 1:
+            with ProcessPoolExecutor(workers) as pool:
+                results = list(pool.map(_one_game, *zip(*jobs)))
+        else:
+            results = [_one_game(*job) for job in jobs]
+        wins = sum(winner == variant.side_name(role) for winner, _, _ in results)
+        draws = sum(winner in ("draw", "unfinished") for winner, _, _ in results)
+        plies = sum(length for _, _, length in results)
+        others = Counter(end for winner, end, _ in results if winner != variant.side_name(role))
         elapsed = time.perf_counter() - started
         rate = (wins + draws / 2) / games
+        not_won = ", ".join(f"{end} {count}" for end, count in others.most_common()) or "-"
         print(
             f"{str(variant):<30} {_label(strong):<22} as {variant.side_name(role):<6} vs {_label(weak):<18} "
             f"won {wins:>3}/{games} drawn {draws:>3}  score {rate:6.1%}  "
-            f"({plies / games:5.1f} plies/game, {elapsed / games:5.2f} s/game)",
+            f"({plies / games:5.1f} plies/game, {elapsed / games:5.2f} s/game; not won: {not_won})",
             flush=True,
         )
 
@@ -117,16 +134,18 @@ def main() -> None:
         help="random plies before the players start (the 2nd is a random goose step: b3 or f3 moved never refills)",
     )
     parser.add_argument("--referee", metavar="TC", help="play through the referee with this time control")
+    parser.add_argument("--workers", type=int, default=1, help="games played at once, one process each")
     args = parser.parse_args()
+    common = (*common)
     for variant_id in args.variants.split(","):
         variant = get_variant(variant_id.strip())
         if "search-vs-random" in args.pairings:
-            match(variant, args.minimax, "random:seed=SEED", args.games, args.seed, args.referee, args.opening)
-            match(variant, args.mcts, "random:seed=SEED", args.games, args.seed, args.referee, args.opening)
+            match(variant, args.minimax, "random:seed=SEED", *common)
+            match(variant, args.mcts, "random:seed=SEED", *common)
         if "depth" in args.pairings:
             deep = f"minimax:depth={args.depth + 2},seed=SEED"
             shallow = f"minimax:depth={args.depth},seed=SEED"
-            match(variant, deep, shallow, args.games, args.seed, args.referee, args.opening)
+            match(variant, deep, shallow, *common)
 
 
 if __name__ == "__main__":

@@ -136,7 +136,7 @@ def main() -> None:
     parser.add_argument("--referee", metavar="TC", help="play through the referee with this time control")
     parser.add_argument("--workers", type=int, default=1, help="games played at once, one process each")
     args = parser.parse_args()
-    common = (*common)
+    common = (args.games, args.seed, args.referee, args.opening, args.workers)
     for variant_id in args.variants.split(","):
         variant = get_variant(variant_id.strip())
         if "search-vs-random" in args.pairings:

@@ -26,6 +26,7 @@ WON, LOST = 1, -1  # proven results, from the view of the side that moved into t
 DEFAULT_PLAYOUTS = 1000
 SCORE_SCALE = 150.0  # centi-points that make a 73% expectation in the cut-off evaluation
 TIME_CHECK_PLAYOUTS = 16
+DEFAULT_CONTEMPT = 0.3  # a draw is worth 0.2 to the player (see MctsPlayer): it plays on for the win
 PROVEN_SCORE = 100_000  # the score reported for a proven win (as minimax does for a mate)
 
 
@@ -96,6 +97,8 @@ class Evaluator(Protocol):
     def static_value(self, state: State) -> float:
         """A quick estimate for the predator, in [0, 1] (no playout)."""
 
+    draw_value: float  # what a drawn ending is worth to the predator, in [0, 1]
+
 
 class RolloutEvaluator:
     """Epsilon-greedy playouts: the fox takes its longest capture, the geese step where no goose
@@ -118,9 +121,10 @@ class RolloutEvaluator:
         self.evaluation = evaluation or evaluation_for(rules)
         self.jumps = rules.tables.jumps
         self.captures = rules.variant.captures
+        self.draw_value = 0.5  # what a draw is worth to the predator; MctsPlayer shifts it by its contempt
 
     def result_value(self, winner: int) -> float:
-        return 0.5 if winner == DRAW else (1.0 if winner == PREDATOR else 0.0)
+        return self.draw_value if winner == DRAW else (1.0 if winner == PREDATOR else 0.0)
 
     def static_value(self, state: State) -> float:
         score = self.evaluation(state)
@@ -227,7 +231,8 @@ class MCTS:
                 child.implicit = 1.0 if end == mover else 0.0
             elif end is not None:
                 child.solved = 0 if end == DRAW else None
-                child.implicit = 0.5 if end == DRAW else (1.0 if end == mover else 0.0)
+                draw = self.evaluator.draw_value if mover == PREDATOR else 1.0 - self.evaluator.draw_value
+                child.implicit = draw if end == DRAW else (1.0 if end == mover else 0.0)
             elif self.implicit:
                 value = self.evaluator.static_value(child.state)
                 child.implicit = value if mover == PREDATOR else 1.0 - value
@@ -240,7 +245,7 @@ class MCTS:
         """Value for the predator of a node reached for the first time."""
         if node.solved is not None:
             if node.solved == 0:
-                return 0.5
+                return self.evaluator.draw_value
             winner = node.mover if node.solved == WON else 1 - node.mover
             return 1.0 if winner == PREDATOR else 0.0
         return self.evaluator.evaluate(node.state)
@@ -292,7 +297,7 @@ class MCTS:
                 keys.add(key)
             if node.visits == 0:
                 break
-        value = 0.5 if repeated else self._leaf_value(node)
+        value = self.evaluator.draw_value if repeated else self._leaf_value(node)
         for item in reversed(path):
             item.visits += 1
             item.total += value if item.mover == PREDATOR else 1.0 - value
@@ -332,7 +337,9 @@ class MCTS:
 class MctsPlayer(Player):
     """UCT player. Limits: `playouts` and/or `time` (ms per move); the clock caps the time.
     `c` is the exploration constant, `rollout` the playout length before the static evaluation
-    cuts it off, `epsilon` the chance of a random playout move; `seed` makes it reproducible."""
+    cuts it off, `epsilon` the chance of a random playout move; `seed` makes it reproducible.
+    `contempt` is how much less than half a point a draw (repetition, fifty moves) is worth to the
+    player, so that it plays on for a win instead of settling for a repetition."""
 
     name = "mcts"
 
@@ -346,6 +353,7 @@ class MctsPlayer(Player):
         epsilon: float = 0.1,
         seed: int | None = None,
         reuse: bool = True,
+        contempt: float = DEFAULT_CONTEMPT,
     ) -> None:
         for label, value in (("playouts", playouts), ("time", time)):
             if value is not None and (isinstance(value, bool) or not isinstance(value, (int, float)) or value <= 0):
@@ -356,6 +364,8 @@ class MctsPlayer(Player):
             raise ValueError(f"rollout must be a whole number of plies, not {rollout!r}")
         if not isinstance(epsilon, (int, float)) or not 0 <= epsilon <= 1:
             raise ValueError(f"epsilon must be between 0 and 1, not {epsilon!r}")
+        if isinstance(contempt, bool) or not isinstance(contempt, (int, float)) or not 0 <= contempt < 0.5:
+            raise ValueError(f"contempt must be a number from 0 to below 0.5, not {contempt!r}")
         self.playouts = None if playouts is None else int(playouts)
         self.time = time
         self.c = float(c)
@@ -363,6 +373,7 @@ class MctsPlayer(Player):
         self.epsilon = float(epsilon)
         self.seed = seed
         self.reuse = reuse
+        self.contempt = float(contempt)
         self.rng = random.Random(seed)
         self._search: MCTS | None = None
         self._variant_key = None
@@ -400,6 +411,10 @@ class MctsPlayer(Player):
         started = time.monotonic()
         search = self.search_for(game.position.variant)
         state = search.rules.state_of(game.position)
+        draw_value = 0.5 - self.contempt if state[2] == PREDATOR else 0.5 + self.contempt
+        if search.evaluator.draw_value != draw_value:  # a kept tree was valued with other draws
+            search.evaluator.draw_value = draw_value
+            self._root = None
         root = self._reused_root(game, state) or search.new_root(state)
         reused = root.visits
         budget = combine_budgets(self.time, time_budget_ms(clock))

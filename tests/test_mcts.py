@@ -8,7 +8,9 @@ import pytest
 
 from foxgeese.engine import Clock, Game, get_variant
 from foxgeese.players.fastrules import FastRules
+from foxgeese.players.base import Deadline
 from foxgeese.players.mcts import LOST, MCTS, WON, MctsPlayer, RolloutEvaluator, puct_value
+from foxgeese.players.minimax import history_keys
 from foxgeese.players.random_player import RandomPlayer
 from test_minimax import CASES
 from test_players_support import diagram, play_out, wins_within
@@ -113,3 +115,26 @@ def test_time_limit_and_clock_are_respected():
 def test_bad_options_are_refused(options, message):
     with pytest.raises(ValueError, match=message):
         MctsPlayer(**options)
+
+
+@pytest.mark.parametrize("contempt", [0.0, 0.3])
+def test_contempt_makes_a_repetition_worth_less_than_half_to_the_player(contempt):
+    game = Game(get_variant("great-cross"))
+    for text in "e7-e8 a4-a5 e8-e7 a5-b5 e7-e8".split():  # b5-a5 would repeat the position after a4-a5
+        game.push(game.parse_move(text))
+    player = MctsPlayer(playouts=400, seed=1, contempt=contempt)
+    player.choose(game, Clock())
+    search = player.search_for(game.position.variant)
+    assert search.evaluator.draw_value == pytest.approx(0.5 + contempt)  # the predator's view of a draw
+    rules = search.rules
+    root = search.new_root(rules.state_of(game.position))
+    seen = history_keys(game, rules)
+    search.run(root, playouts=400, deadline=Deadline(None), seen=seen)
+    repeating = [child for child in root.children if rules.key(child.state) in seen]
+    assert len(repeating) == 1 and repeating[0].visits > 0
+    assert repeating[0].value() == pytest.approx(0.5 - contempt)  # the geese's view of every visit
+
+
+def test_contempt_must_leave_a_draw_worth_something():
+    with pytest.raises(ValueError, match="contempt"):
+        MctsPlayer(contempt=0.5)

@@ -127,6 +127,7 @@ def main() -> None:
     parser.add_argument("--pairings", default="search-vs-random,depth")
     parser.add_argument("--minimax", default="minimax:depth=3,seed=SEED")
     parser.add_argument("--mcts", default="mcts:playouts=400,seed=SEED")
+    parser.add_argument("--players", default="minimax,mcts", help="which searches play search-vs-random")
     parser.add_argument("--depth", type=int, default=2, help="d in 'depth d+2 vs depth d'")
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument(
@@ -140,8 +141,11 @@ def main() -> None:
     for variant_id in args.variants.split(","):
         variant = get_variant(variant_id.strip())
         if "search-vs-random" in args.pairings:
-            match(variant, args.minimax, "random:seed=SEED", *common)
-            match(variant, args.mcts, "random:seed=SEED", *common)
+            searches = {"minimax": args.minimax, "mcts": args.mcts}
+            for name in args.players.split(","):
+                if name.strip() not in searches:
+                    parser.error(f"--players: unknown search {name.strip()!r}; choose from minimax, mcts")
+                match(variant, searches[name.strip()], "random:seed=SEED", *common)
         if "depth" in args.pairings:
             deep = f"minimax:depth={args.depth + 2},seed=SEED"
             shallow = f"minimax:depth={args.depth},seed=SEED"

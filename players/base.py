@@ -53,24 +53,24 @@ class Player(abc.ABC):
 def time_budget_ms(clock: Clock | None, *, margin_ms: int = SAFETY_MARGIN_MS) -> int | None:
     """How long one move may take, in ms, or None when the clock sets no limit.
 
-    A fixed per-move time wins when present; otherwise remaining/20 plus most of the increment,
-    capped so that a big base does not make one move eat the game, and never more than what is
-    left minus the margin.
+    A fixed per-move time wins when present. The referee then shows that allowance as the clock
+    too, so it is spent whole, not divided by MOVES_TO_GO. Otherwise: remaining/20 plus most of the
+    increment, capped so that a big base does not make one move eat the game, and never more than
+    half of what is left; always minus the margin.
     """
     if clock is None:
         return None
     per_move = getattr(clock, "per_move_ms", None)
     remaining = getattr(clock, "remaining_ms", None)
     increment = getattr(clock, "increment_ms", None) or 0
-    budgets: list[float] = []
     if per_move:
-        budgets.append(per_move - margin_ms)
-    if remaining is not None:
+        budget = min(per_move, remaining if remaining is not None else per_move) - margin_ms
+    elif remaining is not None:
         planned = min(remaining / MOVES_TO_GO + increment * 0.8, MAX_BUDGET_MS)
-        budgets.append(min(planned, remaining / 2) - margin_ms)
-    if not budgets:
+        budget = min(planned, remaining / 2) - margin_ms
+    else:
         return None
-    return int(max(MIN_BUDGET_MS, min(budgets)))
+    return int(max(MIN_BUDGET_MS, budget))
 
 
 class Deadline:

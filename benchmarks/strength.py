@@ -83,11 +83,11 @@ def _one_game(
 
 def match(
     variant, strong: str, weak: str, games: int, seed: int, referee_tc: str | None = None,
-    opening: int = OPENING_PLIES, workers: int = 1,
+    opening: int = OPENING_PLIES, workers: int = 1, roles: tuple[Side, ...] = (Side.PREDATOR, Side.PREY),
 ) -> None:
     """`strong` plays each role `games` times; prints its score (wins + draws/2) per role and how
     the games it did not win ended. Games are independent, so `workers` processes share them."""
-    for role in (Side.PREDATOR, Side.PREY):
+    for role in roles:
         started = time.perf_counter()
         jobs = []
         for index in range(games):
@@ -128,6 +128,7 @@ def main() -> None:
     parser.add_argument("--minimax", default="minimax:depth=3,seed=SEED")
     parser.add_argument("--mcts", default="mcts:playouts=400,seed=SEED")
     parser.add_argument("--players", default="minimax,mcts", help="which searches play search-vs-random")
+    parser.add_argument("--roles", default="predator,prey", help="which roles the named player takes")
     parser.add_argument("--depth", type=int, default=2, help="d in 'depth d+2 vs depth d'")
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument(
@@ -137,7 +138,11 @@ def main() -> None:
     parser.add_argument("--referee", metavar="TC", help="play through the referee with this time control")
     parser.add_argument("--workers", type=int, default=1, help="games played at once, one process each")
     args = parser.parse_args()
-    common = (args.games, args.seed, args.referee, args.opening, args.workers)
+    try:
+        roles = tuple(Side[role.strip().upper()] for role in args.roles.split(","))
+    except KeyError:
+        parser.error(f"--roles: {args.roles!r}; use predator, prey or predator,prey")
+    common = (args.games, args.seed, args.referee, args.opening, args.workers, roles)
     for variant_id in args.variants.split(","):
         variant = get_variant(variant_id.strip())
         if "search-vs-random" in args.pairings:

@@ -15,6 +15,9 @@ from foxgeese.engine import Clock, Game, Move, Side
 
 # What a search keeps back from its budget for the reply to travel and the process to wake up.
 SAFETY_MARGIN_MS = 30
+# ... and this share of the planned time: a long search builds a big tree, and a garbage collection
+# or freeing the tree can take tens of ms (measured: up to 22 ms for a full collection at 1 s a move).
+SAFETY_SHARE = 0.05
 # Fraction of the remaining time a search may spend on one move when there is no fixed per-move time.
 MOVES_TO_GO = 20
 # Never plan more than this per move (keeps games brisk even with a large base time).
@@ -56,7 +59,7 @@ def time_budget_ms(clock: Clock | None, *, margin_ms: int = SAFETY_MARGIN_MS) ->
     A fixed per-move time wins when present. The referee then shows that allowance as the clock
     too, so it is spent whole, not divided by MOVES_TO_GO. Otherwise: remaining/20 plus most of the
     increment, capped so that a big base does not make one move eat the game, and never more than
-    half of what is left; always minus the margin.
+    half of what is left; always less the margin and 5%.
     """
     if clock is None:
         return None
@@ -64,13 +67,12 @@ def time_budget_ms(clock: Clock | None, *, margin_ms: int = SAFETY_MARGIN_MS) ->
     remaining = getattr(clock, "remaining_ms", None)
     increment = getattr(clock, "increment_ms", None) or 0
     if per_move:
-        budget = min(per_move, remaining if remaining is not None else per_move) - margin_ms
+        planned = min(per_move, remaining if remaining is not None else per_move)
     elif remaining is not None:
-        planned = min(remaining / MOVES_TO_GO + increment * 0.8, MAX_BUDGET_MS)
-        budget = min(planned, remaining / 2) - margin_ms
+        planned = min(remaining / MOVES_TO_GO + increment * 0.8, MAX_BUDGET_MS, remaining / 2)
     else:
         return None
-    return int(max(MIN_BUDGET_MS, budget))
+    return int(max(MIN_BUDGET_MS, planned * (1 - SAFETY_SHARE) - margin_ms))
 
 
 class Deadline:

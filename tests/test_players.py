@@ -55,11 +55,11 @@ def test_the_solver_is_offered_lazily():
 def test_time_budget_follows_the_clock():
     assert time_budget_ms(None) is None
     assert time_budget_ms(Clock()) is None
-    assert time_budget_ms(Clock(per_move_ms=500)) == 470
+    assert time_budget_ms(Clock(per_move_ms=500)) == 500 - 25 - 30  # less 5% and the 30 ms margin
     # With `move=0.5` the referee's clocks show the per-move allowance: the whole of it is the budget.
-    assert time_budget_ms(Clock(remaining_ms=500, opponent_ms=500, per_move_ms=500)) == 470
+    assert time_budget_ms(Clock(remaining_ms=500, opponent_ms=500, per_move_ms=500)) == 500 - 25 - 30
     base = time_budget_ms(Clock(remaining_ms=60_000, increment_ms=1000))
-    assert base == 60_000 // 20 + 800 - 30
+    assert base == int((60_000 // 20 + 800) * 0.95) - 30
     assert time_budget_ms(Clock(remaining_ms=100)) <= 50  # never more than half of what is left
     assert time_budget_ms(Clock(remaining_ms=10)) >= 1
     assert time_budget_ms(Clock(remaining_ms=10**9)) <= 10_000

@@ -2,14 +2,15 @@
 
     python benchmarks/strength.py [--games 20] [--variants standard,great-cross,hare-and-hounds]
                                   [--pairings search-vs-random,depth] [--referee 1+0.1] [--opening 2]
-                                  [--workers 2]
+                                  [--workers 2] [--players minimax,mcts] [--roles predator,prey]
 
 Pairings: minimax and MCTS against random in both roles on each variant (target: >= 95% wins),
 and minimax at depth d+2 against depth d in both roles. Each game starts with two random plies
 (`--opening`) so that deterministic players do not repeat one game; seeds make the whole run
 replayable. The second of them is a random goose step, and in `standard` about half of those move
 b3 or f3 (or a wing goose), a point no goose can ever fill again: `--opening 0` measures the players
-from the start position (the random player still varies every game).
+from the start position (the random player still varies every game). `--players mcts --roles prey`
+plays only the games you name; `--referee move=1` gives every move one second.
 """
 
 from __future__ import annotations

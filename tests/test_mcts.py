@@ -138,3 +138,19 @@ def test_contempt_makes_a_repetition_worth_less_than_half_to_the_player(contempt
 def test_contempt_must_leave_a_draw_worth_something():
     with pytest.raises(ValueError, match="contempt"):
         MctsPlayer(contempt=0.5)
+
+
+def test_a_bot_process_spends_its_fixed_time_per_move(tmp_path):
+    """With `move=0.3` the referee shows 300 ms on the clock every turn; MCTS must spend most of
+    it (it used to divide the clock by 20 and answer in 5 ms) and never run over (no time forfeit)."""
+    from foxgeese.engine import Side
+    from foxgeese.protocol.botconfig import BotConfig
+    from foxgeese.protocol.referee import Referee
+
+    seats = {Side.PREDATOR: BotConfig.from_spec("random:seed=3"), Side.PREY: BotConfig.from_spec("mcts:seed=3")}
+    with Referee(log_dir=str(tmp_path)) as referee:
+        record = referee.play_game(get_variant("standard"), seats, "move=0.3", max_plies=6, game_id="per-move")
+    assert record.termination == "max-plies", (record.termination, record.reason)
+    geese_moves = [move for move in record.moves if move.side == "geese"]
+    assert len(geese_moves) == 3
+    assert all(move.think_ms >= 200 for move in geese_moves), [m.think_ms for m in geese_moves]

@@ -143,15 +143,17 @@ def main() -> None:
         roles = tuple(Side[role.strip().upper()] for role in args.roles.split(","))
     except KeyError:
         parser.error(f"--roles: {args.roles!r}; use predator, prey or predator,prey")
+    searches = {"minimax": args.minimax, "mcts": args.mcts}
+    chosen = [name.strip() for name in args.players.split(",")]
+    unknown = [name for name in chosen if name not in searches]
+    if unknown:
+        parser.error(f"--players: unknown search {unknown[0]!r}; choose from minimax, mcts")
     common = (args.games, args.seed, args.referee, args.opening, args.workers, roles)
     for variant_id in args.variants.split(","):
         variant = get_variant(variant_id.strip())
         if "search-vs-random" in args.pairings:
-            searches = {"minimax": args.minimax, "mcts": args.mcts}
-            for name in args.players.split(","):
-                if name.strip() not in searches:
-                    parser.error(f"--players: unknown search {name.strip()!r}; choose from minimax, mcts")
-                match(variant, searches[name.strip()], "random:seed=SEED", *common)
+            for name in chosen:
+                match(variant, searches[name], "random:seed=SEED", *common)
         if "depth" in args.pairings:
             deep = f"minimax:depth={args.depth + 2},seed=SEED"
             shallow = f"minimax:depth={args.depth},seed=SEED"

@@ -283,3 +283,38 @@ def test_a_goose_the_fox_could_jump_is_penalised():
     # the edge), c4 can (d4 over c4 to the empty b4).
     hangs, backed = _fox_view(HANGING_GOOSE_HANGS), _fox_view(HANGING_GOOSE_BACKED)
     assert hangs - backed >= evaluation.WEAK_GOOSE - 2 * evaluation.GEESE_MOBILITY > 0
+
+
+
+LONE_GOOSE_AHEAD = """
+7     . . .
+6     . G .
+5 . . . . . . .
+4 . . F . G . .
+3 G G G G . G G
+2     G G G
+1     . . .
+"""
+
+GOOSE_AHEAD_BACKED = """
+7     . . .
+6     . . .
+5 . . . G . . .
+4 . . F . G . .
+3 G G G G . G G
+2     G G G
+1     . . .
+"""
+
+
+def _lone_points(text: str) -> set[str]:
+    position = diagram(text, "standard", "fox")
+    lone = evaluation_for(FastRules.for_variant(position.variant)).lone(position.prey)
+    return {point_name(p) for p in position.variant.board.points if lone >> p & 1}
+
+
+def test_a_goose_that_went_ahead_alone_is_lone_and_a_backed_one_is_not():
+    # d6 has no goose on c5, d5 or e5, the points a goose steps onto d6 from. On d5 it has e4
+    # behind it, and e4 has d3 and f3. Geese on their start points are never lone.
+    assert _lone_points(LONE_GOOSE_AHEAD) == {"d6"}
+    assert _lone_points(GOOSE_AHEAD_BACKED) == set()

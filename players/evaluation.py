@@ -83,17 +83,20 @@ class FoxGeeseEvaluation:
                 return region
             region = grown
 
+    def one_step(self, geese: int) -> int:
+        """Points a goose of `geese` steps onto in one move, empty or not."""
+        reached = 0
+        for shift, sources in self.prey_steps:
+            moved = geese & sources
+            reached |= moved << shift if shift > 0 else moved >> -shift
+        return reached & self.mask
+
     def cone(self, geese: int) -> int:
         """Points some goose could still stand on: the geese and everything forward of them.
         Geese never move back, so the fox owns every other point for good."""
         cone = geese
-        steps = self.prey_steps
         while True:
-            grown = cone
-            for shift, sources in steps:
-                moved = cone & sources
-                grown |= moved << shift if shift > 0 else moved >> -shift
-            grown &= self.mask
+            grown = cone | self.one_step(cone)
             if grown == cone:
                 return cone
             cone = grown
@@ -103,11 +106,7 @@ class FoxGeeseEvaluation:
         goose steps onto theirs. The points behind them are empty landing points for the fox, and
         only a goose from further back can fill them (minimax geese at depth 5 against a random fox:
         181/200 wins without this term, 195/200 with it)."""
-        supported = 0
-        for shift, sources in self.prey_steps:
-            moved = geese & sources
-            supported |= moved << shift if shift > 0 else moved >> -shift
-        return geese & ~supported & ~self.start_points
+        return geese & ~self.one_step(geese) & ~self.start_points
 
     def fox_score(self, fox: int, geese: int, fox_to_move: bool) -> int:
         empty = self.mask & ~geese & ~(1 << fox)

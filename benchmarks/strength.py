@@ -22,6 +22,7 @@ from collections import Counter
 from concurrent.futures import ProcessPoolExecutor
 
 from foxgeese.engine import Clock, Game, Side, Termination, get_variant
+from foxgeese.engine.variants import parse_options
 from foxgeese.players.registry import make_player
 
 OPENING_PLIES = 2
@@ -124,7 +125,11 @@ def _label(spec: str) -> str:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--games", type=int, default=20, help="games per pairing and role")
-    parser.add_argument("--variants", default="standard,great-cross,hare-and-hounds")
+    parser.add_argument(
+        "--variants",
+        default="standard,great-cross,hare-and-hounds",
+        help="comma-separated; options after a colon, joined by +: standard:geese=17",
+    )
     parser.add_argument("--pairings", default="search-vs-random,depth")
     parser.add_argument("--minimax", default="minimax:depth=3,seed=SEED")
     parser.add_argument("--mcts", default="mcts:playouts=400,seed=SEED")
@@ -150,7 +155,8 @@ def main() -> None:
         parser.error(f"--players: unknown search {unknown[0]!r}; choose from minimax, mcts")
     common = (args.games, args.seed, args.referee, args.opening, args.workers, roles)
     for variant_id in args.variants.split(","):
-        variant = get_variant(variant_id.strip())
+        name, _, options = variant_id.strip().partition(":")
+        variant = get_variant(name, **parse_options(options.replace("+", ",") or "-"))
         if "search-vs-random" in args.pairings:
             for name in chosen:
                 match(variant, searches[name], "random:seed=SEED", *common)

@@ -27,6 +27,12 @@ DEFAULT_PLAYOUTS = 1000
 SCORE_SCALE = 150.0  # centi-points that make a 73% expectation in the cut-off evaluation
 TIME_CHECK_PLAYOUTS = 16
 DEFAULT_CONTEMPT = 0.3  # a draw is worth 0.2 to the player (see MctsPlayer): it plays on for the win
+DEFAULT_IMPLICIT = 0.5  # the implicit-minimax share of a child's value in selection (ImplicitUCT)
+DEFAULT_ROLLOUT = 8  # playout plies before the static evaluation cuts in
+# Defaults that differ by variant, measured against a random fox (docs/players.md): in great-cross,
+# playouts make the geese cautious (they shuffle without closing the net), so the search there
+# leans on the static evaluation and its minimax backup instead.
+VARIANT_DEFAULTS = {"great-cross": {"rollout": 0, "implicit": 0.8}}
 PROVEN_SCORE = 100_000  # the score reported for a proven win (as minimax does for a mate)
 
 
@@ -70,7 +76,7 @@ class ImplicitUCT:
     gives the tree a minimax backbone. Unvisited children go in order of their evaluation.
     """
 
-    def __init__(self, weight: float = 0.5) -> None:
+    def __init__(self, weight: float = DEFAULT_IMPLICIT) -> None:
         self.weight = weight
 
     def __call__(self, child: Node, parent_visits: int, c: float) -> float:
@@ -278,7 +284,6 @@ class MCTS:
         positions; in variants with the repetition rule a position met again scores as a draw."""
         path = [root]
         node = root
-        repeated = False
         keys = set(seen) if seen else None
         while node.solved is None:
             if node.children is None:
@@ -292,12 +297,12 @@ class MCTS:
             if keys is not None:
                 key = self.rules.key(node.state)
                 if key in keys:
-                    repeated = True
+                    self._mark_repetition(node)
                     break
                 keys.add(key)
             if node.visits == 0:
                 break
-        value = self.evaluator.draw_value if repeated else self._leaf_value(node)
+        value = self._leaf_value(node)
         for item in reversed(path):
             item.visits += 1
             item.total += value if item.mover == PREDATOR else 1.0 - value
@@ -306,6 +311,15 @@ class MCTS:
                     item.implicit = 1.0 - max(child.implicit for child in item.children)
                 if self.solve and item.solved is None:
                     self._update_solved(item)
+
+    def _mark_repetition(self, node: Node) -> None:
+        """A position met again on the way from the game's start is a draw, for good: the path to a
+        node never changes, and neither do the game's earlier positions when the tree is reused.
+        The implicit value says so too; otherwise a search that leans on it walks into repetitions
+        (MCTS geese in great-cross drew 3/20 against a random fox that way)."""
+        node.solved = 0
+        draw = self.evaluator.draw_value
+        node.implicit = draw if node.mover == PREDATOR else 1.0 - draw
 
     def run(self, root: Node, *, playouts: int | None, deadline: Deadline, seen: set[int] | None = None) -> int:
         """Playouts until a limit or until the root is solved; returns how many were made."""
@@ -339,7 +353,9 @@ class MctsPlayer(Player):
     `c` is the exploration constant, `rollout` the playout length before the static evaluation
     cuts it off, `epsilon` the chance of a random playout move; `seed` makes it reproducible.
     `contempt` is how much less than half a point a draw (repetition, fifty moves) is worth to the
-    player, so that it plays on for a win instead of settling for a repetition."""
+    player, so that it plays on for a win instead of settling for a repetition. `implicit` is the
+    share of the implicit minimax value in selection (0: plain UCT on the playout mean).
+    `rollout` and `implicit` left unset take the variant's defaults (`VARIANT_DEFAULTS`)."""
 
     name = "mcts"
 
@@ -349,23 +365,28 @@ class MctsPlayer(Player):
         playouts: int | None = None,
         time: float | None = None,
         c: float = 1.4,
-        rollout: int = 8,
+        rollout: int | None = None,
         epsilon: float = 0.1,
         seed: int | None = None,
         reuse: bool = True,
         contempt: float = DEFAULT_CONTEMPT,
+        implicit: float | None = None,
     ) -> None:
         for label, value in (("playouts", playouts), ("time", time)):
             if value is not None and (isinstance(value, bool) or not isinstance(value, (int, float)) or value <= 0):
                 raise ValueError(f"{label} must be a positive number, not {value!r}")
         if not isinstance(c, (int, float)) or c < 0:
             raise ValueError(f"c must be a non-negative number, not {c!r}")
-        if not isinstance(rollout, int) or rollout < 0:
+        if rollout is not None and (isinstance(rollout, bool) or not isinstance(rollout, int) or rollout < 0):
             raise ValueError(f"rollout must be a whole number of plies, not {rollout!r}")
         if not isinstance(epsilon, (int, float)) or not 0 <= epsilon <= 1:
             raise ValueError(f"epsilon must be between 0 and 1, not {epsilon!r}")
         if isinstance(contempt, bool) or not isinstance(contempt, (int, float)) or not 0 <= contempt < 0.5:
             raise ValueError(f"contempt must be a number from 0 to below 0.5, not {contempt!r}")
+        if implicit is not None and (
+            isinstance(implicit, bool) or not isinstance(implicit, (int, float)) or not 0 <= implicit <= 1
+        ):
+            raise ValueError(f"implicit must be a weight from 0 to 1, not {implicit!r}")
         self.playouts = None if playouts is None else int(playouts)
         self.time = time
         self.c = float(c)
@@ -374,6 +395,7 @@ class MctsPlayer(Player):
         self.seed = seed
         self.reuse = reuse
         self.contempt = float(contempt)
+        self.implicit = None if implicit is None else float(implicit)
         self.rng = random.Random(seed)
         self._search: MCTS | None = None
         self._variant_key = None
@@ -388,8 +410,12 @@ class MctsPlayer(Player):
         key = (variant.id, variant.options)
         if self._search is None or self._variant_key != key:
             rules = FastRules.for_variant(variant)
-            evaluator = RolloutEvaluator(rules, self.rng, max_plies=self.rollout, epsilon=self.epsilon)
-            self._search = MCTS(rules, evaluator, c=self.c)
+            defaults = VARIANT_DEFAULTS.get(variant.id, {})
+            rollout = self.rollout if self.rollout is not None else defaults.get("rollout", DEFAULT_ROLLOUT)
+            implicit = self.implicit if self.implicit is not None else defaults.get("implicit", DEFAULT_IMPLICIT)
+            evaluator = RolloutEvaluator(rules, self.rng, max_plies=rollout, epsilon=self.epsilon)
+            selection = ImplicitUCT(implicit) if implicit else uct_value
+            self._search = MCTS(rules, evaluator, c=self.c, selection=selection, implicit=bool(implicit))
             self._variant_key = key
             self._root = None
         return self._search

@@ -9,7 +9,7 @@ import pytest
 from foxgeese.engine import Clock, Game, get_variant
 from foxgeese.players.fastrules import FastRules
 from foxgeese.players.base import Deadline
-from foxgeese.players.mcts import LOST, MCTS, WON, MctsPlayer, RolloutEvaluator, puct_value
+from foxgeese.players.mcts import LOST, MCTS, WON, MctsPlayer, RolloutEvaluator, puct_value, uct_value
 from foxgeese.players.minimax import history_keys
 from foxgeese.players.random_player import RandomPlayer
 from test_minimax import CASES
@@ -133,6 +133,8 @@ def test_contempt_makes_a_repetition_worth_less_than_half_to_the_player(contempt
     repeating = [child for child in root.children if rules.key(child.state) in seen]
     assert len(repeating) == 1 and repeating[0].visits > 0
     assert repeating[0].value() == pytest.approx(0.5 - contempt)  # the geese's view of every visit
+    assert repeating[0].solved == 0  # a draw for good, so the implicit minimax value knows it too
+    assert repeating[0].implicit == pytest.approx(0.5 - contempt)
 
 
 def test_contempt_must_leave_a_draw_worth_something():
@@ -154,3 +156,18 @@ def test_a_bot_process_spends_its_fixed_time_per_move(tmp_path):
     geese_moves = [move for move in record.moves if move.side == "geese"]
     assert len(geese_moves) == 3
     assert all(move.think_ms >= 200 for move in geese_moves), [m.think_ms for m in geese_moves]
+
+
+@pytest.mark.parametrize("variant_id, rollout, implicit", [
+    ("standard", 8, 0.5), ("hare-and-hounds", 8, 0.5), ("great-cross", 0, 0.8),
+])
+def test_unset_rollout_and_implicit_weight_take_the_variants_defaults(variant_id, rollout, implicit):
+    search = MctsPlayer().search_for(get_variant(variant_id))
+    assert search.evaluator.max_plies == rollout
+    assert search.selection.weight == pytest.approx(implicit)
+
+
+def test_rollout_and_implicit_weight_given_override_the_variants_defaults():
+    search = MctsPlayer(rollout=4, implicit=0.3).search_for(get_variant("great-cross"))
+    assert search.evaluator.max_plies == 4 and search.selection.weight == pytest.approx(0.3)
+    assert MctsPlayer(implicit=0).search_for(get_variant("great-cross")).selection is uct_value

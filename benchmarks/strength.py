@@ -154,9 +154,12 @@ def main() -> None:
     if unknown:
         parser.error(f"--players: unknown search {unknown[0]!r}; choose from minimax, mcts")
     common = (args.games, args.seed, args.referee, args.opening, args.workers, roles)
-    for variant_id in args.variants.split(","):
-        name, _, options = variant_id.strip().partition(":")
-        variant = get_variant(name, **parse_options(options.replace("+", ",") or "-"))
+    for variant_text in args.variants.split(","):
+        variant_id, _, options = variant_text.strip().partition(":")
+        try:
+            variant = get_variant(variant_id, **parse_options(options.replace("+", ",") or "-"))
+        except ValueError as error:
+            parser.error(f"--variants: {error}")
         if "search-vs-random" in args.pairings:
             for name in chosen:
                 match(variant, searches[name], "random:seed=SEED", *common)

@@ -5,9 +5,11 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import signal
 import subprocess
 import sys
+import tempfile
 import time
 from collections import Counter
 from pathlib import Path
@@ -89,8 +91,12 @@ def test_sigkill_mid_tournament_then_resume_plays_every_game_exactly_once(tmp_pa
     path = _hash_config(tmp_path, "k")
     scheduled = len(make_schedule(load_config(path).config))
     killed = tmp_path / "killed"
+    # A runner killed with SIGKILL cannot remove its referees' private folders (socket, empty logs):
+    # keep them out of the machine's /tmp. Short path: an ipc socket path must fit in 107 bytes.
+    scratch = tempfile.mkdtemp(prefix="fg-kill-")
     runner = subprocess.Popen([sys.executable, "-m", "foxgeese", "tournament", "run", str(path), "--out",
-                               str(killed), "--quiet"], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+                               str(killed), "--quiet"], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+                              env={**os.environ, "TMPDIR": scratch})
     journal = killed / "journal.jsonl"
     deadline = time.monotonic() + 60
     bots: list[psutil.Process] = []
@@ -110,6 +116,7 @@ def test_sigkill_mid_tournament_then_resume_plays_every_game_exactly_once(tmp_pa
                 child.kill()
             except psutil.NoSuchProcess:
                 pass
+        shutil.rmtree(scratch, ignore_errors=True)
     before = read_journal(killed)
     assert 5 <= len(before) < scheduled, "the kill must land mid-tournament"
     partial = run_cli("report", str(killed))

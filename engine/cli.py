@@ -6,10 +6,8 @@ Other tools drive these, so their output is plain: one item per line, the answer
 from __future__ import annotations
 
 import json
-import sys
 import time
 from pathlib import Path
-from typing import NoReturn
 
 import click
 
@@ -19,12 +17,7 @@ from foxgeese.engine.perft import divide, perft
 from foxgeese.engine.position import Position
 from foxgeese.engine.render import draw_board
 from foxgeese.engine.variants import VARIANT_IDS, get_variant
-
-
-def fail(message: str) -> NoReturn:
-    """One line on stderr and exit status 2: how every user mistake ends."""
-    click.echo(f"foxgeese: {message}", err=True)
-    sys.exit(2)
+from foxgeese.usage import fail
 
 
 def variant_options(function):

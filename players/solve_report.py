@@ -13,7 +13,7 @@ from typing import Any
 import click
 
 from foxgeese.engine import InvalidPositionError, Position, UnknownVariantError, get_variant
-from foxgeese.engine.cli import fail
+from foxgeese.usage import fail
 from foxgeese.players.tables import TableError, TableSet, table_dir, table_path, to_parent, winner_text
 
 

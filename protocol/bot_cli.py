@@ -22,6 +22,7 @@ from typing import Any
 import click
 
 from foxgeese.protocol.sdk import BotError, run_bot
+from foxgeese.usage import UsageProblem
 
 BOT_HELP = """Run a built-in player as a bot, or check a bot for protocol conformance.
 
@@ -51,14 +52,14 @@ def make_builtin_player(spec: str) -> Any:
         from foxgeese.players.registry import make_player
     except ModuleNotFoundError as error:
         if error.name and error.name.startswith("foxgeese.players"):
-            raise click.ClickException(
+            raise UsageProblem(
                 "built-in players are not available: foxgeese.players.registry is missing from this install"
             ) from None
         raise
     try:
         return make_player(spec)
     except ValueError as error:  # PlayerSpecError and bad option values
-        raise click.ClickException(str(error)) from None
+        raise UsageProblem(str(error)) from None
 
 
 def run_player_command(name: str) -> click.Command:
@@ -80,7 +81,7 @@ def run_player_command(name: str) -> click.Command:
             run_bot(player, name=bot_name or spec, author="foxgeese", version=__version__,
                     endpoint=endpoint, token=token)
         except BotError as error:
-            raise click.ClickException(str(error)) from None
+            raise UsageProblem(str(error)) from None
         except KeyboardInterrupt:
             sys.exit(130)
 

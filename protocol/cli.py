@@ -21,6 +21,7 @@ from foxgeese.protocol.botconfig import BotConfig, BotSpecError
 from foxgeese.protocol.record import GameRecord, MoveRecord
 from foxgeese.protocol.referee import Referee, RefereeConfigError
 from foxgeese.protocol.timecontrol import TimeControl, TimeControlError
+from foxgeese.usage import UsageProblem
 
 DEFAULT_TC = "10+0.1"
 HUMAN_TC = "900+0"
@@ -104,16 +105,16 @@ def play(variant_id: str, fox: str | None, geese: str | None, hare: str | None, 
             tc_text = HUMAN_TC if any(config.interactive for config in seats.values()) else DEFAULT_TC
         control = TimeControl.parse(tc_text)
         if record_path and not os.path.isdir(os.path.dirname(os.path.abspath(record_path))):
-            raise click.ClickException(f"--record {record_path}: no such folder")
+            raise UsageProblem(f"--record {record_path}: no such folder")
         book = Game(variant)
         for text in opening.replace(",", " ").split():
             book.push(book.parse_move(text))
         referee = Referee(endpoint=endpoint, bind_public=bind_public, lag_margin_ms=lag_margin_ms,
                           log_dir=log_dir, trace=_print_message if trace else None)
     except (UnknownVariantError, BotSpecError, TimeControlError, RefereeConfigError) as error:
-        raise click.ClickException(str(error)) from None
+        raise UsageProblem(str(error)) from None
     except ValueError as error:  # the opening: InvalidMoveError / IllegalMoveError name the ply
-        raise click.ClickException(f"--opening: {error}") from None
+        raise UsageProblem(f"--opening: {error}") from None
     with referee:
         if any(config.is_remote for config in seats.values()):
             click.echo(f"waiting for remote bots: FOXGEESE_ENDPOINT={referee.endpoint} "
@@ -130,7 +131,7 @@ def play(variant_id: str, fox: str | None, geese: str | None, hare: str | None, 
                                        max_plies=max_plies, on_move=None if quiet else _print_move,
                                        record_path=record_path)
         except OSError as error:  # the record could not be written
-            raise click.ClickException(f"--record {record_path}: {error.strerror or error}") from None
+            raise UsageProblem(f"--record {record_path}: {error.strerror or error}") from None
         except KeyboardInterrupt:
             click.echo("interrupted; stopping the bots", err=True)
             sys.exit(130)

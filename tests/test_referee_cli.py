@@ -72,11 +72,11 @@ def test_play_user_errors_are_one_line(tmp_path):
     runner = CliRunner()  # in-process: these fail before any bot starts
     for args, words in cases:
         result = runner.invoke(main, ["play", *args, "--log-dir", str(tmp_path)])
-        assert result.exit_code in (1, 2) and isinstance(result.exception, SystemExit), args
+        assert result.exit_code == 2 and isinstance(result.exception, SystemExit), args
         assert words in result.stderr.strip().splitlines()[-1], (args, result.stderr)
         assert result.stdout == "", args
     assert foxgeese("play", *cases[0][0]).stderr.strip().splitlines() == [
-        "Error: unknown player 'nosuchplayer' in 'nosuchplayer'; valid: random, human, minimax, mcts, solver, "
+        "foxgeese: unknown player 'nosuchplayer' in 'nosuchplayer'; valid: random, human, minimax, mcts, solver, "
         "or cmd:COMMAND LINE for an external bot"]
 
 

@@ -20,15 +20,15 @@ def run_bot_cli(*args: str, env_endpoint: str | None = "ipc:///nonexistent/x.soc
 @pytest.mark.parametrize(
     "args, endpoint, message",
     [
-        (["nosuch"], "ipc:///x", "Error: unknown player 'nosuch'; valid: random"),
-        (["random", "--option", "depth=3"], "ipc:///x", "Error: unknown option 'depth' for random; valid: seed"),
+        (["nosuch"], "ipc:///x", "foxgeese: unknown player 'nosuch'; valid: random"),
+        (["random", "--option", "depth=3"], "ipc:///x", "foxgeese: unknown option 'depth' for random; valid: seed"),
         (["random", "--opt", "seed"], "ipc:///x", "'seed' is not key=value"),
-        (["random"], None, "Error: no referee endpoint: pass endpoint=... (--connect) or set FOXGEESE_ENDPOINT"),
+        (["random"], None, "foxgeese: no referee endpoint: pass endpoint=... (--connect) or set FOXGEESE_ENDPOINT"),
     ],
 )
 def test_user_errors_are_one_line(args, endpoint, message):
     run = run_bot_cli(*args, env_endpoint=endpoint)
-    assert run.returncode != 0
+    assert run.returncode == 2
     assert message in run.stderr
     assert "Traceback" not in run.stderr
 

@@ -161,7 +161,7 @@ def test_a_changed_config_is_refused_naming_the_keys(tmp_path: Path) -> None:
     with pytest.raises(ConfigChangedError, match=r"changed: players\[1\].command\[3\], seed"):
         Runner(load_config(path), out).run()
     refused = run_cli("run", str(path), "--out", str(out))
-    assert refused.returncode == 1 and "Traceback" not in refused.stderr
+    assert refused.returncode == 2 and "Traceback" not in refused.stderr
     assert "changed: players[1].command[3], seed" in refused.stderr
 
 
@@ -204,15 +204,15 @@ def test_a_second_runner_on_the_same_directory_is_refused(tmp_path: Path) -> Non
     out.mkdir()
     with DirectoryLock(out):
         refused = run_cli("run", str(path), "--out", str(out))
-    assert refused.returncode == 1 and "Traceback" not in refused.stderr
+    assert refused.returncode == 2 and "Traceback" not in refused.stderr
     assert f"another runner (pid {os.getpid()}) is using this directory" in refused.stderr
     assert not (out / "journal.jsonl").exists()
 
 
 def test_report_of_a_directory_that_is_no_tournament_is_one_line(tmp_path: Path) -> None:
     done = run_cli("report", str(tmp_path))
-    assert done.returncode == 1 and "Traceback" not in done.stderr
-    assert done.stderr.strip().splitlines() == [f"Error: {tmp_path}: not a tournament directory (no tournament.json)"]
+    assert done.returncode == 2 and "Traceback" not in done.stderr
+    assert done.stderr.strip().splitlines() == [f"foxgeese: {tmp_path}: not a tournament directory (no tournament.json)"]
 
 
 def test_sprt_stops_the_match_and_a_rerun_honours_the_stop(tmp_path: Path) -> None:

@@ -11,6 +11,7 @@ from typing import Any
 import click
 
 from foxgeese.tournaments.errors import ConfigError, TournamentError
+from foxgeese.usage import USAGE_EXIT, UsageProblem
 
 
 def register(group: click.Group) -> None:
@@ -51,7 +52,7 @@ def run(config: str, out: str | None, concurrency: int | None, quiet: bool) -> N
         results = summarize(state.identity, state.journal)  # the journal as the runner read and wrote it
         write_results(directory, results, state.journal)
     except (TournamentError, ValueError, OSError) as error:
-        raise click.ClickException(str(error)) from None
+        raise UsageProblem(str(error)) from None
     from rich.console import Console  # rich loads only for tournament commands
 
     console = Console()
@@ -75,7 +76,7 @@ def report(directory: str, as_json: bool) -> None:
         results = load_results(Path(directory))
         write_results(Path(directory), results)
     except (TournamentError, OSError) as error:
-        raise click.ClickException(str(error)) from None
+        raise UsageProblem(str(error)) from None
     if as_json:
         click.echo(json.dumps(results, indent=2, sort_keys=True))
     else:
@@ -89,8 +90,8 @@ def _load(config: str, load_config: Any) -> Any:
         return load_config(config)
     except ConfigError as error:
         for problem in error.problems:
-            click.echo(f"error: {problem}", err=True)
-        sys.exit(2)
+            click.echo(f"foxgeese: {problem}", err=True)
+        sys.exit(USAGE_EXIT)
 
 
 class _Progress:

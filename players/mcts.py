@@ -208,12 +208,14 @@ class MCTS:
         c: float = 1.4,
         selection: SelectionFn | None = None,
         solve: bool = True,
-        implicit: bool = True,
+        implicit: float = DEFAULT_IMPLICIT,
     ) -> None:
+        """`implicit` is the weight of the implicit minimax value in the default selection; 0 turns
+        the implicit values off (plain UCT)."""
         self.rules = rules
         self.evaluator = evaluator
         self.c = c
-        self.selection = selection or (ImplicitUCT() if implicit else uct_value)
+        self.selection = selection or (ImplicitUCT(implicit) if implicit else uct_value)
         self.solve = solve
         self.implicit = implicit
 
@@ -414,8 +416,7 @@ class MctsPlayer(Player):
             rollout = self.rollout if self.rollout is not None else defaults.get("rollout", DEFAULT_ROLLOUT)
             implicit = self.implicit if self.implicit is not None else defaults.get("implicit", DEFAULT_IMPLICIT)
             evaluator = RolloutEvaluator(rules, self.rng, max_plies=rollout, epsilon=self.epsilon)
-            selection = ImplicitUCT(implicit) if implicit else uct_value
-            self._search = MCTS(rules, evaluator, c=self.c, selection=selection, implicit=bool(implicit))
+            self._search = MCTS(rules, evaluator, c=self.c, implicit=implicit)
             self._variant_key = key
             self._root = None
         return self._search

@@ -285,7 +285,6 @@ def test_a_goose_the_fox_could_jump_is_penalised():
     assert hangs - backed >= evaluation.WEAK_GOOSE - 2 * evaluation.GEESE_MOBILITY > 0
 
 
-
 LONE_GOOSE_AHEAD = """
 7     . . .
 6     . G .

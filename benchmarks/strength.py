@@ -10,7 +10,9 @@ and minimax at depth d+2 against depth d in both roles. Each game starts with tw
 replayable. The second of them is a random goose step, and in `standard` about half of those move
 b3 or f3 (or a wing goose), a point no goose can ever fill again: `--opening 0` measures the players
 from the start position (the random player still varies every game). `--players mcts --roles prey`
-plays only the games you name; `--referee move=1` gives every move one second.
+plays only the games you name; `--referee move=1` gives every move one second. `--book NAME|FILE`
+starts the games from an opening book instead (`standard-balanced`: in `standard` the fox wins from
+the start whoever searches deeper), each line once in each role, and counts the pairs.
 """
 
 from __future__ import annotations
@@ -24,23 +26,35 @@ from concurrent.futures import ProcessPoolExecutor
 from foxgeese.engine import Clock, Game, Side, Termination, get_variant
 from foxgeese.engine.variants import parse_options
 from foxgeese.players.registry import make_player
+from foxgeese.tournaments.book import BookError, load_book
 
 OPENING_PLIES = 2
+Opening = int | tuple[str, ...]  # random plies from the game's seed, or a book line
 MAX_PLIES = 400  # standard without sideways always ends; the others end by fifty moves/stalling
 
 
-def play(
-    variant, predator_spec: str, prey_spec: str, seed: int, opening: int = OPENING_PLIES
-) -> tuple[str, str, int]:
-    """One game: (winner value, termination, plies). `opening`: random plies before the players start."""
-    rng = random.Random(seed)
+def start(variant, seed: int, opening: Opening) -> Game:
+    """The game after the opening: that many random plies from `seed`, or a book line's moves."""
     game = Game(variant)
+    if isinstance(opening, int):
+        rng = random.Random(seed)
+        for _ in range(opening):
+            if game.outcome() is None:
+                game.push(rng.choice(game.legal_moves()))
+    else:
+        for text in opening:
+            game.push(game.parse_move(text))
+    return game
+
+
+def play(
+    variant, predator_spec: str, prey_spec: str, seed: int, opening: Opening = OPENING_PLIES
+) -> tuple[str, str, int]:
+    """One game: (winner value, termination, plies), after the opening (see `start`)."""
+    game = start(variant, seed, opening)
     players = {Side.PREDATOR: make_player(predator_spec), Side.PREY: make_player(prey_spec)}
     for side, player in players.items():
         player.new_game(variant, side)
-    for _ in range(opening):
-        if game.outcome() is None:
-            game.push(rng.choice(game.legal_moves()))
     while game.outcome() is None and len(game.moves) < MAX_PLIES:
         choice = players[game.position.turn].choose(game, Clock())
         game.push(choice.move)
@@ -51,17 +65,14 @@ def play(
 
 
 def play_refereed(
-    variant, predator_spec: str, prey_spec: str, seed: int, time_control: str, opening: int = OPENING_PLIES
+    variant, predator_spec: str, prey_spec: str, seed: int, time_control: str, opening: Opening = OPENING_PLIES
 ) -> tuple[str, str, int]:
-    """One game through the real referee: bot processes, ZeroMQ, clocks (the same two random plies)."""
+    """One game through the real referee: bot processes, ZeroMQ, clocks (the same opening)."""
     from foxgeese.protocol.botconfig import BotConfig
     from foxgeese.protocol.referee import Referee
     from foxgeese.protocol.timecontrol import TimeControl
 
-    rng = random.Random(seed)
-    game = Game(variant)
-    for _ in range(opening):
-        game.push(rng.choice(game.legal_moves()))
+    game = start(variant, seed, opening)
     seats = {Side.PREDATOR: BotConfig.from_spec(predator_spec), Side.PREY: BotConfig.from_spec(prey_spec)}
     with Referee() as referee:
         record = referee.play_game(
@@ -75,7 +86,7 @@ def play_refereed(
 
 
 def _one_game(
-    variant, specs: tuple[str, str], seed: int, referee_tc: str | None, opening: int
+    variant, specs: tuple[str, str], seed: int, referee_tc: str | None, opening: Opening
 ) -> tuple[str, str, int]:
     """(winner, termination, plies) of one game, in-process or through the referee."""
     if referee_tc:
@@ -86,9 +97,15 @@ def _one_game(
 def match(
     variant, strong: str, weak: str, games: int, seed: int, referee_tc: str | None = None,
     opening: int = OPENING_PLIES, workers: int = 1, roles: tuple[Side, ...] = (Side.PREDATOR, Side.PREY),
+    book: list[tuple[str, ...]] | None = None,
 ) -> None:
     """`strong` plays each role `games` times; prints its score (wins + draws/2) per role and how
-    the games it did not win ended. Games are independent, so `workers` processes share them."""
+    the games it did not win ended. Games are independent, so `workers` processes share them.
+
+    With a `book`, game i of each role starts from book line i (wrapping around), so the games of
+    both roles form pairs on the same opening, and a last line counts the pairs by score.
+    """
+    scores: dict[Side, list[float]] = {}
     for role in roles:
         started = time.perf_counter()
         jobs = []
@@ -96,7 +113,8 @@ def match(
             weak_spec = weak.replace("SEED", str(seed + index))
             strong_spec = strong.replace("SEED", str(seed + 1000 + index))
             specs = (strong_spec, weak_spec) if role == Side.PREDATOR else (weak_spec, strong_spec)
-            jobs.append((variant, specs, seed + index, referee_tc, opening))
+            game_opening = book[index % len(book)] if book else opening
+            jobs.append((variant, specs, seed + index, referee_tc, game_opening))
         if workers > 1:
             with ProcessPoolExecutor(workers) as pool:
                 results = list(pool.map(_one_game, *zip(*jobs)))
@@ -115,6 +133,13 @@ def match(
             f"({plies / games:5.1f} plies/game, {elapsed / games:5.2f} s/game; not won: {not_won})",
             flush=True,
         )
+        mine = variant.side_name(role)
+        scores[role] = [1.0 if winner == mine else 0.5 if winner in ("draw", "unfinished") else 0.0
+                        for winner, _, _ in results]
+    if book and len(scores) == 2:
+        pairs = Counter(a + b for a, b in zip(*scores.values()))
+        counts = "  ".join(f"{score:g}: {pairs[score]}" for score in (2, 1.5, 1, 0.5, 0))
+        print(f"{'':<30} {_label(strong):<22} pairs by its score (both roles, one book line): {counts}", flush=True)
 
 
 def _label(spec: str) -> str:
@@ -141,6 +166,10 @@ def main() -> None:
         "--opening", type=int, default=OPENING_PLIES,
         help="random plies before the players start (the 2nd is a random goose step: b3 or f3 moved never refills)",
     )
+    parser.add_argument(
+        "--book", metavar="NAME|FILE",
+        help="start game i of each role from line i of this opening book instead (e.g. standard-balanced)",
+    )
     parser.add_argument("--referee", metavar="TC", help="play through the referee with this time control")
     parser.add_argument("--workers", type=int, default=1, help="games played at once, one process each")
     args = parser.parse_args()
@@ -160,13 +189,19 @@ def main() -> None:
             variant = get_variant(variant_id, **parse_options(options.replace("+", ",") or "-"))
         except ValueError as error:
             parser.error(f"--variants: {error}")
+        book = None
+        if args.book:
+            try:
+                book = load_book(args.book, variant)
+            except BookError as error:
+                parser.error(f"--book: {error}")
         if "search-vs-random" in args.pairings:
             for name in chosen:
-                match(variant, searches[name], "random:seed=SEED", *common)
+                match(variant, searches[name], "random:seed=SEED", *common, book=book)
         if "depth" in args.pairings:
             deep = f"minimax:depth={args.depth + 2},seed=SEED"
             shallow = f"minimax:depth={args.depth},seed=SEED"
-            match(variant, deep, shallow, *common)
+            match(variant, deep, shallow, *common, book=book)
 
 
 if __name__ == "__main__":

@@ -85,6 +85,54 @@ def report(directory: str, as_json: bool) -> None:
         render(results, Console())
 
 
+@tournament.command()
+@click.argument("variant_id", metavar="VARIANT")
+@click.option("--geese", type=int, default=None, help="standard: 13 (default), 15 or 17 geese.")
+@click.option("--sideways", is_flag=True, default=None, help="standard: geese may also step sideways.")
+@click.option("--random", "random_role", required=True, metavar="ROLE",
+              help="The side that moves at random: fox, geese, hare or hounds.")
+@click.option("--player", "player_spec", default="minimax:depth=3", show_default=True, metavar="SPEC",
+              help="Who plays the other side.")
+@click.option("--plies", type=click.IntRange(1, 400), required=True, help="Length of every opening.")
+@click.option("--count", type=click.IntRange(1, 100_000), default=100, show_default=True,
+              help="Openings to make (distinct ones; fewer if the variant has fewer).")
+@click.option("--seed", type=int, default=0, show_default=True, help="Same seed, same book.")
+@click.option("--out", "out", type=click.Path(dir_okay=False), default=None, help="Write here instead of stdout.")
+def book(variant_id: str, geese: int | None, sideways: bool | None, random_role: str, player_spec: str,
+         plies: int, count: int, seed: int, out: str | None) -> None:
+    """Make an opening book: one side moves at random for PLIES plies while SPEC plays the other.
+
+    Use it in a config as `variants: [{id: standard, book: FILE}]`. In `standard` the fox wins from
+    the start whoever searches deeper; `--random fox --plies 44` gives positions where the geese
+    have built a line and either side can win (the bundled book `standard-balanced`).
+    """
+    from foxgeese.engine import UnknownVariantError, get_variant
+    from foxgeese.players.registry import make_player
+    from foxgeese.tournaments.book import format_book, make_book
+
+    try:
+        variant = get_variant(variant_id, geese=geese, sideways=sideways)
+        make_player(player_spec)
+    except (UnknownVariantError, ValueError) as error:
+        raise UsageProblem(str(error)) from None
+    try:
+        random_side = variant.side_by_name(random_role)
+    except ValueError as error:
+        raise UsageProblem(f"--random: {error}") from None
+    openings = make_book(variant, count, plies, random_side, player_spec, seed=seed)
+    command = " ".join(["foxgeese tournament book", *sys.argv[3:]]) if len(sys.argv) > 3 else "foxgeese tournament book"
+    header = [f"{len(openings)} openings of {variant}: {random_role} at random, the other side {player_spec}",
+              f"made by: {command}"]
+    text = format_book(openings, header)
+    if out is None:
+        click.echo(text, nl=False)
+    else:
+        Path(out).write_text(text, encoding="utf-8")
+        click.echo(f"{len(openings)} openings written to {out}", err=True)
+    if len(openings) < count:
+        click.echo(f"only {len(openings)} distinct openings found (asked for {count})", err=True)
+
+
 def _load(config: str, load_config: Any) -> Any:
     try:
         return load_config(config)

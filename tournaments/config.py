@@ -18,6 +18,7 @@ from pydantic import (
     BaseModel,
     ConfigDict,
     Field,
+    PrivateAttr,
     ValidationError,
     ValidationInfo,
     field_validator,
@@ -38,20 +39,35 @@ class _Strict(BaseModel):
 
 
 class VariantConfig(_Strict):
-    """One variant to play: an engine variant id and its options (e.g. `geese: 15`)."""
+    """One variant to play: an engine variant id, its options (e.g. `geese: 15`) and an optional
+    opening book (a bundled book's name, or a path relative to the config file's folder)."""
 
     id: str
     options: dict[str, Any] = Field(default_factory=dict)
+    book: str | None = Field(None, min_length=1)
+    _openings: tuple[tuple[str, ...], ...] = PrivateAttr(default=())
 
     @model_validator(mode="after")
-    def _known_to_engine(self) -> VariantConfig:
+    def _known_to_engine(self, info: ValidationInfo) -> VariantConfig:
         from foxgeese.engine import get_variant  # the engine is the authority on ids and options
+        from foxgeese.tournaments.book import BookError, load_book
 
         try:
-            get_variant(self.id, **self.options)
+            variant = get_variant(self.id, **self.options)
         except Exception as error:  # UnknownVariantError lists the ids; bad options raise others
             raise ValueError(str(error)) from None
+        if self.book is not None:
+            base = Path((info.context or {}).get("base_dir", "."))
+            try:
+                self._openings = tuple(load_book(self.book, variant, base_dir=base))
+            except BookError as error:
+                raise ValueError(str(error)) from None
         return self
+
+    @property
+    def openings(self) -> tuple[tuple[str, ...], ...]:
+        """The book's openings, checked on this variant; empty without a book."""
+        return self._openings
 
 
 class PlayerConfig(_Strict):

@@ -73,8 +73,11 @@ def make_schedule(config: TournamentConfig) -> list[ScheduledGame]:
     games: list[ScheduledGame] = []
     for round_index in range(rounds):
         for variant_index, variant in enumerate(config.variants):
-            opening = random_opening(variant.id, variant.options, config.opening_plies,
-                                     f"{config.seed}/{variant_index}/{round_index}")
+            if variant.book is not None:
+                opening = variant.openings[round_index % len(variant.openings)]
+            else:
+                opening = random_opening(variant.id, variant.options, config.opening_plies,
+                                         f"{config.seed}/{variant_index}/{round_index}")
             for first, second in pairs:
                 ids = [f"r{len(games) + 1:0{width}d}", f"r{len(games) + 2:0{width}d}"]
                 for slot, (predator, prey) in enumerate(((first, second), (second, first))):

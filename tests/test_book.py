@@ -1,0 +1,153 @@
+"""Opening books: the file format, every mistake named by file and line, books in tournament
+configs and schedules, the bundled book, and `foxgeese tournament book`."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from foxgeese.engine import Game, Side, get_variant
+from foxgeese.tournaments.book import BookError, bundled_books, load_book, make_book, parse_book
+from foxgeese.tournaments.config import load_config
+from foxgeese.tournaments.errors import ConfigError
+from foxgeese.tournaments.schedule import make_schedule
+
+STANDARD = get_variant("standard")
+
+BOOK = """\
+# two openings
+d4-d5 c3-c4      # a comment after the moves
+  D4-E4, E3-F4   # any case, commas
+
+d4-c4
+"""
+
+
+def test_book_lines_parse_to_canonical_moves() -> None:
+    assert parse_book(BOOK, STANDARD) == [("d4-d5", "c3-c4"), ("d4-e4", "e3-f4"), ("d4-c4",)]
+
+
+def test_a_bad_move_names_the_file_line_and_ply() -> None:
+    with pytest.raises(BookError) as caught:
+        parse_book("d4-d5\nd4-d5 c3-c9\n", STANDARD, label="my.txt")
+    assert str(caught.value).startswith("my.txt:2: ply 2: c3-c9: c9 is not a point")
+    with pytest.raises(BookError, match=r"my.txt:1: ply 1: .*no fox on c3"):
+        parse_book("c3-c4\n", STANDARD, label="my.txt")
+
+
+def test_a_line_that_finishes_the_game_is_refused() -> None:
+    hare = get_variant("hare-and-hounds")
+    game = Game(hare)  # the first legal move in text order, until the game ends
+    moves = []
+    while game.outcome() is None:
+        move = sorted(game.legal_moves(), key=str)[0]
+        moves.append(str(move))
+        game.push(move)
+    with pytest.raises(BookError, match=r"book:1: the game is over after this opening \((\w|-)+\)"):
+        parse_book(" ".join(moves), hare)
+    assert parse_book(" ".join(moves[:-1]), hare) == [tuple(moves[:-1])]
+
+
+def test_missing_book_lists_the_bundled_ones(tmp_path: Path) -> None:
+    with pytest.raises(BookError, match=r"no such file \(bundled books: standard-balanced\)"):
+        load_book("nope.txt", STANDARD, base_dir=tmp_path)
+    (tmp_path / "empty.txt").write_text("# nothing\n\n")
+    with pytest.raises(BookError, match="holds no openings"):
+        load_book("empty.txt", STANDARD, base_dir=tmp_path)
+
+
+def test_bundled_book_loads_by_name_and_every_line_is_a_live_game() -> None:
+    assert bundled_books() == ["standard-balanced"]
+    openings = load_book("standard-balanced", STANDARD)
+    assert len(openings) >= 100 and len(set(openings)) == len(openings)
+    assert {len(opening) for opening in openings} == {44}
+
+
+def test_make_book_is_seeded_distinct_and_lets_one_side_move_at_random() -> None:
+    book = make_book(STANDARD, count=4, plies=6, random_side=Side.PREDATOR, player_spec="minimax:depth=1", seed=3)
+    assert book == make_book(STANDARD, count=4, plies=6, random_side=Side.PREDATOR,
+                             player_spec="minimax:depth=1", seed=3)
+    assert len(book) == 4 and len(set(book)) == 4 and {len(opening) for opening in book} == {6}
+    assert len({opening[0] for opening in book}) > 1  # the fox's first moves differ: it moves at random
+    geese_moves = {opening[1::2] for opening in book if opening[0] == book[0][0]}
+    assert len({moves[0] for moves in geese_moves}) == 1  # after the same fox move, the same goose reply
+    other = make_book(STANDARD, count=4, plies=6, random_side=Side.PREDATOR, player_spec="minimax:depth=1", seed=4)
+    assert other != book
+
+
+def config_with_book(tmp_path: Path, book_line: str, book_text: str, games: int = 6) -> Path:
+    (tmp_path / "books").mkdir(exist_ok=True)
+    (tmp_path / "books" / "mine.txt").write_text(book_text)
+    path = tmp_path / "t.yaml"
+    path.write_text(textwrap.dedent(f"""\
+        name: t
+        variants:
+          - id: standard
+            {book_line}
+          - id: hare-and-hounds
+        players:
+          - name: a
+            spec: random:seed=1
+          - name: b
+            spec: random:seed=2
+        games_per_pairing: {games}
+        opening_plies: 1
+        """))
+    return path
+
+
+def test_schedule_takes_book_lines_in_order_and_wraps(tmp_path: Path) -> None:
+    path = config_with_book(tmp_path, "book: books/mine.txt", "d4-d5 c3-c4\nd4-c4\n")
+    schedule = make_schedule(load_config(path).config)
+    standard = [game.opening for game in schedule if game.variant_id == "standard"]
+    assert standard == [("d4-d5", "c3-c4")] * 2 + [("d4-c4",)] * 2 + [("d4-d5", "c3-c4")] * 2
+    others = [game.opening for game in schedule if game.variant_id == "hare-and-hounds"]
+    assert {len(opening) for opening in others} == {1}  # opening_plies still applies without a book
+
+
+def test_bad_book_in_a_config_is_one_line_with_the_key_path(tmp_path: Path) -> None:
+    path = config_with_book(tmp_path, "book: books/mine.txt", "d4-d5\nd4-d5 c3-c9\n")
+    with pytest.raises(ConfigError) as caught:
+        load_config(path)
+    (problem,) = caught.value.problems
+    assert problem.startswith(f"{path}:3: variants[0]: {tmp_path / 'books' / 'mine.txt'}:2: ply 2: c3-c9")
+    missing = config_with_book(tmp_path, "book: books/other.txt", "d4-d5\n")
+    with pytest.raises(ConfigError, match=r"variants\[0\]: book '.*other.txt': no such file"):
+        load_config(missing)
+
+
+def test_bundled_config_names_the_bundled_book(tmp_path: Path) -> None:
+    path = config_with_book(tmp_path, "book: standard-balanced", "")
+    config = load_config(path).config
+    assert config.variants[0].openings == tuple(load_book("standard-balanced", STANDARD))
+
+
+def run_cli(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-m", "foxgeese", "tournament", "book", *args],
+                          capture_output=True, text=True, cwd=cwd, timeout=60)
+
+
+def test_book_command_writes_a_book_that_loads(tmp_path: Path) -> None:
+    done = run_cli("standard", "--random", "fox", "--plies", "4", "--count", "3", "--player", "minimax:depth=1",
+                   "--out", "b.txt", cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    assert done.stderr == "3 openings written to b.txt\n"
+    text = (tmp_path / "b.txt").read_text()
+    assert text.startswith("# 3 openings of standard (geese=13,sideways=0): fox at random, the other side minimax:depth=1\n")
+    assert len(load_book(str(tmp_path / "b.txt"), STANDARD)) == 3
+
+
+@pytest.mark.parametrize("args, message", [
+    (["standard", "--random", "wolf", "--plies", "4"], "foxgeese: --random: 'wolf' is not a side of standard; use fox or geese"),
+    (["standrd", "--random", "fox", "--plies", "4"], "foxgeese: unknown variant 'standrd'"),
+    (["standard", "--random", "fox", "--plies", "4", "--player", "minimax:dep=3"],
+     "foxgeese: unknown option 'dep' for minimax"),
+])
+def test_book_command_mistakes_are_one_line_with_status_2(tmp_path: Path, args: list[str], message: str) -> None:
+    done = run_cli(*args, cwd=tmp_path)
+    assert done.returncode == 2
+    assert done.stderr.startswith(message) and done.stderr.count("\n") == 1

@@ -1,0 +1,122 @@
+"""Opening books: files of move lists that games start from, and a way to make one.
+
+A book is what engine testers (cutechess-cli, fastchess) use when the start position decides the
+game: in `standard` with 13 geese every searching fox beats every one of our geese, so matches from
+the start measure nothing but the roles. A book of positions near the balance point lets the
+stronger player show. Each opening is played twice, once in each role, like a random opening.
+
+The format is plain text, one opening per line: moves in the engine's notation separated by spaces
+(or commas); `#` starts a comment; blank lines are skipped. Every line is replayed on the variant
+when the book is loaded, so a bad move is reported with its file and line before any game starts.
+"""
+
+from __future__ import annotations
+
+import os
+import random
+from importlib import resources
+from pathlib import Path
+
+from foxgeese.engine import Clock, Game, Side
+from foxgeese.engine.variants import Variant
+
+
+class BookError(ValueError):
+    """A book that cannot be used; the message names the file, the line and the fix."""
+
+
+def bundled_books() -> list[str]:
+    """Names of the books shipped in `foxgeese/tournaments/books` (usable instead of a path)."""
+    folder = resources.files("foxgeese.tournaments") / "books"
+    return sorted(entry.name[:-4] for entry in folder.iterdir() if entry.name.endswith(".txt"))
+
+
+def resolve_book_path(name_or_path: str, base_dir: Path | None = None) -> Path:
+    """A path (relative ones against `base_dir`), or the name of a bundled book."""
+    path = Path(name_or_path)
+    if not path.is_absolute() and base_dir is not None:
+        path = base_dir / path
+    if path.exists() or os.sep in name_or_path or name_or_path.endswith(".txt"):
+        return path
+    if name_or_path in bundled_books():
+        return Path(str(resources.files("foxgeese.tournaments") / "books" / f"{name_or_path}.txt"))
+    return path
+
+
+def load_book(name_or_path: str, variant: Variant, base_dir: Path | None = None) -> list[tuple[str, ...]]:
+    """The openings of a book, each checked on `variant`: legal, and not a finished game."""
+    path = resolve_book_path(name_or_path, base_dir)
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        known = ", ".join(bundled_books()) or "none"
+        raise BookError(f"book {str(path)!r}: no such file (bundled books: {known})") from None
+    except OSError as error:
+        raise BookError(f"book {str(path)!r}: cannot read: {error.strerror}") from None
+    openings = parse_book(text, variant, label=str(path))
+    if not openings:
+        raise BookError(f"book {str(path)!r}: holds no openings (one line of moves each, e.g. 'd4-d5 c3-c4')")
+    return openings
+
+
+def parse_book(text: str, variant: Variant, label: str = "book") -> list[tuple[str, ...]]:
+    """Parses book text; moves are returned in canonical notation (lower case)."""
+    openings = []
+    for number, line in enumerate(text.splitlines(), start=1):
+        words = line.split("#", 1)[0].replace(",", " ").split()
+        if not words:
+            continue
+        game = Game(variant)
+        for ply, word in enumerate(words, start=1):
+            try:
+                move = game.parse_move(word)
+            except ValueError as error:
+                raise BookError(f"{label}:{number}: ply {ply}: {error}") from None
+            game.push(move)
+        outcome = game.outcome()
+        if outcome is not None:
+            raise BookError(f"{label}:{number}: the game is over after this opening "
+                            f"({outcome.termination.value}); a book line must leave a game to play")
+        openings.append(tuple(str(move) for move in game.moves))
+    return openings
+
+
+def make_book(
+    variant: Variant, count: int, plies: int, random_side: Side, player_spec: str, seed: int = 0,
+    max_tries: int | None = None,
+) -> list[tuple[str, ...]]:
+    """`count` distinct openings of `plies` plies: `random_side` moves at random, the other side
+    plays `player_spec` (a handicap that pushes the start towards the other side's game).
+
+    Unfinished games only; the same seed gives the same book.
+    """
+    from foxgeese.players.registry import make_player
+
+    rng = random.Random(seed)
+    book: list[tuple[str, ...]] = []
+    seen: set[tuple[str, ...]] = set()
+    tries = max_tries if max_tries is not None else 20 * count
+    for _ in range(tries):
+        if len(book) == count:
+            break
+        player = make_player(player_spec)
+        player.new_game(variant, random_side.other)
+        game = Game(variant)
+        while len(game.moves) < plies and game.outcome() is None:
+            if game.position.turn == random_side:
+                game.push(rng.choice(sorted(game.legal_moves(), key=str)))
+            else:
+                game.push(player.choose(game, Clock()).move)
+        opening = tuple(str(move) for move in game.moves)
+        if game.outcome() is None and opening not in seen:
+            seen.add(opening)
+            book.append(opening)
+    return book
+
+
+def format_book(openings: list[tuple[str, ...]], header: list[str] | None = None) -> str:
+    """Book text: optional `# ` comment lines, then one opening per line."""
+    lines = [f"# {line}" if line else "#" for line in header or []]
+    lines += [" ".join(opening) for opening in openings]
+    return "\n".join(lines) + "\n"
+

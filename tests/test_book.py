@@ -151,3 +151,22 @@ def test_book_command_mistakes_are_one_line_with_status_2(tmp_path: Path, args: 
     done = run_cli(*args, cwd=tmp_path)
     assert done.returncode == 2
     assert done.stderr.startswith(message) and done.stderr.count("\n") == 1
+
+
+def test_a_tournament_plays_its_games_from_the_book(tmp_path: Path) -> None:
+    from foxgeese.tournaments.journal import read_journal
+    from foxgeese.tournaments.report import game_entries
+
+    lines = ["d4-d5 c3-c4 d5-d6", "d4-c4 e3-f4"]
+    path = config_with_book(tmp_path, "book: books/mine.txt", "\n".join(lines) + "\n", games=4)
+    path.write_text(path.read_text().replace("  - id: hare-and-hounds\n", "") + "time_control: move=0.2\n")
+    done = subprocess.run([sys.executable, "-m", "foxgeese", "tournament", "run", str(path), "--out", "out",
+                           "--quiet"], capture_output=True, text=True, cwd=tmp_path, timeout=120)
+    assert done.returncode == 0, done.stderr
+    games = sorted(game_entries(read_journal(tmp_path / "out")), key=lambda game: game["id"])
+    assert [" ".join(game["opening"]) for game in games] == [lines[0], lines[0], lines[1], lines[1]]
+    for game in games:
+        moves = game["record"]["moves"]
+        assert [(move["move"], move["book"]) for move in moves[: len(game["opening"])]] == [
+            (text, True) for text in game["opening"]]
+        assert len(moves) > len(game["opening"]) and not moves[len(game["opening"])]["book"]

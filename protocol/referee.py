@@ -14,7 +14,6 @@ import ipaddress
 import itertools
 import os
 import secrets
-import tempfile
 import time
 import urllib.parse
 from dataclasses import dataclass, field
@@ -23,7 +22,7 @@ from typing import Any, Callable
 import zmq
 
 from foxgeese.engine import Game, Side, get_variant
-from foxgeese.protocol import codec
+from foxgeese.protocol import codec, workdir
 from foxgeese.protocol.botconfig import BotConfig
 from foxgeese.protocol.codec import ProtocolError, decode, require
 from foxgeese.protocol.match import REFEREE_NAME, Match
@@ -81,7 +80,8 @@ class Referee:
     `log_dir` the referee uses a private temporary folder (also home of its ipc:// socket), and
     `close()` tidies it: logs a bot wrote nothing to are removed (a record's `stderr` path that no
     longer exists means the bot was silent), the rest stay, and so does the folder while it holds
-    any. A `log_dir` of the caller's is never touched.
+    any. A `log_dir` of the caller's is never touched. A referee that was killed cannot tidy, so
+    each new referee tidies the private folders of dead ones (see workdir.py).
     """
 
     def __init__(
@@ -110,14 +110,15 @@ class Referee:
         _check_endpoint(endpoint, bind_public)
         if log_dir:
             os.makedirs(log_dir, exist_ok=True)
-        self._own_dir = tempfile.mkdtemp(prefix="foxgeese-referee-")
+        workdir.sweep_stale()  # folders of referees that were killed and could not tidy up
+        self._own_dir = workdir.make_private_dir()
         self.log_dir = log_dir or self._own_dir
         self._context = zmq.Context()
         self._socket = self._context.socket(zmq.ROUTER)
         self._socket.setsockopt(zmq.LINGER, 0)
         self._socket.setsockopt(zmq.MAXMSGSIZE, HARD_MESSAGE_LIMIT)
         try:
-            self._socket.bind(endpoint or f"ipc://{self._own_dir}/referee.sock")
+            self._socket.bind(endpoint or f"ipc://{self._own_dir}/{workdir.SOCKET_NAME}")
         except zmq.ZMQError as error:
             self._socket.close()
             self._context.term()
@@ -169,26 +170,8 @@ class Referee:
         self._tidy_own_dir()
 
     def _tidy_own_dir(self) -> None:
-        """Removes the private folder's socket and empty files, then the folder if nothing is left.
-
-        Runs after every bot process has ended, so an empty log stays empty. Anything with content
-        (a bot's traceback, a record saved here) is kept: records may point at it.
-        """
-        try:
-            names = os.listdir(self._own_dir)
-        except OSError:
-            return
-        for name in names:
-            path = os.path.join(self._own_dir, name)
-            try:
-                if name == "referee.sock" or (os.path.isfile(path) and os.path.getsize(path) == 0):
-                    os.unlink(path)
-            except OSError:
-                pass
-        try:
-            os.rmdir(self._own_dir)
-        except OSError:
-            pass  # it holds logs with something in them
+        """Runs after every bot process has ended, so an empty log stays empty (see workdir.tidy)."""
+        workdir.tidy(self._own_dir)
 
     def processes(self) -> list[BotProcess]:
         """Every bot process this referee started and has not yet replaced (for tests, monitors)."""

@@ -9,8 +9,10 @@ from __future__ import annotations
 import os
 import shutil
 import signal
+import subprocess
 import sys
 import tempfile
+import textwrap
 import time
 from pathlib import Path
 
@@ -268,3 +270,32 @@ def test_a_failed_bind_leaves_no_folder(tmp_path, monkeypatch):
         with pytest.raises(RefereeConfigError, match="cannot bind"):
             Referee(endpoint=taken.endpoint)
     assert os.listdir(tmp_path) == []
+
+
+def test_a_new_referee_tidies_the_folders_of_killed_ones(tmp_path, monkeypatch):
+    """A referee killed with SIGKILL cannot tidy its private folder; the next one does, and keeps
+    what a record may point at (a log with something in it)."""
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
+    victim = subprocess.Popen([sys.executable, "-c", textwrap.dedent("""\
+        import sys, time
+        from foxgeese.protocol.referee import Referee
+        referee = Referee()
+        with open(referee.log_dir + "/bot.stderr.log", "w") as log:
+            log.write("Traceback: something a record names")
+        open(referee.log_dir + "/silent.stderr.log", "w").close()
+        print(referee._own_dir, flush=True)
+        time.sleep(60)
+        """)], stdout=subprocess.PIPE, text=True, env={**os.environ, "TMPDIR": str(tmp_path)})
+    killed_dir = victim.stdout.readline().strip()
+    assert sorted(os.listdir(killed_dir)) == ["bot.stderr.log", "referee.sock", "silent.stderr.log"]
+    with Referee() as alive:  # the victim still runs: its folder is not touched
+        assert sorted(os.listdir(killed_dir)) == ["bot.stderr.log", "referee.sock", "silent.stderr.log"]
+        victim.send_signal(signal.SIGKILL)
+        victim.wait(10)
+        empty_dead = os.path.join(str(tmp_path), f"foxgeese-referee-{victim.pid}-x")
+        os.makedirs(empty_dead)
+        with Referee():
+            assert os.listdir(killed_dir) == ["bot.stderr.log"]
+            assert not os.path.exists(empty_dead)
+            assert os.path.isdir(alive._own_dir)  # a live referee's folder, same process
+    assert os.listdir(tmp_path) == [os.path.basename(killed_dir)]

@@ -12,6 +12,7 @@ import sys
 import tempfile
 import time
 from collections import Counter
+from collections.abc import Iterator
 from pathlib import Path
 
 import psutil
@@ -38,9 +39,9 @@ def config_file(tmp_path: Path, players: str, extra: str = "", name: str = "t") 
     return path
 
 
-def run_cli(*args: str, timeout: float = 120) -> subprocess.CompletedProcess[str]:
+def run_cli(*args: str, timeout: float = 120, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
     return subprocess.run([sys.executable, "-m", "foxgeese", "tournament", *args],
-                          capture_output=True, text=True, timeout=timeout)
+                          capture_output=True, text=True, timeout=timeout, env=env)
 
 
 def test_crashing_hanging_and_illegal_bots_forfeit_and_the_rest_is_normal(tmp_path: Path) -> None:
@@ -87,13 +88,20 @@ def _summary(directory: Path) -> dict[str, tuple[str, str, str, str, int]]:
             for g in game_entries(read_journal(directory))}
 
 
-def test_sigkill_mid_tournament_then_resume_plays_every_game_exactly_once(tmp_path: Path) -> None:
+@pytest.fixture
+def scratch() -> Iterator[str]:
+    """A TMPDIR for referees, short because an ipc socket path must fit in 107 bytes."""
+    folder = tempfile.mkdtemp(prefix="fg-kill-")
+    yield folder
+    shutil.rmtree(folder, ignore_errors=True)
+
+
+def test_sigkill_mid_tournament_then_resume_plays_every_game_exactly_once(tmp_path: Path, scratch: str) -> None:
     path = _hash_config(tmp_path, "k")
     scheduled = len(make_schedule(load_config(path).config))
     killed = tmp_path / "killed"
-    # A runner killed with SIGKILL cannot remove its referees' private folders (socket, empty logs):
-    # keep them out of the machine's /tmp. Short path: an ipc socket path must fit in 107 bytes.
-    scratch = tempfile.mkdtemp(prefix="fg-kill-")
+    # A runner killed with SIGKILL cannot remove its referees' private folders (socket, empty logs);
+    # the resumed runner's referees do. The scratch TMPDIR shows it, away from the machine's /tmp.
     runner = subprocess.Popen([sys.executable, "-m", "foxgeese", "tournament", "run", str(path), "--out",
                                str(killed), "--quiet"], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
                               env={**os.environ, "TMPDIR": scratch})
@@ -116,7 +124,7 @@ def test_sigkill_mid_tournament_then_resume_plays_every_game_exactly_once(tmp_pa
                 child.kill()
             except psutil.NoSuchProcess:
                 pass
-        shutil.rmtree(scratch, ignore_errors=True)
+    psutil.wait_procs(bots, timeout=10)
     before = read_journal(killed)
     assert 5 <= len(before) < scheduled, "the kill must land mid-tournament"
     partial = run_cli("report", str(killed))
@@ -124,8 +132,11 @@ def test_sigkill_mid_tournament_then_resume_plays_every_game_exactly_once(tmp_pa
     assert f"{len(before)} of {scheduled} games played" in partial.stdout
     with open(journal, "ab") as handle:  # as if the kill had hit in the middle of a write
         handle.write(b'{"id":"r0099","predator":"p1"')
-    resumed = run_cli("run", str(path), "--out", str(killed), "--quiet")
+    left = os.listdir(scratch)
+    assert left and all(name.startswith(f"foxgeese-referee-{runner.pid}-") for name in left)
+    resumed = run_cli("run", str(path), "--out", str(killed), "--quiet", env={**os.environ, "TMPDIR": scratch})
     assert resumed.returncode == 0, resumed.stderr
+    assert os.listdir(scratch) == []  # the killed runner's folders are gone, and so are the new ones
     entries = read_journal(killed)
     counts = Counter(entry["id"] for entry in entries)
     assert sorted(counts) == [game.id for game in make_schedule(load_config(path).config)]

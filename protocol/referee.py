@@ -20,6 +20,7 @@ from dataclasses import dataclass, field
 from typing import Any, Callable
 
 import zmq
+from zmq.utils.monitor import recv_monitor_message
 
 from foxgeese.engine import Game, Side, get_variant
 from foxgeese.protocol import codec, workdir
@@ -37,6 +38,8 @@ _PROCESS_CHECK_S = 0.02
 # Plain ints: pyzmq's enum flags cost a Python-level operator call each time on the hot path.
 _EVENTS, _POLLIN, _NOBLOCK = int(zmq.EVENTS), int(zmq.POLLIN), int(zmq.NOBLOCK)
 _SNDMORE_NOBLOCK = int(zmq.SNDMORE) | _NOBLOCK
+_RCVMORE = int(zmq.RCVMORE)
+_SRCFD = int(zmq.SRCFD)  # the descriptor of the connection a message came in on
 
 
 class RefereeConfigError(ValueError):
@@ -57,6 +60,8 @@ class _Bot:
     launched_at: float = 0.0
     suspect: bool = False  # misbehaved: prove it answers (or restart it) before the next game
     past_games: set[str] = field(default_factory=set)
+    fd: int | None = None  # a remote bot's connection, to tell when it closes
+    disconnected: bool = False
     ping_id: int = 0
     ping_sent: float = 0.0
     rtt_ms: float | None = None  # last ping round trip: the transport part of every reply
@@ -67,7 +72,9 @@ class _Bot:
     reply_at: float = 0.0
 
     def alive(self) -> bool:
-        return self.process is None or self.process.alive()
+        if self.process is None:
+            return not self.disconnected  # a remote bot: alive while its connection is open
+        return self.process.alive()
 
     def exit_text(self) -> str:
         return self.process.describe_exit() if self.process else "disconnected"
@@ -126,8 +133,13 @@ class Referee:
             raise RefereeConfigError(f"cannot bind {endpoint!r}: {error}") from None
         self.endpoint: str = self._socket.getsockopt_string(zmq.LAST_ENDPOINT)
         self.connect_endpoint = _connectable(self.endpoint)
+        # Remote bots have no process to watch: the socket's monitor reports their connection
+        # closing (the process died, or closed its socket), matched to the bot by file descriptor.
+        self._monitor = self._socket.get_monitor_socket(zmq.EVENT_DISCONNECTED)
+        self._remote_by_fd: dict[int, _Bot] = {}
         self._poller = zmq.Poller()
         self._poller.register(self._socket, zmq.POLLIN)
+        self._poller.register(self._monitor, zmq.POLLIN)
         self._bots: list[_Bot] = []
         self._by_identity: dict[bytes, _Bot] = {}
         self._pending: dict[str, _Bot] = {}  # launched bots awaiting hello, by their token
@@ -165,6 +177,8 @@ class Referee:
                 bot.process.stop(self.kill_grace_s)
         # Launched bots had their moment to read `quit` above; remote ones get a short linger.
         remote = any(bot.config.is_remote and bot.identity is not None for bot in self._bots)
+        self._socket.disable_monitor()
+        self._monitor.close(linger=0)
         self._socket.close(linger=200 if remote else 0)
         self._context.term()
         self._tidy_own_dir()
@@ -256,6 +270,8 @@ class Referee:
 
     def _retire(self, bot: _Bot) -> None:
         """Ends a bot for good (hung or dead) and forgets its connection."""
+        if bot.fd is not None and self._remote_by_fd.get(bot.fd) is bot:
+            del self._remote_by_fd[bot.fd]
         if bot.identity is not None:
             self._send(bot, codec.QUIT)
             self._by_identity.pop(bot.identity, None)
@@ -289,11 +305,37 @@ class Referee:
                 self._drain()
 
     def _drain(self) -> None:
-        """Dispatches every message waiting now (asking EVENTS is cheaper than catching zmq.Again)."""
+        """Dispatches every message waiting now (asking EVENTS is cheaper than catching zmq.Again).
+
+        Closed connections are read first: a newcomer can reuse the descriptor of a connection
+        that just closed, and that closing must not be charged to it."""
+        self._read_disconnects()
         socket = self._socket
         try:
             while socket.getsockopt(_EVENTS) & _POLLIN:
-                self._dispatch(socket.recv_multipart(_NOBLOCK), time.monotonic())
+                identity = socket.recv(_NOBLOCK)
+                if identity in self._by_identity or identity in self._ignored:
+                    frames = [identity, socket.recv(_NOBLOCK)]
+                    while socket.getsockopt(_RCVMORE):
+                        frames.append(socket.recv(_NOBLOCK))
+                    self._dispatch(frames, time.monotonic())
+                else:  # a newcomer: keep its connection's descriptor for a remote bot's hello
+                    first = socket.recv(_NOBLOCK, copy=False)
+                    frames = [identity, first.bytes]
+                    while socket.getsockopt(_RCVMORE):
+                        frames.append(socket.recv(_NOBLOCK))
+                    self._dispatch(frames, time.monotonic(), fd=first.get(_SRCFD))
+        except zmq.ZMQError:
+            return
+
+    def _read_disconnects(self) -> None:
+        monitor = self._monitor
+        try:
+            while monitor.getsockopt(_EVENTS) & _POLLIN:
+                event = recv_monitor_message(monitor, _NOBLOCK)
+                bot = self._remote_by_fd.pop(int(event["value"]), None)
+                if bot is not None:
+                    bot.disconnected = True
         except zmq.ZMQError:
             return
 
@@ -313,13 +355,13 @@ class Referee:
         except zmq.ZMQError:
             pass  # a peer that went away or stopped reading; its deadlines will tell
 
-    def _dispatch(self, frames: list[bytes], now: float) -> None:
+    def _dispatch(self, frames: list[bytes], now: float, fd: int | None = None) -> None:
         identity = frames[0]
         if identity in self._ignored:
             return
         bot = self._by_identity.get(identity)
         if bot is None:
-            self._on_stranger(identity, frames[1:])
+            self._on_stranger(identity, frames[1:], fd)
             return
         try:
             if len(frames) != 2:
@@ -354,7 +396,7 @@ class Referee:
             bot.suspect = True
             bot.fault = reason
 
-    def _on_stranger(self, identity: bytes, payload: list[bytes]) -> None:
+    def _on_stranger(self, identity: bytes, payload: list[bytes], fd: int | None = None) -> None:
         """A first message on a new connection must be a valid `hello` with a known token."""
         try:
             if len(payload) != 1:
@@ -400,6 +442,9 @@ class Referee:
             self.trace("<-", bot.config.name, message)
         bot.identity, bot.hello = identity, hello
         self._by_identity[identity] = bot
+        if bot.config.is_remote and fd is not None:
+            bot.fd = fd
+            self._remote_by_fd[fd] = bot
         self._send(bot, codec.WELCOME, referee=REFEREE_NAME, bot_id=f"{bot.config.name}#{id(bot) % 10000}")
         self._ping(bot)
 

@@ -299,3 +299,25 @@ def test_a_new_referee_tidies_the_folders_of_killed_ones(tmp_path, monkeypatch):
             assert not os.path.exists(empty_dead)
             assert os.path.isdir(alive._own_dir)  # a live referee's folder, same process
     assert os.listdir(tmp_path) == [os.path.basename(killed_dir)]
+
+
+@pytest.mark.parametrize("endpoint", [None, "tcp://127.0.0.1:*"])
+def test_a_remote_bot_whose_connection_closes_mid_game_loses_at_once(endpoint):
+    """A remote bot has no process the referee can watch; its connection closing is the sign. Without
+    that, the game would wait out the 30 s move clock."""
+    with Referee(endpoint=endpoint) as referee:
+        env = {**os.environ, "FOXGEESE_ENDPOINT": referee.connect_endpoint, "FOXGEESE_TOKEN": referee.token}
+        bots = [subprocess.Popen([sys.executable, SCRIPTED, "--mode", mode, "--after", "2"], env=env,
+                                 stderr=subprocess.DEVNULL) for mode in ("crash", "normal")]
+        seats = {Side.PREDATOR: BotConfig("scripted-crash"), Side.PREY: BotConfig("scripted-normal")}
+        started = time.monotonic()
+        try:
+            record = referee.play_game(HH, seats, "move=30")
+        finally:
+            for bot in bots:
+                bot.kill()
+                bot.wait(10)
+    assert time.monotonic() - started < 10
+    assert (record.winner, record.termination) == ("hounds", "crash")
+    assert record.reason == "hare (scripted-crash) disconnected"
+    assert len(record.moves) == 3  # hounds, hare, hounds; the hare's second turn never came back

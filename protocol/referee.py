@@ -324,7 +324,7 @@ class Referee:
                     frames = [identity, first.bytes]
                     while socket.getsockopt(_RCVMORE):
                         frames.append(socket.recv(_NOBLOCK))
-                    self._dispatch(frames, time.monotonic(), fd=first.get(_SRCFD))
+                    self._dispatch(frames, time.monotonic(), fd=_source_fd(first))
         except zmq.ZMQError:
             return
 
@@ -460,6 +460,14 @@ class Referee:
         except zmq.ZMQError:
             pass
         self._ignored.add(identity)
+
+
+def _source_fd(frame: zmq.Frame) -> int | None:
+    """The descriptor of the connection a frame came in on; None where there is none (inproc://)."""
+    try:
+        return frame.get(_SRCFD)
+    except zmq.ZMQError:
+        return None
 
 
 def _check_endpoint(endpoint: str | None, bind_public: bool) -> None:

@@ -32,6 +32,8 @@ BEHIND = 30  # per point the fox can reach that lies below a goose of its column
 PASSED_GOOSE = 30  # per goose above the lowest row the fox can reach: it can no longer hem the fox in
 LONE_GOOSE = 30  # per goose off the start points with no goose on a point it could have come from
 
+SCORE_CACHE_SIZE = 1 << 17  # remembered fox-and-geese scores (about 20 MB); emptied when full
+
 # Hare-and-hounds weights (hare's view).
 HARE_MOBILITY = 30
 HARE_HEIGHT = 35  # per row the hare stands above the lowest hound
@@ -67,6 +69,9 @@ class FoxGeeseEvaluation:
         # Scores count from the start position, so 0 (a draw) means "as good as the start".
         self.offset = 0
         self.offset = self.fox_score(rules.variant.predator_start, rules.variant.prey_start, True)
+        # Searches meet the same positions again (iterative deepening, transpositions, MCTS
+        # expanding siblings): a quarter to nearly half of the calls repeat an earlier one.
+        self._scores: dict[tuple[int, int, bool], int] = {}
 
     def region(self, fox: int, empty: int) -> int:
         """Points the fox can walk to (its own point included), by flood fill over empty points.
@@ -155,7 +160,12 @@ class FoxGeeseEvaluation:
 
     def __call__(self, state: State) -> int:
         fox_to_move = state[2] == PREDATOR
-        score = self.fox_score(state[0], state[1], fox_to_move)
+        key = (state[0], state[1], fox_to_move)
+        score = self._scores.get(key)
+        if score is None:
+            if len(self._scores) >= SCORE_CACHE_SIZE:
+                self._scores.clear()
+            score = self._scores[key] = self.fox_score(state[0], state[1], fox_to_move)
         return score if fox_to_move else -score
 
 

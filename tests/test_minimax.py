@@ -9,7 +9,7 @@ import pytest
 from foxgeese.engine import Clock, Game, get_variant, point_name
 from foxgeese.players import evaluation
 from foxgeese.players.evaluation import evaluation_for
-from foxgeese.players.fastrules import FastRules
+from foxgeese.players.fastrules import PREDATOR, FastRules
 from foxgeese.players.minimax import AlphaBeta, MinimaxPlayer
 from foxgeese.players.random_player import RandomPlayer
 from test_players_support import diagram, play_out, wins_within
@@ -317,3 +317,24 @@ def test_a_goose_that_went_ahead_alone_is_lone_and_a_backed_one_is_not():
     # behind it, and e4 has d3 and f3. Geese on their start points are never lone.
     assert _lone_points(LONE_GOOSE_AHEAD) == {"d6"}
     assert _lone_points(GOOSE_AHEAD_BACKED) == set()
+
+
+def test_remembered_scores_are_the_scores_and_the_memory_is_bounded(monkeypatch):
+    monkeypatch.setattr(evaluation, "SCORE_CACHE_SIZE", 50)
+    for variant in (get_variant("standard"), get_variant("great-cross")):
+        rules = FastRules.for_variant(variant)
+        evaluate = evaluation_for(rules)
+        rng = random.Random(5)
+        states = []
+        for _ in range(40):
+            game = Game(variant)
+            for _ in range(rng.randrange(0, 30)):
+                if game.outcome() is not None:
+                    break
+                game.push(rng.choice(game.legal_moves()))
+            states.append(rules.state_of(game.position))
+        for state in states * 3:  # the second and third rounds are answered from memory
+            fox_to_move = state[2] == PREDATOR
+            direct = evaluate.fox_score(state[0], state[1], fox_to_move)
+            assert evaluate(state) == (direct if fox_to_move else -direct)
+            assert len(evaluate._scores) <= 50

@@ -314,21 +314,20 @@ class Referee:
         try:
             while socket.getsockopt(_EVENTS) & _POLLIN:
                 identity = socket.recv(_NOBLOCK)
+                fd = None
                 if identity in self._by_identity or identity in self._ignored:
                     frames = [identity, socket.recv(_NOBLOCK)]
-                    while socket.getsockopt(_RCVMORE):
-                        frames.append(socket.recv(_NOBLOCK))
-                    self._dispatch(frames, time.monotonic())
                 else:  # a newcomer: keep its connection's descriptor for a remote bot's hello
                     first = socket.recv(_NOBLOCK, copy=False)
-                    frames = [identity, first.bytes]
-                    while socket.getsockopt(_RCVMORE):
-                        frames.append(socket.recv(_NOBLOCK))
-                    self._dispatch(frames, time.monotonic(), fd=_source_fd(first))
+                    frames, fd = [identity, first.bytes], _source_fd(first)
+                while socket.getsockopt(_RCVMORE):
+                    frames.append(socket.recv(_NOBLOCK))
+                self._dispatch(frames, time.monotonic(), fd)
         except zmq.ZMQError:
             return
 
     def _read_disconnects(self) -> None:
+        """Marks the remote bots whose connection the monitor reports closed."""
         monitor = self._monitor
         try:
             while monitor.getsockopt(_EVENTS) & _POLLIN:

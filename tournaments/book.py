@@ -50,12 +50,12 @@ def load_book(name_or_path: str, variant: Variant, base_dir: Path | None = None)
         text = path.read_text(encoding="utf-8")
     except FileNotFoundError:
         known = ", ".join(bundled_books()) or "none"
-        raise BookError(f"book {str(path)!r}: no such file (bundled books: {known})") from None
+        raise BookError(f"book {name_or_path!r}: no such file {str(path)!r} (bundled books: {known})") from None
     except OSError as error:
-        raise BookError(f"book {str(path)!r}: cannot read: {error.strerror}") from None
-    openings = parse_book(text, variant, label=str(path))
+        raise BookError(f"book {name_or_path!r}: cannot read {str(path)!r}: {error.strerror}") from None
+    openings = parse_book(text, variant, label=name_or_path)  # errors name the book as its user wrote it
     if not openings:
-        raise BookError(f"book {str(path)!r}: holds no openings (one line of moves each, e.g. 'd4-d5 c3-c4')")
+        raise BookError(f"book {name_or_path!r}: holds no openings (one line of moves each, e.g. 'd4-d5 c3-c4')")
     return openings
 
 

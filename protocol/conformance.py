@@ -13,7 +13,6 @@ import os
 import random
 import secrets
 import shutil
-import tempfile
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -22,7 +21,7 @@ from typing import Any
 import zmq
 
 from foxgeese.engine import VARIANT_IDS, Game, Position, get_variant
-from foxgeese.protocol import codec
+from foxgeese.protocol import codec, workdir
 from foxgeese.protocol.botconfig import BotConfig
 from foxgeese.protocol.process import BotLaunchError, BotProcess
 
@@ -85,12 +84,13 @@ class Checker:
     # -- the run ----------------------------------------------------------------------------
 
     def run(self) -> bool:
-        workdir = tempfile.mkdtemp(prefix="foxgeese-check-")
-        stderr_path = os.path.join(workdir, "bot.stderr")
+        workdir.sweep_stale()
+        folder = workdir.make_private_dir()  # named like a referee's, so a killed check is tidied too
+        stderr_path = os.path.join(folder, "bot.stderr")
         try:
             with zmq.Context() as context, context.socket(zmq.ROUTER) as socket:
                 socket.setsockopt(zmq.LINGER, 0)
-                endpoint = f"ipc://{workdir}/referee.sock"
+                endpoint = f"ipc://{folder}/{workdir.SOCKET_NAME}"
                 socket.bind(endpoint)
                 self.socket = socket
                 try:
@@ -104,7 +104,7 @@ class Checker:
                 if self.failures:
                     self._show_stderr(stderr_path)
         finally:
-            shutil.rmtree(workdir, ignore_errors=True)
+            shutil.rmtree(folder, ignore_errors=True)
         verdict = "all steps passed" if not self.failures else f"{self.failures} step(s) failed"
         self.out(f"{'PASS' if not self.failures else 'FAIL'} bot check: {verdict}")
         return not self.failures

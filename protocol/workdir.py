@@ -1,4 +1,5 @@
-"""The referee's private folder: home of its ipc:// socket and of the bots' stderr logs.
+"""The referee's private folder: home of its ipc:// socket and of the bots' stderr logs (the bot
+check, a tiny referee, uses one too).
 
 The folder's name carries the owner's process id (`foxgeese-referee-PID-XXXX`). A referee that
 closes tidies its own folder; one that was killed (SIGKILL, the OOM killer) cannot, so every new

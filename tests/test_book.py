@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from foxgeese.engine import Game, Side, get_variant
-from foxgeese.tournaments.book import BookError, bundled_books, load_book, make_book, parse_book
+from foxgeese.tournaments.book import BookError, bundled_books, format_book, load_book, make_book, parse_book
 from foxgeese.tournaments.config import load_config
 from foxgeese.tournaments.errors import ConfigError
 from foxgeese.tournaments.schedule import make_schedule
@@ -77,6 +77,14 @@ def test_make_book_is_seeded_distinct_and_lets_one_side_move_at_random() -> None
     assert len({moves[0] for moves in geese_moves}) == 1  # after the same fox move, the same goose reply
     other = make_book(STANDARD, count=4, plies=6, random_side=Side.PREDATOR, player_spec="minimax:depth=1", seed=4)
     assert other != book
+
+
+def test_a_made_book_reads_back_the_same_in_every_variant() -> None:
+    for variant in (STANDARD, get_variant("great-cross"), get_variant("hare-and-hounds")):
+        book = make_book(variant, count=5, plies=8, random_side=Side.PREY, player_spec="random:seed=2", seed=1)
+        text = format_book(book, header=["a header", ""])
+        assert text.startswith("# a header\n#\n")
+        assert parse_book(text, variant) == book
 
 
 def config_with_book(tmp_path: Path, book_line: str, book_text: str, games: int = 6) -> Path:

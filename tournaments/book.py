@@ -12,13 +12,12 @@ when the book is loaded, so a bad move is reported with its file and line before
 
 from __future__ import annotations
 
-import os
 import random
-from importlib import resources
 from pathlib import Path
 
 from foxgeese.engine import Clock, Game, Side
 from foxgeese.engine.variants import Variant
+from foxgeese.tournaments.bundled import bundled_names, resolve
 
 
 class BookError(ValueError):
@@ -27,20 +26,12 @@ class BookError(ValueError):
 
 def bundled_books() -> list[str]:
     """Names of the books shipped in `foxgeese/tournaments/books` (usable instead of a path)."""
-    folder = resources.files("foxgeese.tournaments") / "books"
-    return sorted(entry.name[:-4] for entry in folder.iterdir() if entry.name.endswith(".txt"))
+    return bundled_names("books", ".txt")
 
 
 def resolve_book_path(name_or_path: str, base_dir: Path | None = None) -> Path:
     """A path (relative ones against `base_dir`), or the name of a bundled book."""
-    path = Path(name_or_path)
-    if not path.is_absolute() and base_dir is not None:
-        path = base_dir / path
-    if path.exists() or os.sep in name_or_path or name_or_path.endswith(".txt"):
-        return path
-    if name_or_path in bundled_books():
-        return Path(str(resources.files("foxgeese.tournaments") / "books" / f"{name_or_path}.txt"))
-    return path
+    return resolve(name_or_path, "books", (".txt",), base_dir)
 
 
 def load_book(name_or_path: str, variant: Variant, base_dir: Path | None = None) -> list[tuple[str, ...]]:
@@ -82,21 +73,19 @@ def parse_book(text: str, variant: Variant, label: str = "book") -> list[tuple[s
 
 
 def make_book(
-    variant: Variant, count: int, plies: int, random_side: Side, player_spec: str, seed: int = 0,
-    max_tries: int | None = None,
+    variant: Variant, count: int, plies: int, random_side: Side, player_spec: str, seed: int = 0
 ) -> list[tuple[str, ...]]:
     """`count` distinct openings of `plies` plies: `random_side` moves at random, the other side
     plays `player_spec` (a handicap that pushes the start towards the other side's game).
 
-    Unfinished games only; the same seed gives the same book.
+    Unfinished games only, at most 20 tries per opening; the same seed gives the same book.
     """
     from foxgeese.players.registry import make_player
 
     rng = random.Random(seed)
     book: list[tuple[str, ...]] = []
     seen: set[tuple[str, ...]] = set()
-    tries = max_tries if max_tries is not None else 20 * count
-    for _ in range(tries):
+    for _ in range(20 * count):
         if len(book) == count:
             break
         player = make_player(player_spec)

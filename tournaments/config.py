@@ -9,7 +9,6 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-from importlib import resources
 from pathlib import Path
 from typing import Any, Literal
 
@@ -25,6 +24,7 @@ from pydantic import (
     model_validator,
 )
 
+from foxgeese.tournaments.bundled import bundled_names, resolve
 from foxgeese.tournaments.errors import ConfigError
 
 # Keys that do not change which games are played or how: excluded from the hash, so that a
@@ -219,18 +219,12 @@ class LoadedConfig(BaseModel):
 
 def bundled_configs() -> list[str]:
     """Names of the configs shipped in `foxgeese/tournaments/configs` (usable as `run NAME`)."""
-    folder = resources.files("foxgeese.tournaments") / "configs"
-    return sorted(entry.name[:-5] for entry in folder.iterdir() if entry.name.endswith(".yaml"))
+    return bundled_names("configs", ".yaml")
 
 
 def resolve_config_path(name_or_path: str) -> Path:
     """A path to a YAML file, or the name of a bundled config (`quick`)."""
-    path = Path(name_or_path)
-    if path.exists() or os.sep in name_or_path or name_or_path.endswith((".yaml", ".yml")):
-        return path
-    if name_or_path in bundled_configs():
-        return Path(str(resources.files("foxgeese.tournaments") / "configs" / f"{name_or_path}.yaml"))
-    return path
+    return resolve(name_or_path, "configs", (".yaml", ".yml"))
 
 
 def load_config(name_or_path: str | os.PathLike[str]) -> LoadedConfig:

@@ -77,6 +77,9 @@ def _print_message(direction: str, bot: str, message: dict[str, Any]) -> None:
 @click.option("--bind-public", is_flag=True, help="Allow --bind on an address other machines can reach.")
 @click.option("--lag-margin-ms", type=click.IntRange(min=0), default=50, show_default=True,
               help="Grace for the trip through the sockets on top of each clock.")
+@click.option("--heartbeat", "heartbeat_s", type=click.FloatRange(min=0.01), default=None, metavar="SECONDS",
+              help="Ping remote bots' connections this often (ZeroMQ's own heartbeat, ZMTP 3.1); "
+                   "one silent for 3 intervals loses by crash.")
 @click.option("--log-dir", type=click.Path(file_okay=False), default=None,
               help="Where the bots' stderr files go [default: a temporary folder, "
                    "removed at the end unless a bot wrote something].")
@@ -85,7 +88,7 @@ def _print_message(direction: str, bot: str, message: dict[str, Any]) -> None:
 def play(variant_id: str, fox: str | None, geese: str | None, hare: str | None, hounds: str | None,
          tc_text: str | None, record_path: str | None, geese_count: int | None, sideways: bool | None,
          opening: str, max_plies: int | None, endpoint: str | None, bind_public: bool, lag_margin_ms: int,
-         log_dir: str | None, quiet: bool, trace: bool) -> None:
+         heartbeat_s: float | None, log_dir: str | None, quiet: bool, trace: bool) -> None:
     """Play one game of VARIANT between two players; each seat takes a player SPEC.
 
     \b
@@ -110,7 +113,7 @@ def play(variant_id: str, fox: str | None, geese: str | None, hare: str | None, 
         for text in opening.replace(",", " ").split():
             book.push(book.parse_move(text))
         referee = Referee(endpoint=endpoint, bind_public=bind_public, lag_margin_ms=lag_margin_ms,
-                          log_dir=log_dir, trace=_print_message if trace else None)
+                          log_dir=log_dir, trace=_print_message if trace else None, heartbeat_s=heartbeat_s)
     except (UnknownVariantError, BotSpecError, TimeControlError, RefereeConfigError) as error:
         raise UsageProblem(str(error)) from None
     except ValueError as error:  # the opening: InvalidMoveError / IllegalMoveError name the ply

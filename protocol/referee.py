@@ -35,6 +35,7 @@ from foxgeese.protocol.timecontrol import TimeControl
 # message is read and judged a protocol error, so the offending bot gets a proper record.
 HARD_MESSAGE_LIMIT = 1 << 20
 _PROCESS_CHECK_S = 0.02
+HEARTBEAT_MISSES = 3  # with heartbeat_s: intervals without a sign of life before a connection is closed
 # Plain ints: pyzmq's enum flags cost a Python-level operator call each time on the hot path.
 _EVENTS, _POLLIN, _NOBLOCK = int(zmq.EVENTS), int(zmq.POLLIN), int(zmq.NOBLOCK)
 _SNDMORE_NOBLOCK = int(zmq.SNDMORE) | _NOBLOCK
@@ -104,6 +105,7 @@ class Referee:
         log_dir: str | None = None,
         record_dir: str | None = None,
         trace: Callable[[str, str, dict[str, Any]], None] | None = None,
+        heartbeat_s: float | None = None,
     ) -> None:
         self.bind_public = bind_public
         self.token = token or secrets.token_urlsafe(16)
@@ -124,6 +126,14 @@ class Referee:
         self._socket = self._context.socket(zmq.ROUTER)
         self._socket.setsockopt(zmq.LINGER, 0)
         self._socket.setsockopt(zmq.MAXMSGSIZE, HARD_MESSAGE_LIMIT)
+        if heartbeat_s:
+            # ZeroMQ's own heartbeat (ZMTP 3.1, answered by the peer's I/O thread even while its
+            # bot thinks): a connection silent for HEARTBEAT_MISSES intervals is closed, and a
+            # remote bot then loses by crash. Off by default: a peer library without ZMTP 3.1
+            # (libzmq before 4.2) would be cut off.
+            interval_ms = max(1, round(heartbeat_s * 1000))
+            self._socket.setsockopt(zmq.HEARTBEAT_IVL, interval_ms)
+            self._socket.setsockopt(zmq.HEARTBEAT_TIMEOUT, interval_ms * HEARTBEAT_MISSES)
         try:
             self._socket.bind(endpoint or f"ipc://{self._own_dir}/{workdir.SOCKET_NAME}")
         except zmq.ZMQError as error:

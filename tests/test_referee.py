@@ -6,6 +6,7 @@ bot must have been sent game_over, and the same Referee must still play a normal
 
 from __future__ import annotations
 
+import concurrent.futures
 import os
 import shutil
 import signal
@@ -321,3 +322,34 @@ def test_a_remote_bot_whose_connection_closes_mid_game_loses_at_once(endpoint):
     assert (record.winner, record.termination) == ("hounds", "crash")
     assert record.reason == "hare (scripted-crash) disconnected"
     assert len(record.moves) == 3  # hounds, hare, hounds; the hare's second turn never came back
+
+
+def test_with_a_heartbeat_a_remote_bot_that_falls_silent_mid_game_loses_at_once(tmp_path):
+    """A stopped process (like a dead network) keeps its connection open but stops answering ZeroMQ's
+    heartbeat; without `heartbeat_s` the game would wait out the 30 s move clock."""
+    log = tmp_path / "hare.log"
+    with Referee(endpoint="tcp://127.0.0.1:*", heartbeat_s=0.1) as referee:
+        env = {**os.environ, "FOXGEESE_ENDPOINT": referee.connect_endpoint, "FOXGEESE_TOKEN": referee.token}
+        with open(log, "w") as stderr:
+            hare = subprocess.Popen([sys.executable, SCRIPTED, "--mode", "hang", "--after", "2"], env=env,
+                                    stderr=stderr)
+        hounds = subprocess.Popen([sys.executable, SCRIPTED, "--mode", "normal"], env=env,
+                                  stderr=subprocess.DEVNULL)
+        seats = {Side.PREDATOR: BotConfig("scripted-hang"), Side.PREY: BotConfig("scripted-normal")}
+        try:
+            with concurrent.futures.ThreadPoolExecutor(1) as pool:
+                game = pool.submit(referee.play_game, HH, seats, "move=30")
+                deadline = time.monotonic() + 20
+                while log.read_text().count("recv turn") < 2:  # the hare hangs on its second turn
+                    assert time.monotonic() < deadline and not game.done()
+                    time.sleep(0.01)
+                hare.send_signal(signal.SIGSTOP)
+                stopped = time.monotonic()
+                record = game.result(timeout=20)
+            assert time.monotonic() - stopped < 5
+        finally:
+            for bot in (hare, hounds):
+                bot.kill()
+                bot.wait(10)
+    assert (record.winner, record.termination) == ("hounds", "crash")
+    assert record.reason == "hare (scripted-hang) disconnected"

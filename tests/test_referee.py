@@ -16,6 +16,7 @@ import tempfile
 import textwrap
 import time
 from pathlib import Path
+from typing import Any
 
 import psutil
 import pytest
@@ -302,14 +303,18 @@ def test_a_new_referee_tidies_the_folders_of_killed_ones(tmp_path, monkeypatch):
     assert os.listdir(tmp_path) == [os.path.basename(killed_dir)]
 
 
+def start_remote(referee: Referee, mode: str, stderr: Any = subprocess.DEVNULL) -> subprocess.Popen:
+    """A scripted bot started by the test, not the referee: for the referee, a remote bot."""
+    env = {**os.environ, "FOXGEESE_ENDPOINT": referee.connect_endpoint, "FOXGEESE_TOKEN": referee.token}
+    return subprocess.Popen([sys.executable, SCRIPTED, "--mode", mode, "--after", "2"], env=env, stderr=stderr)
+
+
 @pytest.mark.parametrize("endpoint", [None, "tcp://127.0.0.1:*"])
 def test_a_remote_bot_whose_connection_closes_mid_game_loses_at_once(endpoint):
     """A remote bot has no process the referee can watch; its connection closing is the sign. Without
     that, the game would wait out the 30 s move clock."""
     with Referee(endpoint=endpoint) as referee:
-        env = {**os.environ, "FOXGEESE_ENDPOINT": referee.connect_endpoint, "FOXGEESE_TOKEN": referee.token}
-        bots = [subprocess.Popen([sys.executable, SCRIPTED, "--mode", mode, "--after", "2"], env=env,
-                                 stderr=subprocess.DEVNULL) for mode in ("crash", "normal")]
+        bots = [start_remote(referee, mode) for mode in ("crash", "normal")]
         seats = {Side.PREDATOR: BotConfig("scripted-crash"), Side.PREY: BotConfig("scripted-normal")}
         started = time.monotonic()
         try:
@@ -329,12 +334,9 @@ def test_with_a_heartbeat_a_remote_bot_that_falls_silent_mid_game_loses_at_once(
     heartbeat; without `heartbeat_s` the game would wait out the 30 s move clock."""
     log = tmp_path / "hare.log"
     with Referee(endpoint="tcp://127.0.0.1:*", heartbeat_s=0.1) as referee:
-        env = {**os.environ, "FOXGEESE_ENDPOINT": referee.connect_endpoint, "FOXGEESE_TOKEN": referee.token}
         with open(log, "w") as stderr:
-            hare = subprocess.Popen([sys.executable, SCRIPTED, "--mode", "hang", "--after", "2"], env=env,
-                                    stderr=stderr)
-        hounds = subprocess.Popen([sys.executable, SCRIPTED, "--mode", "normal"], env=env,
-                                  stderr=subprocess.DEVNULL)
+            hare = start_remote(referee, "hang", stderr)
+        hounds = start_remote(referee, "normal")
         seats = {Side.PREDATOR: BotConfig("scripted-hang"), Side.PREY: BotConfig("scripted-normal")}
         try:
             with concurrent.futures.ThreadPoolExecutor(1) as pool:

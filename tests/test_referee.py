@@ -333,7 +333,7 @@ def test_with_a_heartbeat_a_remote_bot_that_falls_silent_mid_game_loses_at_once(
     """A stopped process (like a dead network) keeps its connection open but stops answering ZeroMQ's
     heartbeat; without `heartbeat_s` the game would wait out the 30 s move clock."""
     log = tmp_path / "hare.log"
-    with Referee(endpoint="tcp://127.0.0.1:*", heartbeat_s=0.1) as referee:
+    with Referee(endpoint="tcp://127.0.0.1:*", heartbeat_s=0.25) as referee:
         with open(log, "w") as stderr:
             hare = start_remote(referee, "hang", stderr)
         hounds = start_remote(referee, "normal")

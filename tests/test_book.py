@@ -146,7 +146,10 @@ def test_book_command_writes_a_book_that_loads(tmp_path: Path) -> None:
     assert done.returncode == 0, done.stderr
     assert done.stderr == "3 openings written to b.txt\n"
     text = (tmp_path / "b.txt").read_text()
-    assert text.startswith("# 3 openings of standard (geese=13,sideways=0): fox at random, the other side minimax:depth=1\n")
+    assert text.startswith(
+        "# 3 openings of standard (geese=13,sideways=0): fox at random, the other side minimax:depth=1\n"
+        "# made by: foxgeese tournament book standard --random fox --plies 4 --count 3 --seed 0 "
+        "--player minimax:depth=1\n")
     assert len(load_book(str(tmp_path / "b.txt"), STANDARD)) == 3
 
 
@@ -155,6 +158,8 @@ def test_book_command_writes_a_book_that_loads(tmp_path: Path) -> None:
     (["standrd", "--random", "fox", "--plies", "4"], "foxgeese: unknown variant 'standrd'"),
     (["standard", "--random", "fox", "--plies", "4", "--player", "minimax:dep=3"],
      "foxgeese: unknown option 'dep' for minimax"),
+    (["standard", "--random", "fox", "--plies", "4", "--out", "no/such/folder/b.txt"],
+     "foxgeese: --out no/such/folder/b.txt: no such folder"),
 ])
 def test_book_command_mistakes_are_one_line_with_status_2(tmp_path: Path, args: list[str], message: str) -> None:
     done = run_cli(*args, cwd=tmp_path)

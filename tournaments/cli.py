@@ -119,15 +119,22 @@ def book(variant_id: str, geese: int | None, sideways: bool | None, random_role:
         random_side = variant.side_by_name(random_role)
     except ValueError as error:
         raise UsageProblem(f"--random: {error}") from None
+    if out is not None and not Path(out).resolve().parent.is_dir():
+        raise UsageProblem(f"--out {out}: no such folder")
     openings = make_book(variant, count, plies, random_side, player_spec, seed=seed)
-    command = " ".join(["foxgeese tournament book", *sys.argv[3:]]) if len(sys.argv) > 3 else "foxgeese tournament book"
+    options = (f" --geese {geese}" if geese else "") + (" --sideways" if sideways else "")
+    command = (f"foxgeese tournament book {variant.id}{options} --random {random_role} --plies {plies} "
+               f"--count {count} --seed {seed} --player {player_spec}")
     header = [f"{len(openings)} openings of {variant}: {random_role} at random, the other side {player_spec}",
               f"made by: {command}"]
     text = format_book(openings, header)
     if out is None:
         click.echo(text, nl=False)
     else:
-        Path(out).write_text(text, encoding="utf-8")
+        try:
+            Path(out).write_text(text, encoding="utf-8")
+        except OSError as error:
+            raise UsageProblem(f"--out {out}: cannot write: {error.strerror}") from None
         click.echo(f"{len(openings)} openings written to {out}", err=True)
     if len(openings) < count:
         click.echo(f"only {len(openings)} distinct openings found (asked for {count})", err=True)

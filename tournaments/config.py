@@ -29,7 +29,7 @@ from foxgeese.tournaments.errors import ConfigError
 
 # Keys that do not change which games are played or how: excluded from the hash, so that a
 # tournament can be resumed with more workers or into a directory given on the command line.
-UNHASHED_KEYS = ("concurrency", "output_dir")
+UNHASHED_KEYS = ("concurrency", "output_dir", "executor", "ray", "events")
 
 DEFAULT_OUTPUT_ROOT = "tournament-out"
 
@@ -135,6 +135,21 @@ class SprtConfig(_Strict):
         return self
 
 
+class RayConfig(_Strict):
+    """Where the `ray` executor plays (see "Ray" in docs/tournaments.md)."""
+
+    address: str | None = Field(None, min_length=1)  # default: RAY_ADDRESS, else a local cluster
+    working_dir: str | None = Field(None, min_length=1)  # shipped to the workers; default: this file's folder
+    excludes: list[str] = Field(default_factory=list)  # paths in working_dir not to ship (gitignore style)
+    num_cpus: float = Field(1.0, gt=0, le=64)  # CPUs reserved per game slot
+
+
+class EventsConfig(_Strict):
+    """The live event stream: always DIR/events.jsonl; `pub` adds a ZeroMQ PUB socket."""
+
+    pub: str | None = Field(None, pattern=r"^(tcp|ipc)://.+")
+
+
 class TournamentConfig(_Strict):
     """A whole tournament; see docs/tournaments.md for every key."""
 
@@ -151,6 +166,9 @@ class TournamentConfig(_Strict):
     max_plies: int | None = Field(None, ge=1)
     output_dir: str | None = None
     sprt: SprtConfig | None = None
+    executor: Literal["local", "ray"] = "local"
+    ray: RayConfig | None = None
+    events: EventsConfig | None = None
 
     @field_validator("games_per_pairing")
     @classmethod

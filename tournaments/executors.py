@@ -11,16 +11,18 @@ one referee and its bot processes between games (tournaments/worker.py). `ray`: 
 
 from __future__ import annotations
 
-import multiprocessing
 import os
 import signal
-from multiprocessing.connection import wait
+import socket
+import subprocess
+import sys
+from multiprocessing.connection import Connection, wait
 from typing import Any, Callable
 
 import psutil
 
 from foxgeese.tournaments.errors import TournamentError
-from foxgeese.tournaments.worker import GameJob, WorkerSetup, serve_pipe
+from foxgeese.tournaments.worker import GameJob, WorkerSetup
 
 Emit = Callable[[dict[str, Any]], None]
 START_TIMEOUT_S = 120.0  # a worker process that has not said ready by then is broken
@@ -92,31 +94,40 @@ class LocalExecutor(Executor):
 
 
 class ProcessSlot(Slot):
-    """A worker process (spawned, so it shares no sockets or threads with the runner)."""
+    """A worker process: `python -m foxgeese.tournaments.worker`, talking over a socket pair.
+
+    A fresh interpreter, not a fork (the runner has threads and sockets) and not multiprocessing's
+    spawn (which would re-import the caller's main script). Its death shows as the end of the pipe.
+    """
 
     def __init__(self, index: int, setup: Callable[[int, int], WorkerSetup]) -> None:
         self.index = index
         self.setup = setup
         self.generation = 0
-        self.process: Any = None
-        self.connection: Any = None
+        self.process: subprocess.Popen[bytes] | None = None
+        self.connection: Connection | None = None
         self.bot_pids: list[int] = []
         self._where: dict[str, Any] = {}
 
     def start(self) -> None:
-        context = multiprocessing.get_context("spawn")
-        ours, theirs = context.Pipe(duplex=True)
-        self.process = context.Process(target=serve_pipe, args=(theirs, self.setup(self.index, self.generation)),
-                                       name=f"foxgeese-worker-{self.index}", daemon=True)
-        self.process.start()
-        theirs.close()
-        self.connection = ours
+        ours, theirs = socket.socketpair()
+        try:
+            self.process = subprocess.Popen(
+                [sys.executable, "-m", "foxgeese.tournaments.worker", str(theirs.fileno())],
+                pass_fds=(theirs.fileno(),), stdin=subprocess.DEVNULL,
+            )
+        finally:
+            theirs.close()
+        self.connection = Connection(ours.detach())
         self.bot_pids = []
+        self.connection.send(self.setup(self.index, self.generation))
 
     def await_ready(self) -> None:
+        assert self.process is not None
         message = self._receive(START_TIMEOUT_S)
         if message is None:
-            raise TournamentError(f"worker {self.index} did not start (exit status {self.process.exitcode})")
+            self.process.kill()
+            raise TournamentError(f"worker {self.index} did not start (exit status {self.process.wait()})")
         if message[0] == "error":
             raise TournamentError(f"worker {self.index} could not start: {message[1]}")
         self._where = {**message[1], "slot": self.index}
@@ -125,16 +136,17 @@ class ProcessSlot(Slot):
         return dict(self._where)
 
     def _receive(self, timeout: float | None = None) -> Any:
-        """The next message, or None when the worker process died (its pipe closed)."""
-        ready = wait([self.connection, self.process.sentinel], timeout)
-        if self.connection in ready:
-            try:
-                return self.connection.recv()
-            except (EOFError, OSError):
-                return None
-        return None
+        """The next message, or None when the worker process died (its end of the pipe closed)."""
+        assert self.connection is not None
+        if not wait([self.connection], timeout):
+            return None
+        try:
+            return self.connection.recv()
+        except (EOFError, OSError):
+            return None
 
     def play(self, job: GameJob, emit: Emit) -> dict[str, Any]:
+        assert self.connection is not None
         try:
             self.connection.send(job)
         except (OSError, ValueError):
@@ -158,10 +170,14 @@ class ProcessSlot(Slot):
 
     def _death(self) -> str:
         """Reaps a dead worker and ends the bots it leaves behind; says how it died."""
-        self.process.join(5)
-        code = self.process.exitcode
+        assert self.process is not None
+        try:
+            code = self.process.wait(5)
+        except subprocess.TimeoutExpired:  # its pipe broke but it lives on: it is no use now
+            self.process.kill()
+            code = self.process.wait()
         self._end_orphans()
-        if code is not None and code < 0:
+        if code < 0:
             try:
                 return f"worker process {self.process.pid} killed by {signal.Signals(-code).name}"
             except ValueError:
@@ -189,17 +205,19 @@ class ProcessSlot(Slot):
 
     def close(self) -> None:
         """Asks the worker to quit (its referee ends its bots), then makes sure."""
-        if self.process is None:
+        if self.process is None or self.connection is None:
             return
-        if self.process.is_alive():
+        if self.process.poll() is None:
             try:
                 self.connection.send(None)
             except (OSError, ValueError):
                 pass
-            self.process.join(10)
-        if self.process.is_alive():
-            self.process.kill()
-            self.process.join(5)
-            self._end_orphans()
+            try:
+                self.process.wait(10)
+            except subprocess.TimeoutExpired:
+                self.process.kill()
+                self.process.wait()
+                self._end_orphans()
         self.connection.close()
         self.process = None
+        self.connection = None

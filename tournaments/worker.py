@@ -17,6 +17,7 @@ import os
 import queue
 import signal
 import socket
+import sys
 import threading
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -164,6 +165,18 @@ def where() -> dict[str, Any]:
 
 # --------------------------------------------------------------- a local worker process
 
+def main() -> None:
+    """`python -m foxgeese.tournaments.worker FD`: a local worker on the socket FD (see executors.py)."""
+    from multiprocessing.connection import Connection
+
+    connection = Connection(int(sys.argv[1]))
+    try:
+        setup = connection.recv()
+    except (EOFError, OSError):
+        return
+    serve_pipe(connection, setup)
+
+
 def serve_pipe(connection: Any, setup: WorkerSetup) -> None:
     """The body of one local worker process: jobs come in on `connection`, messages go back.
 
@@ -240,3 +253,7 @@ def _flush(outbox: queue.SimpleQueue[Any]) -> None:
     done = threading.Event()
     outbox.put(done)
     done.wait()
+
+
+if __name__ == "__main__":
+    main()

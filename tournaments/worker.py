@@ -153,7 +153,7 @@ class GamePlayer:
         record = self.referee.play_game(
             variant, {Side.PREDATOR: self.bots[game.predator], Side.PREY: self.bots[game.prey]},
             control, opening=list(game.opening), max_plies=job.max_plies, game_id=game.id,
-            on_move=on_move,
+            on_move=on_move, seed=job.seed,
         )
         return journal_entry(game, record, seed=job.seed, config_hash=job.config_hash)
 

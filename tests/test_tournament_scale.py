@@ -1,0 +1,105 @@
+"""Tournaments on worker processes: the same games at any concurrency, a worker killed mid-game
+costs only that game, the live event stream (file and ZeroMQ PUB) follows the journal."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import socket
+from collections import Counter
+from pathlib import Path
+
+import psutil
+import zmq
+from tournament_support import Background, comparable, events, first_move_of_a_game, scale_config, wait_for
+
+from foxgeese.tournaments.config import load_config
+from foxgeese.tournaments.journal import read_journal
+from foxgeese.tournaments.runner import Runner
+from foxgeese.tournaments.schedule import make_schedule
+
+
+def free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
+def test_same_games_at_concurrency_1_and_2_and_the_event_stream_follows_them(tmp_path: Path) -> None:
+    path = scale_config(tmp_path)
+    one, two = tmp_path / "one", tmp_path / "two"
+    Runner(load_config(path), one, concurrency=1).run()
+    port = free_port()
+    context = zmq.Context()
+    subscriber = context.socket(zmq.SUB)
+    subscriber.setsockopt(zmq.SUBSCRIBE, b"foxgeese.EVENT")
+    subscriber.setsockopt(zmq.LINGER, 0)
+    subscriber.connect(f"tcp://127.0.0.1:{port}")
+    try:
+        Runner(load_config(path), two, concurrency=2, events_pub=f"tcp://127.0.0.1:{port}").run()
+        published = []
+        while subscriber.poll(200):
+            topic, body = subscriber.recv_multipart()
+            published.append(json.loads(body))
+    finally:
+        subscriber.close()
+        context.term()
+    expected = comparable(one)
+    assert len(expected) == len(make_schedule(load_config(path).config)) == 24
+    assert comparable(two) == expected  # seeds, moves and results, game by game
+    assert len({game[0] for game in expected.values()}) == 24  # every game its own seed
+
+    stream = events(two)
+    assert [event["seq"] for event in stream] == list(range(1, len(stream) + 1))
+    assert stream[0]["event"] == "tournament_started" and stream[-1]["event"] == "tournament_ended"
+    assert stream[0]["games_total"] == 24 and stream[0]["players"] == ["h1", "h2", "rnd", "mcts"]
+    assert stream[-1]["games_played"] == 24
+    # The PUB socket carries the same objects (a late subscriber may miss the first few).
+    assert published and published == stream[len(stream) - len(published):]
+    kinds = Counter(event["event"] for event in stream)
+    assert kinds["game_started"] == kinds["game_ended"] == kinds["standings"] == 24
+    journal = {game["id"]: game for game in read_journal(two)}
+    for game_id, game in journal.items():
+        started = next(e for e in stream if e["event"] == "game_started" and e["game_id"] == game_id)
+        assert started["seats"] == {side: seat["name"] for side, seat in game["record"]["bots"].items()}
+        assert started["opening"] == game["opening"] and started["seed"] == game["seed"] == game["record"]["seed"]
+        assert started["worker"]["pid"] != os.getpid()  # played in a worker process
+        moves = [e for e in stream if e["event"] == "move" and e["game_id"] == game_id]
+        played = [m for m in game["record"]["moves"] if not m["book"]]
+        assert [m["move"] for m in moves] == [m["move"] for m in played]
+        assert [m["ply"] for m in moves] == list(range(len(game["opening"]) + 1, game["plies"] + 1))
+        if moves:
+            assert moves[-1]["position"] == game["record"]["final"]
+            assert set(moves[-1]["clocks"]) == set(started["seats"])
+        ended = next(e for e in stream if e["event"] == "game_ended" and e["game_id"] == game_id)
+        assert (ended["winner"], ended["termination"], ended["plies"]) == (game["winner"], game["termination"],
+                                                                          game["plies"])
+    last = [e for e in stream if e["event"] == "standings"][-1]
+    assert sum(row["points"] for row in last["rows"]) == 24 and last["rows"][0]["score"] >= last["rows"][-1]["score"]
+
+
+def test_a_worker_killed_mid_game_costs_that_game_only(tmp_path: Path) -> None:
+    path = scale_config(tmp_path, delay=0.02)
+    reference = tmp_path / "reference"
+    Runner(load_config(path), reference, concurrency=2).run()
+    out = tmp_path / "killed"
+    background = Background(Runner(load_config(path), out, concurrency=2))
+    victim = wait_for(lambda: first_move_of_a_game(out, 3, lambda worker: True), 90, "a game under way")
+    worker = psutil.Process(victim["worker"]["pid"])
+    bots = worker.children(recursive=True)
+    assert bots, "the worker runs the game's bots"
+    worker.send_signal(signal.SIGKILL)
+    state = background.result()
+    assert comparable(out) == comparable(reference)  # the lost game was played again, the same
+    counts = Counter(entry["id"] for entry in read_journal(out))
+    assert set(counts.values()) == {1} and len(counts) == 24
+    assert [game_id for game_id, _ in state.lost] == [victim["game_id"]]
+    assert "killed by SIGKILL" in state.lost[0][1]
+    stream = events(out)
+    lost = [e for e in stream if e["event"] == "game_lost"]
+    assert [e["game_id"] for e in lost] == [victim["game_id"]]
+    restarts = [e for e in stream if e["event"] == "game_started" and e["game_id"] == victim["game_id"]]
+    assert len(restarts) == 2 and restarts[1]["worker"]["pid"] != worker.pid
+    gone, alive = psutil.wait_procs(bots, timeout=10)
+    assert not alive, f"bots of the killed worker still run: {alive}"

@@ -127,3 +127,20 @@ def test_a_node_removed_mid_tournament_costs_its_game_only(
     assert victim["game_id"] in [game_id for game_id, _ in state.lost]
     replayed = [e for e in events(out) if e["event"] == "game_started" and e["game_id"] == victim["game_id"]]
     assert replayed[-1]["worker"]["node"] != doomed.node_id
+
+
+def test_an_unreachable_ray_head_is_one_line_at_once(tmp_path: Path) -> None:
+    import socket
+    import subprocess
+    import sys
+
+    with socket.socket() as probe:  # a port nobody listens on
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    path = scale_config(tmp_path)
+    done = subprocess.run([sys.executable, "-m", "foxgeese", "tournament", "run", str(path), "--out",
+                           str(tmp_path / "out"), "--ray", f"127.0.0.1:{port}"],
+                          capture_output=True, text=True, timeout=60)
+    assert done.returncode == 2 and done.stdout == ""
+    assert done.stderr.splitlines() == [f"foxgeese: cannot reach the Ray cluster's head at 127.0.0.1:{port} "
+                                        "(Connection refused); start it with `ray start --head` or check the address"]

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import logging
 import queue
+import socket
 import sys
 import threading
 import time
@@ -116,6 +117,7 @@ class RayExecutor(Executor):
             self.runtime_env["excludes"] = list(self.settings.excludes)
         self._owns = not ray.is_initialized()  # else the caller's ray.init set the runtime environment
         if self._owns:
+            _check_reachable(self.address)
             try:
                 # A local folder can travel only as the job's runtime environment, set here.
                 ray.init(address=self.address, log_to_driver=False, logging_level=logging.WARNING,
@@ -153,6 +155,21 @@ class RayExecutor(Executor):
         if self._owns:
             _ray().shutdown()
             self._owns = False
+
+
+def _check_reachable(address: str | None) -> None:
+    """Ray retries an unreachable head for minutes: a HOST:PORT that refuses is an error at once."""
+    if not address or address in ("auto", "local") or "://" in address:
+        return
+    host, _, port = address.rpartition(":")
+    if not host or not port.isdigit():
+        raise TournamentError(f"Ray address {address!r}: give HOST:PORT of the cluster's head (e.g. 10.0.0.5:6379) "
+                              "or auto")
+    try:
+        socket.create_connection((host.strip("[]"), int(port)), timeout=5).close()
+    except OSError as error:
+        raise TournamentError(f"cannot reach the Ray cluster's head at {address} ({error.strerror or error}); "
+                              "start it with `ray start --head` or check the address") from None
 
 
 class ActorSlot(Slot):

@@ -85,9 +85,7 @@ def run(config: str, out: str | None, concurrency: int | None, ray_address: str 
 def report(directory: str, as_json: bool) -> None:
     """Tables and ratings of the tournament in DIRECTORY (finished, running or interrupted);
     also (re)writes its results.json, results.csv and games.csv."""
-    from foxgeese.tournaments.report import render, write_results
-
-    from foxgeese.tournaments.report import good_entries, summarize
+    from foxgeese.tournaments.report import good_entries, render, summarize, write_results
 
     problems: list[str] = []
     try:
@@ -115,16 +113,13 @@ def report(directory: str, as_json: bool) -> None:
 def repair(directory: str) -> None:
     """Keep the good games of DIRECTORY's journal and drop its damaged lines and the games of
     another tournament (saved aside in journal.dropped-TIME.txt)."""
-    from foxgeese.tournaments.journal import DirectoryLock, read_identity, repair_journal, why_foreign
+    from foxgeese.tournaments.journal import DirectoryLock, belonging, load_identity, repair_journal
 
     path = Path(directory)
     try:
-        identity = read_identity(path)
-        if not isinstance(identity, dict) or not isinstance(identity.get("schedule"), list):
-            raise TournamentError(f"{directory}: not a tournament directory (no tournament.json)")
-        games = {game["id"]: game for game in identity["schedule"]}
+        why_foreign = belonging(load_identity(path))
         with DirectoryLock(path):
-            scan, strangers, side = repair_journal(path, lambda entry: why_foreign(entry, games, identity) is not None)
+            scan, strangers, side = repair_journal(path, lambda entry: why_foreign(entry) is not None)
     except (TournamentError, OSError) as error:
         raise UsageProblem(str(error)) from None
     if side is None:

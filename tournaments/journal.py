@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, Any, Callable
 
-from foxgeese.tournaments.errors import JournalError, OutputDirBusyError
+from foxgeese.tournaments.errors import JournalError, OutputDirBusyError, TournamentError
 
 JOURNAL = "journal.jsonl"
 IDENTITY = "tournament.json"
@@ -224,22 +224,36 @@ def accepted_hashes(identity: dict[str, Any]) -> set[str]:
     return {identity.get("config_hash", ""), *identity.get("extends", [])}
 
 
-def why_foreign(entry: dict[str, Any], games: dict[str, dict[str, Any]], identity: dict[str, Any]) -> str | None:
-    """Why a journaled game does not belong to the tournament of `identity` (None: it belongs).
+def belonging(identity: dict[str, Any]) -> Callable[[dict[str, Any]], str | None]:
+    """A check of journal entries against the tournament of `identity`: it gives why an entry's
+    game does not belong there, or None when it does. A game belongs when its id is scheduled
+    with the same variant, players and opening, and it was played under this config (or one it
+    extended)."""
+    games = {game["id"]: game for game in identity["schedule"]}
+    hashes = accepted_hashes(identity)
 
-    `games` is the stored schedule by id. A game belongs when its id is scheduled with the same
-    variant, players and opening, and it was played under this config (or one it extended)."""
-    if entry.get("type") != "game":
+    def why_foreign(entry: dict[str, Any]) -> str | None:
+        if entry.get("type") != "game":
+            return None
+        game_id = entry["id"]
+        game = games.get(game_id)
+        if game is None:
+            return f"game {game_id} is not in this tournament's schedule"
+        for key in ("variant", "options", "predator", "prey", "opening"):
+            if entry[key] != game[key]:
+                return f"game {game_id} has {key} {entry[key]!r} where the schedule has {game[key]!r}"
+        played_under = entry.get("config_hash")
+        if played_under is not None and played_under not in hashes:
+            return (f"game {game_id} was played under config hash {played_under[:12]}, "
+                    f"this tournament's is {identity.get('config_hash', '')[:12]}")
         return None
-    game_id = entry["id"]
-    game = games.get(game_id)
-    if game is None:
-        return f"game {game_id} is not in this tournament's schedule"
-    for key in ("variant", "options", "predator", "prey", "opening"):
-        if entry[key] != game[key]:
-            return f"game {game_id} has {key} {entry[key]!r} where the schedule has {game[key]!r}"
-    played_under = entry.get("config_hash")
-    if played_under is not None and played_under not in accepted_hashes(identity):
-        return (f"game {game_id} was played under config hash {played_under[:12]}, "
-                f"this tournament's is {identity.get('config_hash', '')[:12]}")
-    return None
+
+    return why_foreign
+
+
+def load_identity(directory: Path) -> dict[str, Any]:
+    """tournament.json of a tournament directory, or a TournamentError saying it is none."""
+    identity = read_identity(directory)
+    if not isinstance(identity, dict) or not isinstance(identity.get("schedule"), list):
+        raise TournamentError(f"{directory}: not a tournament directory (no tournament.json)")
+    return identity

@@ -14,8 +14,7 @@ from typing import Any, Iterable
 from rich.console import Console
 from rich.table import Table
 
-from foxgeese.tournaments.errors import TournamentError
-from foxgeese.tournaments.journal import read_identity, scan_journal, why_foreign, write_json_atomic
+from foxgeese.tournaments.journal import belonging, load_identity, scan_journal, write_json_atomic
 from foxgeese.tournaments.ratings import GameResult, RatingsError, fit
 from foxgeese.tournaments.sprt import sprt
 
@@ -144,15 +143,13 @@ def good_entries(directory: Path, problems: list[str] | None = None) -> tuple[di
     """The identity and what is good in the journal. Damaged lines and games of another
     tournament are left out, each described in `problems` when given (`run` refuses them;
     `foxgeese tournament repair` drops them)."""
-    identity = read_identity(directory)
-    if not isinstance(identity, dict) or not isinstance(identity.get("schedule"), list):
-        raise TournamentError(f"{directory}: not a tournament directory (no tournament.json)")
+    identity = load_identity(directory)
     scan = scan_journal(directory)
-    games = {game["id"]: game for game in identity["schedule"]}
+    why_foreign = belonging(identity)
     good = []
     notes = [(line, "damaged") for line in scan.damaged]
     for entry, line in zip(scan.entries, scan.lines):
-        reason = why_foreign(entry, games, identity)
+        reason = why_foreign(entry)
         if reason is None:
             good.append(entry)
         else:

@@ -27,10 +27,10 @@ from foxgeese.tournaments.events import EventStream
 from foxgeese.tournaments.executors import Executor, LocalExecutor, Slot, WorkerLost
 from foxgeese.tournaments.journal import (
     DirectoryLock,
+    belonging,
     JournalWriter,
     read_identity,
     read_journal,
-    why_foreign,
     write_json_atomic,
 )
 from foxgeese.tournaments.report import game_entries, live_rows, pair_scores, sprt_stop
@@ -214,8 +214,8 @@ class Runner:
         if self.on_start is not None:
             self.on_start(self.state)
         entries = read_journal(self.directory, repair=True)
-        games = {game["id"]: game for game in self.state.identity["schedule"]}
-        strangers = [reason for entry in entries if (reason := why_foreign(entry, games, self.state.identity))]
+        why_foreign = belonging(self.state.identity)
+        strangers = [reason for entry in entries if (reason := why_foreign(entry))]
         if strangers:
             more = f" (and {len(strangers) - 3} more)" if len(strangers) > 3 else ""
             raise JournalError(f"{self.directory}: the journal holds games of another tournament: "

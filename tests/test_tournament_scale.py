@@ -7,6 +7,8 @@ import json
 import os
 import signal
 import socket
+import subprocess
+import sys
 from collections import Counter
 from pathlib import Path
 
@@ -103,3 +105,34 @@ def test_a_worker_killed_mid_game_costs_that_game_only(tmp_path: Path) -> None:
     assert len(restarts) == 2 and restarts[1]["worker"]["pid"] != worker.pid
     gone, alive = psutil.wait_procs(bots, timeout=10)
     assert not alive, f"bots of the killed worker still run: {alive}"
+
+
+def test_ctrl_c_finishes_the_games_in_progress_and_a_rerun_plays_the_rest(tmp_path: Path) -> None:
+    path = scale_config(tmp_path, delay=0.02, extra="concurrency: 2\n")
+    out = tmp_path / "out"
+    command = [sys.executable, "-m", "foxgeese", "tournament", "run", str(path), "--out", str(out), "--quiet"]
+    # A session of its own, so that the Ctrl-C below reaches the runner and its workers, as a
+    # terminal's does, and nothing else.
+    runner = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                              start_new_session=True)
+    try:
+        wait_for(lambda: first_move_of_a_game(out, 2, lambda worker: True), 90, "a game under way")
+        os.killpg(runner.pid, signal.SIGINT)
+        _, stderr = runner.communicate(timeout=90)
+    finally:
+        if runner.poll() is None:
+            runner.kill()
+            runner.wait()
+    assert runner.returncode == 130, stderr
+    assert "stopping after the games in progress (Ctrl-C again to abandon them)" in stderr
+    stream = events(out)
+    started = {e["game_id"] for e in stream if e["event"] == "game_started"}
+    journaled = [entry["id"] for entry in read_journal(out)]
+    assert sorted(journaled) == sorted(started) and len(journaled) < 24  # those under way finished
+    assert not [e for e in stream if e["event"] == "game_lost"]
+    assert stream[-1]["event"] == "tournament_ended" and stream[-1]["interrupted"]
+    assert f"interrupted after {len(journaled)} of 24 games" in stderr
+    rerun = subprocess.run(command, capture_output=True, text=True, timeout=120)
+    assert rerun.returncode == 0, rerun.stderr
+    counts = Counter(entry["id"] for entry in read_journal(out))
+    assert len(counts) == 24 and set(counts.values()) == {1}

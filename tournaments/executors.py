@@ -61,6 +61,10 @@ class Executor:
     def close(self) -> None:
         pass
 
+    def abort(self) -> None:
+        """Ends every worker now, games in progress and all (a second Ctrl-C)."""
+        self.close()
+
     def __enter__(self) -> Executor:
         return self
 
@@ -91,6 +95,10 @@ class LocalExecutor(Executor):
     def close(self) -> None:
         for slot in self._slots:
             slot.close()
+
+    def abort(self) -> None:
+        for slot in self._slots:
+            slot.kill()
 
 
 class ProcessSlot(Slot):
@@ -202,6 +210,13 @@ class ProcessSlot(Slot):
         self.start()
         self.await_ready()
         return True
+
+    def kill(self) -> None:
+        """Ends the worker and its bots at once (their game is lost)."""
+        if self.process is not None and self.process.poll() is None:
+            self.process.kill()
+            self.process.wait()
+            self._end_orphans()
 
     def close(self) -> None:
         """Asks the worker to quit (its referee ends its bots), then makes sure."""

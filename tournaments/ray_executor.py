@@ -148,6 +148,11 @@ class RayExecutor(Executor):
             raise
         return list(self._slots)
 
+    def abort(self) -> None:
+        for slot in self._slots:
+            slot._kill()  # the bots see their referee gone and exit
+        self.close()
+
     def close(self) -> None:
         for slot in self._slots:
             slot.close()

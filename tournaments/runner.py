@@ -172,7 +172,8 @@ class Runner:
         self.ray_address = ray_address
         self.events_pub = events_pub or (self.config.events.pub if self.config.events else None)
         self.schedule: list[ScheduledGame] = []  # known once run() has read or drawn it
-        self.stop = threading.Event()
+        self.stop = threading.Event()  # no more games are taken
+        self.abandon = threading.Event()  # games in progress are given up (a second Ctrl-C)
         self.errors: list[BaseException] = []
         self.events: EventStream | None = None
         self._pending: deque[ScheduledGame] = deque()
@@ -262,9 +263,16 @@ class Runner:
                 self.stop.set()
                 self.state.interrupted = True
                 print("stopping after the games in progress (Ctrl-C again to abandon them)", file=sys.stderr)
-                for thread in threads:
-                    while thread.is_alive():
-                        thread.join(0.2)
+                try:
+                    for thread in threads:
+                        while thread.is_alive():
+                            thread.join(0.2)
+                except KeyboardInterrupt:
+                    self.abandon.set()
+                    print("abandoning the games in progress; a rerun plays them", file=sys.stderr)
+                    executor.abort()  # ends the workers (and their bots) now
+                    for thread in threads:
+                        thread.join(10)
 
     def _take(self) -> ScheduledGame | None:
         with self._write_lock:
@@ -289,6 +297,8 @@ class Runner:
                 try:
                     entry = slot.play(job, self.events.forward)
                 except WorkerLost as lost:
+                    if self.abandon.is_set():
+                        return  # ended by a second Ctrl-C: the game stays unplayed
                     self._lost(game, str(lost))
                     if not slot.restart(self._nothing_left):
                         return

@@ -17,6 +17,7 @@ import msgpack
 import zmq
 
 from foxgeese.engine import Position
+from foxgeese.protocol.sdk import token_from_environment
 
 MODES = (
     "normal", "crash", "hang", "slow", "garbage", "wrong-types", "oversize", "old-request",
@@ -24,7 +25,7 @@ MODES = (
 )
 
 
-def send(socket: zmq.Socket, message_type: str, protocol: int = 1, **fields: object) -> None:
+def send(socket: zmq.Socket, message_type: str, protocol: int = 2, **fields: object) -> None:
     socket.send(msgpack.packb({"v": protocol, "type": message_type, **fields}, use_bin_type=True))
 
 
@@ -42,7 +43,7 @@ def main() -> int:
     socket = context.socket(zmq.DEALER)
     socket.setsockopt(zmq.LINGER, 0)
     socket.connect(os.environ["FOXGEESE_ENDPOINT"])
-    token = os.environ["FOXGEESE_TOKEN"]
+    token = token_from_environment()
 
     if args.mode == "no-hello":
         socket.poll()  # nothing will ever come: wait to be killed
@@ -52,7 +53,7 @@ def main() -> int:
     if args.mode == "wrong-token":
         send(socket, "hello", token="not-the-token", **hello)
     elif args.mode == "bad-version":
-        send(socket, "hello", protocol=2, token=token, **hello)
+        send(socket, "hello", protocol=1, token=token, **hello)
     else:
         send(socket, "hello", token=token, **hello)
 

@@ -3,8 +3,10 @@
 Each bot runs under its own supervisor (supervisor.py: a child subreaper on a lifeline pipe, which
 gives the bot PR_SET_PDEATHSIG), in a session of its own, with stderr in a file and stdin from
 /dev/null unless it is an interactive (human) bot. Its token is never in its environment: the
-referee writes it into a pipe the bot inherits (descriptor number in FOXGEESE_TOKEN_FD) and closes
-its own end, so the bot reads it once and no other process can find it later in /proc/PID/environ.
+referee writes it into a socket pair whose other end the bot inherits (descriptor number in
+FOXGEESE_TOKEN_FD) and closes its own end, so the bot reads it once; no other process can find it
+in /proc/PID/environ or open it through /proc/PID/fd. `descends_from` lets the referee check
+that a hello on its ipc:// socket comes from that bot's own process tree.
 With `BotConfig.sandbox` the bot runs inside bubblewrap (sandbox.py).
 """
 
@@ -13,6 +15,8 @@ from __future__ import annotations
 import contextlib
 import os
 import signal
+import socket
+import struct
 import subprocess
 import sys
 from collections.abc import Iterator
@@ -29,6 +33,18 @@ _STOP_MARGIN_S = 2.0  # beyond the supervisor's own grace, before it is killed o
 
 class BotLaunchError(OSError):
     """The bot's program could not be started at all (not found, not executable, bad cwd, no sandbox)."""
+
+
+def _token_socket(token: str) -> int:
+    """A descriptor to read `token` from, to its end: one end of a socket pair, the other closed.
+
+    A socket, not a pipe: another process of the same user can open a pipe through
+    /proc/PID/fd/N (and drain it before the bot reads it), but not a socket (ENXIO).
+    """
+    ours, theirs = socket.socketpair()
+    with ours:
+        ours.sendall(token.encode("ascii") + b"\n")
+    return theirs.detach()
 
 
 class BotProcess:
@@ -49,9 +65,7 @@ class BotProcess:
             raise BotLaunchError(f"cannot start bot {config.name!r}: no folder {config.cwd!r}")
         self._log: IO[bytes] = open(stderr_path, "ab")
         lifeline_read, self._lifeline = os.pipe()  # both ends close-on-exec: only pass_fds crosses
-        token_read, token_write = os.pipe()
-        os.write(token_write, token.encode("ascii") + b"\n")
-        os.close(token_write)
+        token_read = _token_socket(token)
         interactive = config.interactive
         base = {key: value for key, value in os.environ.items() if key not in (codec.ENV_TOKEN, codec.ENV_TOKEN_FD)}
         try:
@@ -175,3 +189,31 @@ def terminate_like_ctrl_c() -> Iterator[None]:
     finally:
         for signum, handler in previous.items():
             signal.signal(signum, handler)
+
+
+def descends_from(pid: int, ancestor: int) -> bool:
+    """Whether process `pid` is `ancestor` or below it (a supervisor keeps all its bot's processes below it)."""
+    for _ in range(64):
+        if pid == ancestor:
+            return True
+        if pid <= 1:
+            return False
+        try:
+            with open(f"/proc/{pid}/stat", "rb") as stat:
+                pid = int(stat.read().rsplit(b")", 1)[1].split()[1])
+        except (OSError, ValueError, IndexError):
+            return False
+    return False
+
+
+def peer_pid(fd: int) -> int | None:
+    """The process at the other end of a Unix socket connection (SO_PEERCRED), or None (TCP, closed)."""
+    try:
+        with socket.fromfd(fd, socket.AF_UNIX, socket.SOCK_STREAM) as connection:
+            if connection.getsockopt(socket.SOL_SOCKET, socket.SO_TYPE) != socket.SOCK_STREAM:
+                return None
+            credentials = connection.getsockopt(socket.SOL_SOCKET, socket.SO_PEERCRED, struct.calcsize("3i"))
+    except OSError:
+        return None
+    pid = struct.unpack("3i", credentials)[0]
+    return pid if pid > 0 else None

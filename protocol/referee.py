@@ -31,7 +31,7 @@ from foxgeese.protocol.codec import ProtocolError
 from foxgeese.protocol.match import (
     REFEREE_NAME, Adjudicator, Finished, Match, MoveEvent, MovePlayed, Restart, Send, StartClock,
 )
-from foxgeese.protocol.process import BotLaunchError, BotProcess
+from foxgeese.protocol.process import BotLaunchError, BotProcess, descends_from, peer_pid
 from foxgeese.protocol.record import GameRecord, SeatRecord
 from foxgeese.protocol.timecontrol import TimeControl
 
@@ -469,6 +469,11 @@ class Referee:
             remote = token == self.token
             self._refuse(identity, None, "no seat is waiting for a remote bot" if remote else "wrong token", now)
             return
+        if bot.process is not None and fd is not None:
+            peer = peer_pid(fd)  # on ipc://: the process that connected must be this seat's own bot
+            if peer is not None and not descends_from(peer, bot.process.pid):
+                self._refuse(identity, None, "this token belongs to another process", now)
+                return
         self._pending.pop(bot.token, None)
         if bot in self._remote_pending:
             self._remote_pending.remove(bot)

@@ -67,7 +67,7 @@ def test_unknown_key_lists_the_allowed_ones(tmp_path: Path) -> None:
                      "opening_plies, max_plies, output_dir, sprt, executor, ray, events"]
     nested = problems(tmp_path, GOOD.replace("    spec: random:seed=2", "    spec: random:seed=2\n    colour: red"))
     assert nested == [f"{tmp_path / 't.yaml'}:10: players[1].colour: unknown key; allowed keys: "
-                      "name, spec, command, cwd, env"]
+                      "name, spec, command, cwd, env, sandbox"]
 
 
 def test_odd_games_per_pairing_says_why(tmp_path: Path) -> None:

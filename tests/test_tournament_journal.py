@@ -96,3 +96,20 @@ def test_a_damaged_line_is_named_report_reads_the_rest_and_repair_keeps_it(tmp_p
     assert [entry["id"] for entry in read_journal(out)] == ["r0002", "r0001"]
     sound = run_cli("repair", str(out))
     assert sound.stdout.strip() == f"{out}: the journal is sound (2 lines); nothing to repair"
+
+
+def test_a_player_entry_can_sandbox_its_bot_without_changing_the_tournament(tmp_path: Path) -> None:
+    from foxgeese.tournaments.config import load_config
+    from foxgeese.tournaments.runner import Runner, bot_configs
+
+    path = small_config(tmp_path)
+    plain = load_config(path)
+    path.write_text(path.read_text().replace('"--seed", "1"]}', '"--seed", "1"], sandbox: true}'))
+    boxed = load_config(path)
+    assert [p.sandbox for p in boxed.config.players] == [True, False]
+    assert boxed.config.config_hash() == plain.config.config_hash()  # same games, confined differently
+    assert bot_configs(boxed)["p1"].sandbox and not bot_configs(boxed)["p2"].sandbox
+    out = tmp_path / "out"
+    Runner(boxed, out).run()
+    games = read_journal(out)
+    assert len(games) == 2 and all(game["termination"] not in ("crash", "no-show") for game in games), games

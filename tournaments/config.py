@@ -78,6 +78,7 @@ class PlayerConfig(_Strict):
     command: list[str] | None = None
     cwd: str | None = None
     env: dict[str, str] = Field(default_factory=dict)
+    sandbox: bool = False  # run the bot inside bubblewrap (for bots you do not trust)
 
     @model_validator(mode="after")
     def _one_kind(self, info: ValidationInfo) -> PlayerConfig:
@@ -89,6 +90,8 @@ class PlayerConfig(_Strict):
             _check_spec(self.spec)
         else:
             _check_command(self.command or [], self.cwd, info)
+        if self.sandbox:
+            _check_sandbox()
         return self
 
     def working_dir(self, base_dir: Path) -> Path:
@@ -103,6 +106,15 @@ def _check_spec(spec: str) -> None:
         BotConfig.from_spec(spec)  # checks the player name, its options, or a cmd: program
     except ValueError as error:
         raise ValueError(str(error)) from None
+
+
+def _check_sandbox() -> None:
+    from foxgeese.protocol.sandbox import check_available
+
+    try:
+        check_available()
+    except OSError as error:
+        raise ValueError(f"sandbox: {error}") from None
 
 
 def _check_command(command: list[str], cwd: str | None, info: ValidationInfo) -> None:
@@ -212,6 +224,8 @@ class TournamentConfig(_Strict):
         data = self.model_dump(mode="json")
         for key in UNHASHED_KEYS:
             data.pop(key, None)
+        for player in data["players"]:
+            player.pop("sandbox", None)  # how a bot is confined, not which games it plays
         return data
 
     def config_hash(self) -> str:

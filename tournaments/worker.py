@@ -43,14 +43,16 @@ class PlayerDef:
     command: tuple[str, ...] = ()
     cwd: str | None = None
     env: tuple[tuple[str, str], ...] = ()
+    sandbox: bool = False
 
     def bot_config(self, base_dir: Path) -> Any:
         from foxgeese.protocol.botconfig import BotConfig
 
         if self.spec is not None:
-            return BotConfig.from_spec(self.spec, name=self.name)
+            return BotConfig.from_spec(self.spec, name=self.name, sandbox=self.sandbox)
         workdir = (base_dir / self.cwd) if self.cwd else base_dir
-        return BotConfig(self.name, list(self.command), cwd=workdir.resolve(), env=dict(self.env))
+        return BotConfig(self.name, list(self.command), cwd=workdir.resolve(), env=dict(self.env),
+                         sandbox=self.sandbox)
 
 
 @dataclass(frozen=True)
@@ -131,28 +133,18 @@ class GamePlayer:
 
     def play(self, job: GameJob, emit: Callable[[dict[str, Any]], None]) -> dict[str, Any]:
         """Plays `job` to its end; `emit` hears each move as a `move` event (fields of EVENTS)."""
-        from foxgeese.engine import Game, Side, get_variant
-        from foxgeese.protocol.timecontrol import TimeControl
+        from foxgeese.engine import Side, get_variant
 
         game = ScheduledGame.from_json(job.game, 0)
         variant = get_variant(game.variant_id, **game.variant_options)
-        control = TimeControl.parse(job.time_control)
-        start = control.per_move_ms if control.is_per_move else control.base_ms
-        clocks = {variant.side_name(side): start for side in (Side.PREDATOR, Side.PREY)}
-        board = Game(variant)
-        for text in game.opening:
-            board.push(board.parse_move(text))
 
-        def on_move(record: Any, move: Any) -> None:
-            board.push(board.parse_move(move.move))
-            clocks[move.side] = move.clock_ms
-            emit({"event": "move", "game_id": game.id, "ply": len(board.moves), "side": move.side,
-                  "move": move.move, "position": board.position.text(), "think_ms": move.think_ms,
-                  "clocks": dict(clocks)})
+        def on_move(move: Any) -> None:  # called off the clock, before the next turn
+            emit({"event": "move", "game_id": game.id, "ply": move.ply, "side": move.side, "move": move.move,
+                  "position": move.position, "think_ms": move.think_ms, "clocks": dict(move.clocks)})
 
         record = self.referee.play_game(
             variant, {Side.PREDATOR: self.bots[game.predator], Side.PREY: self.bots[game.prey]},
-            control, opening=list(game.opening), max_plies=job.max_plies, game_id=game.id,
+            job.time_control, opening=list(game.opening), max_plies=job.max_plies, game_id=game.id,
             on_move=on_move, seed=job.seed,
         )
         return journal_entry(game, record, seed=job.seed, config_hash=job.config_hash)

@@ -34,7 +34,7 @@ def test_rerun_says_nothing_was_played_and_a_raised_games_per_pairing_extends(tm
     again = run_cli("run", str(path), "--out", str(out), "--quiet")
     assert again.returncode == 0, again.stderr
     assert (f"nothing to play: all 2 games of {out} are in its journal; raise games_per_pairing to extend "
-            "the tournament") in " ".join(again.stdout.split())
+            "the tournament") in again.stdout.splitlines()
     assert read_journal(out) == first
     old_hash = read_identity(out)["config_hash"]
 

@@ -224,8 +224,7 @@ class ActorSlot(Slot):
             for reference in self.actor.play.remote(job):
                 kind, payload = ray.get(reference)
                 if kind == "events":
-                    for event in payload:
-                        emit(event)
+                    emit(payload)
                 elif kind == "done":
                     return payload
                 else:

@@ -256,17 +256,13 @@ class Runner:
             for thread in threads:
                 thread.start()
             try:
-                for thread in threads:
-                    while thread.is_alive():
-                        thread.join(0.2)
+                _join(threads)
             except KeyboardInterrupt:
                 self.stop.set()
                 self.state.interrupted = True
                 print("stopping after the games in progress (Ctrl-C again to abandon them)", file=sys.stderr)
                 try:
-                    for thread in threads:
-                        while thread.is_alive():
-                            thread.join(0.2)
+                    _join(threads)
                 except KeyboardInterrupt:
                     self.abandon.set()
                     print("abandoning the games in progress; a rerun plays them", file=sys.stderr)
@@ -354,6 +350,13 @@ class Runner:
                     self.stop.set()
         if self.listener is not None:
             self.listener(self.state, entry)
+
+
+def _join(threads: list[threading.Thread]) -> None:
+    """Waits for every thread in short steps, so that Ctrl-C is heard meanwhile."""
+    for thread in threads:
+        while thread.is_alive():
+            thread.join(0.2)
 
 
 def game_started_fields(game: ScheduledGame, seed: int) -> dict[str, Any]:

@@ -9,6 +9,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from tournament_support import BOT, comparable
 
 from foxgeese.tournaments.journal import read_identity, read_journal
@@ -113,3 +115,15 @@ def test_a_player_entry_can_sandbox_its_bot_without_changing_the_tournament(tmp_
     Runner(boxed, out).run()
     games = read_journal(out)
     assert len(games) == 2 and all(game["termination"] not in ("crash", "no-show") for game in games), games
+
+
+@pytest.mark.parametrize("body", ["[]", '{"config_hash": "x"}', '{"schedule": [], "config_hash": "x", "scheduled": 0}'])
+def test_a_damaged_tournament_json_is_one_line_in_report_and_run(tmp_path: Path, body: str) -> None:
+    out = tmp_path / "out"
+    out.mkdir()
+    (out / "tournament.json").write_text(body)
+    expected = [f"foxgeese: {out}/tournament.json: not the identity of a tournament (damaged?); restore it, "
+                "or delete it to start the directory afresh with this config"]
+    for args in (("report", str(out)), ("run", str(small_config(tmp_path)), "--out", str(out))):
+        done = run_cli(*args)
+        assert done.returncode == 2 and done.stderr.splitlines() == expected, done.stderr

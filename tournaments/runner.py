@@ -29,6 +29,7 @@ from foxgeese.tournaments.journal import (
     DirectoryLock,
     belonging,
     JournalWriter,
+    load_identity,
     read_identity,
     read_journal,
     write_json_atomic,
@@ -98,16 +99,17 @@ def prepare_directory(loaded: LoadedConfig, directory: Path) -> tuple[dict[str, 
     config whose only change is a larger games_per_pairing extends the stored schedule.
     """
     config = loaded.config
-    identity = read_identity(directory)
+    identity = load_identity(directory, missing_ok=True)
     if identity is not None:
-        if not isinstance(identity, dict) or not isinstance(identity.get("schedule"), list):
-            raise JournalError(f"{directory}/tournament.json is not a tournament's identity; "
-                               "use another --out directory")
-        if identity.get("config_hash") != config.config_hash():
+        if identity["config_hash"] != config.config_hash():
             identity = _extended(identity, loaded, directory)
         labels = [(v.id, v.options) for v in config.variants]
-        return identity, [ScheduledGame.from_json(game, labels.index((game["variant"], game["options"])))
-                          for game in identity["schedule"]]
+        try:
+            return identity, [ScheduledGame.from_json(game, labels.index((game["variant"], game["options"])))
+                              for game in identity["schedule"]]
+        except (KeyError, TypeError, ValueError):
+            raise JournalError(f"{directory / 'tournament.json'}: its schedule is damaged; restore it, or delete "
+                               "it to start the directory afresh with this config") from None
     schedule = make_schedule(config)
     identity = {
         "format": IDENTITY_FORMAT,

@@ -8,6 +8,8 @@ check), 130 when interrupted; `foxgeese play` adds one status per game outcome (
 
 from __future__ import annotations
 
+import errno
+import os
 import sys
 from typing import IO, Any, NoReturn, Sequence
 
@@ -70,4 +72,10 @@ class FoxgeeseGroup(click.Group):
         except click.Abort:
             click.echo("foxgeese: interrupted", err=True)
             sys.exit(INTERRUPTED_EXIT)
+        except OSError as error:
+            if error.errno != errno.EPIPE:
+                raise
+            # The reader of our output went away (`| head`): stop quietly, as click itself does.
+            os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+            sys.exit(1)
         sys.exit(result if isinstance(result, int) and not isinstance(result, bool) else 0)

@@ -29,7 +29,9 @@ class NumberError(ValueError):
 def shown(text: object, limit: int = SHOWN_LIMIT) -> str:
     """`text` quoted for a message: control characters escaped (`\\n`, `\\x1b`), cut after `limit`
     characters with the full length said, so one bad input cannot break or flood the line."""
-    text = text if isinstance(text, str) else repr(text)
+    if not isinstance(text, str):  # a number or other value: its repr, unquoted
+        text = repr(text)
+        return text if len(text) <= limit else f"{text[:limit]}... ({len(text)} characters)"
     cut = text[:limit]
     body = repr(cut)  # repr escapes every control and non-printable character, quotes included
     if len(text) > limit:
@@ -96,7 +98,7 @@ def _bounded(value, name, minimum, maximum):  # type: ignore[no-untyped-def]
 
 def _plain(number: float) -> str:
     """`3`, `0.01`, `2147483647`: a bound as a person writes it (long ones shortened)."""
-    text = str(number) if isinstance(number, int) else f"{number:.6g}"
+    text = str(number) if isinstance(number, int) else f"{number:.10g}"
     return text if len(text) <= 24 else f"{text[:10]}...({len(text)} digits)"
 
 

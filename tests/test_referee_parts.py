@@ -137,7 +137,7 @@ def test_record_round_trips_and_keeps_the_replay_keys(tmp_path):
     assert record.result_line() == "fox wins by time-forfeit after 1 plies: geese took over 50 ms"
 
 
-@pytest.mark.parametrize("text,words", [("[]", "JSON object"), ("{", "not JSON"), ('{"format": 99}', "format 99"),
+@pytest.mark.parametrize("text,words", [("[]", "JSON object"), ("{", "not valid JSON"), ('{"format": 99}', "format 99"),
                                         ('{"format": 1, "game_id": "x"}', "not a complete game record")])
 def test_bad_records_are_record_errors(text, words):
     with pytest.raises(RecordError, match=words):

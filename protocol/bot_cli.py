@@ -21,6 +21,8 @@ from typing import Any
 
 import click
 
+from foxgeese.engine.userinput import shown
+from foxgeese.params import Integer
 from foxgeese.protocol.sdk import BotError, run_bot
 from foxgeese.usage import UsageProblem
 
@@ -42,7 +44,7 @@ def player_spec(name: str, options: tuple[str, ...]) -> str:
     for option in options:
         key, eq, _ = option.partition("=")
         if not eq or not key.strip() or "," in option:
-            raise click.BadParameter(f"{option!r} is not key=value", param_hint="--option")
+            raise click.BadParameter(f"{shown(option)} is not key=value", param_hint="--option")
     return f"{name}:{','.join(options)}" if options else name
 
 
@@ -121,7 +123,7 @@ def bot() -> None:
     name="check",
     context_settings={"ignore_unknown_options": True, "allow_interspersed_args": False},
 )
-@click.option("--timeout-ms", default=5000, show_default=True, type=click.IntRange(min=100),
+@click.option("--timeout-ms", default=5000, show_default=True, type=Integer(100, 600_000),
               help="How long the bot may take for hello and for each reply.")
 @click.argument("command", nargs=-1, required=True, type=click.UNPROCESSED)
 def check(timeout_ms: int, command: tuple[str, ...]) -> None:

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import random
 from pathlib import Path
+from typing import Callable
 
 from foxgeese.engine import Clock, Game, Side
 from foxgeese.engine.variants import Variant
@@ -73,12 +74,14 @@ def parse_book(text: str, variant: Variant, label: str = "book") -> list[tuple[s
 
 
 def make_book(
-    variant: Variant, count: int, plies: int, random_side: Side, player_spec: str, seed: int = 0
+    variant: Variant, count: int, plies: int, random_side: Side, player_spec: str, seed: int = 0,
+    progress: Callable[[int, int], None] | None = None,
 ) -> list[tuple[str, ...]]:
     """`count` distinct openings of `plies` plies: `random_side` moves at random, the other side
     plays `player_spec` (a handicap that pushes the start towards the other side's game).
 
     Unfinished games only, at most 20 tries per opening; the same seed gives the same book.
+    `progress(found, count)` is called after each opening found.
     """
     from foxgeese.players.registry import make_player
 
@@ -100,6 +103,8 @@ def make_book(
         if game.outcome() is None and opening not in seen:
             seen.add(opening)
             book.append(opening)
+            if progress is not None:
+                progress(len(book), count)
     return book
 
 

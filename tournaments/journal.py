@@ -13,6 +13,7 @@ import os
 from pathlib import Path
 from typing import Any, IO
 
+from foxgeese.engine.userinput import JsonInputError, load_json
 from foxgeese.tournaments.errors import JournalError, OutputDirBusyError
 
 JOURNAL = "journal.jsonl"
@@ -39,9 +40,10 @@ def read_journal(directory: Path, repair: bool = False) -> list[dict[str, Any]]:
             entry = json.loads(line) if newline >= 0 else None
         except ValueError:
             entry = None
-        if not isinstance(entry, dict):
+        if not isinstance(entry, dict) or entry_problem(entry):
             if end < len(data):
-                raise JournalError(f"{path}: line {len(entries) + 1} is damaged (not a torn last line); "
+                why = entry_problem(entry) if isinstance(entry, dict) else "not a JSON object"
+                raise JournalError(f"{path}: line {len(entries) + 1} is damaged ({why}; not a torn last line); "
                                    "move the file away to start over")
             break
         entries.append(entry)
@@ -118,11 +120,68 @@ class DirectoryLock:
 def read_identity(directory: Path) -> dict[str, Any] | None:
     path = Path(directory) / IDENTITY
     try:
-        return json.loads(path.read_text(encoding="utf-8"))
+        data = load_json(path.read_bytes())
     except FileNotFoundError:
         return None
-    except ValueError:
-        raise JournalError(f"{path}: not valid JSON") from None
+    except JsonInputError as error:
+        raise JournalError(f"{path}: {error}") from None
+    problem = identity_problem(data)
+    if problem:
+        raise JournalError(f"{path}: damaged ({problem}); restore it, or use a new output directory")
+    return data  # type: ignore[return-value]
+
+
+# What reports and resuming read from the files: an entry or identity without it is damage,
+# reported by name, not a KeyError. (Other keys may be added; these must be there.)
+_GAME_KEYS: dict[str, Any] = {
+    "id": str, "twin": str, "variant": str, "options": dict, "predator": str, "prey": str, "winner": str,
+    "predator_score": (int, float), "termination": str, "plies": int,
+}
+_SCHEDULED_KEYS: dict[str, Any] = {
+    "id": str, "round": int, "variant": str, "options": dict, "predator": str, "prey": str, "opening": list,
+    "twin": str,
+}
+_IDENTITY_KEYS: dict[str, Any] = {"config_hash": str, "scheduled": int, "config": dict, "schedule": list}
+_CONFIG_KEYS: dict[str, Any] = {"name": str, "players": list, "variants": list}
+
+
+def entry_problem(entry: dict[str, Any]) -> str | None:
+    """What a journal line lacks, or None (only game lines have required keys)."""
+    if entry.get("type") == "game":
+        return _shape_problem(entry, _GAME_KEYS, "game entry")
+    return None
+
+
+def identity_problem(data: Any) -> str | None:
+    """What tournament.json lacks, or None."""
+    problem = _shape_problem(data, _IDENTITY_KEYS, "tournament.json")
+    if problem:
+        return problem
+    config = data["config"]
+    problem = _shape_problem(config, _CONFIG_KEYS, "config")
+    if problem:
+        return problem
+    for key, required in (("players", {"name": str}), ("variants", {"id": str, "options": dict})):
+        for index, item in enumerate(config[key]):
+            problem = _shape_problem(item, required, f"config.{key}[{index}]")
+            if problem:
+                return problem
+    for index, game in enumerate(data["schedule"]):
+        problem = _shape_problem(game, _SCHEDULED_KEYS, f"schedule[{index}]")
+        if problem:
+            return problem
+    return None
+
+
+def _shape_problem(data: Any, keys: dict[str, Any], what: str) -> str | None:
+    if not isinstance(data, dict):
+        return f"{what} is not a JSON object"
+    for key, kind in keys.items():
+        if key not in data:
+            return f"{what} has no '{key}'"
+        if not isinstance(data[key], kind) or (isinstance(data[key], bool) and kind is int):
+            return f"{what}: '{key}' has the wrong type"
+    return None
 
 
 def write_json_atomic(path: Path, data: Any) -> None:

@@ -9,7 +9,7 @@ from foxgeese.engine.board import POINT_NAMES, parse_point
 from foxgeese.engine.errors import InvalidMoveError
 from foxgeese.engine.userinput import shown
 
-_POINT_SHAPE = r"[a-z][0-9]{1,2}"  # ASCII digits only: `d٤` is no point; parse_point checks the rest
+_POINT_SHAPE = r"[a-z][1-9][0-9]?"  # ASCII digits, no leading zero: `d٤`, `d04` are no points
 _MOVE_SHAPE = re.compile(rf"{_POINT_SHAPE}(?:-{_POINT_SHAPE}|(?:x{_POINT_SHAPE})+)", re.ASCII)
 MAX_MOVE_TEXT = 200  # longer than any capture chain on these boards
 

@@ -75,12 +75,6 @@ def exit_status(record: GameRecord) -> int:
     return 1
 
 
-def _result_line(record: GameRecord, names: dict[str, str]) -> str:
-    """`result: geese win by ... (fox: minimax:depth=3, geese: random)`: the result and who sat where."""
-    seats = ", ".join(f"{side}: {name}" for side, name in names.items())
-    return f"result: {record.result_line()} ({seats})"
-
-
 def _check_log_dir(log_dir: str | None) -> None:
     """Creates --log-dir now, so a path under a file is a usage error before any bot starts."""
     if log_dir is None:
@@ -219,7 +213,7 @@ def play(variant_id: str, fox: str | None, geese: str | None, hare: str | None, 
         except KeyboardInterrupt:
             click.echo("interrupted; stopping the bots", err=True)
             sys.exit(130)
-    click.echo(_result_line(record, names))
+    click.echo(f"result: {record.result_line()}")
     if record_path and not quiet:
         click.echo(f"record: {record_path}")
     sys.exit(exit_status(record))

@@ -40,10 +40,9 @@ def read_journal(directory: Path, repair: bool = False) -> list[dict[str, Any]]:
             entry = json.loads(line) if newline >= 0 else None
         except ValueError:
             entry = None
-        if not isinstance(entry, dict) or entry_problem(entry):
+        if not isinstance(entry, dict):
             if end < len(data):
-                why = entry_problem(entry) if isinstance(entry, dict) else "not a JSON object"
-                raise JournalError(f"{path}: line {len(entries) + 1} is damaged ({why}; not a torn last line); "
+                raise JournalError(f"{path}: line {len(entries) + 1} is damaged (not a torn last line); "
                                    "move the file away to start over")
             break
         entries.append(entry)

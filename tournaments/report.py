@@ -14,8 +14,8 @@ from typing import Any, Iterable
 from rich.console import Console
 from rich.table import Table
 
-from foxgeese.tournaments.errors import TournamentError
-from foxgeese.tournaments.journal import read_identity, read_journal, write_json_atomic
+from foxgeese.tournaments.errors import JournalError, TournamentError
+from foxgeese.tournaments.journal import entry_problem, read_identity, read_journal, write_json_atomic
 from foxgeese.tournaments.ratings import GameResult, RatingsError, fit
 from foxgeese.tournaments.sprt import sprt
 
@@ -37,7 +37,10 @@ def game_entries(entries: Iterable[dict[str, Any]]) -> list[dict[str, Any]]:
     """The game lines of a journal, first occurrence of each id (a journal never repeats one)."""
     seen: set[str] = set()
     games = []
-    for entry in entries:
+    for number, entry in enumerate(entries, 1):
+        problem = entry_problem(entry)
+        if problem:
+            raise JournalError(f"journal line {number} is damaged ({problem}); move the file away to start over")
         if entry.get("type") == "game" and entry["id"] not in seen:
             seen.add(entry["id"])
             games.append(entry)

@@ -16,7 +16,7 @@ import yaml
 from foxgeese.engine.userinput import MAX_DIGITS, shown
 from foxgeese.tournaments.errors import ConfigError
 
-MAX_YAML_BYTES = 1024 * 1024  # a config is a few hundred lines
+MAX_YAML_BYTES = 256 * 1024  # a config is a few hundred lines
 MAX_VALUES = 20_000  # scalars, lists and mappings, every alias counted as often as it is used
 MAX_KEYS = 1_000  # keys of one mapping
 MAX_ALIASES = 100
@@ -26,7 +26,11 @@ class _LimitError(yaml.constructor.ConstructorError):
     """Valid YAML past one of the limits (the message says which)."""
 
 
-class _LimitedLoader(yaml.SafeLoader):
+# libyaml's parser when it is there: ten times faster on a large file than the pure-Python one.
+_BASE_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+
+
+class _LimitedLoader(_BASE_LOADER):  # type: ignore[misc, valid-type]
     """SafeLoader whose integers are ASCII digits of bounded length (YAML's own int() would take
     any number of digits, then fail with Python's 4300-digit limit)."""
 

@@ -143,13 +143,16 @@ def _print_message(direction: str, bot: str, message: dict[str, Any]) -> None:
 @click.option("--log-dir", type=click.Path(file_okay=False), default=None,
               help="Where the bots' stderr files go [default: a temporary folder, "
                    "removed at the end unless a bot wrote something].")
+@click.option("--seed", type=Integer(0, 2**53 - 1), default=None, metavar="N",
+              help="The game's seed, sent to both bots (a fresh one is drawn and recorded otherwise).")
 @click.option("--board", "show_board", is_flag=True, help="Draw the board after every move.")
 @click.option("--quiet", "-q", is_flag=True, help="Print only the result line.")
 @click.option("--trace", is_flag=True, help="Print every protocol message on stderr (JSON, one a line).")
 def play(variant_id: str, fox: str | None, geese: str | None, hare: str | None, hounds: str | None,
          tc_text: str | None, record_path: str | None, geese_count: int | None, sideways: bool | None,
          opening: str, max_plies: int | None, endpoint: str | None, bind_public: bool, lag_margin_ms: int,
-         heartbeat_s: float | None, log_dir: str | None, show_board: bool, quiet: bool, trace: bool) -> None:
+         heartbeat_s: float | None, log_dir: str | None, seed: int | None, show_board: bool, quiet: bool,
+         trace: bool) -> None:
     """Play one game of VARIANT between two players; each seat takes a player SPEC.
 
     \b
@@ -205,7 +208,8 @@ def play(variant_id: str, fox: str | None, geese: str | None, hare: str | None, 
                 on_move = _BoardPrinter(book) if show_board else _print_move
         try:
             record = referee.play_game(variant, seats, control, opening=opening.replace(",", " ").split(),
-                                       max_plies=max_plies, on_move=on_move, record_path=record_path)
+                                       max_plies=max_plies, on_move=on_move, record_path=record_path,
+                                       seed=seed)
         except OSError as error:  # the record could not be written
             if record_path is None or isinstance(error, BrokenPipeError):
                 raise

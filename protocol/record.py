@@ -83,6 +83,7 @@ class GameRecord:
     ended: str = ""
     referee: str = ""
     final: str = ""
+    seed: int | None = None  # the game's seed, sent to both bots in new_game
     format: int = RECORD_FORMAT
 
     def to_dict(self) -> dict[str, Any]:
@@ -149,7 +150,7 @@ def load_record(path: str | os.PathLike[str]) -> GameRecord:
 _JSON_TYPES: dict[str, tuple[type, ...]] = {
     "str": (str,), "int": (int,), "bool": (bool,), "dict[str, Any]": (dict,), "list[MoveRecord]": (list,),
     "dict[str, SeatRecord]": (dict,), "list[str]": (list,), "str | None": (str, type(None)),
-    "float | None": (int, float, type(None)),
+    "float | None": (int, float, type(None)), "int | None": (int, type(None)),
 }
 
 

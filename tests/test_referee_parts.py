@@ -97,7 +97,7 @@ def test_cmd_spec_is_split_by_shell_rules():
     ("random:seed", "options are key=value"),
     ("nosuchplayer", "unknown player 'nosuchplayer'"),
     ("random:depth=3", "unknown option 'depth' for random"),
-    ("minimax:depth=abc", "depth must be a positive number"),
+    ("minimax:depth=abc", "option depth of minimax must be a whole number"),
     ("minimax:depth=3,depth=4", "option 'depth' given twice"),
 ])
 def test_bad_specs_are_one_line_errors_before_anything_starts(spec, words):

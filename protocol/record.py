@@ -103,7 +103,7 @@ class GameRecord:
         values = _checked(cls, data, "record")
         bots = values.get("bots", {})
         moves = values.get("moves", [])
-        values["bots"] = {side: SeatRecord(**_checked(SeatRecord, seat, f"bots.{side}"))
+        values["bots"] = {side: SeatRecord(**_checked(SeatRecord, seat, f"bots[{shown(side, 20)}]"))
                           for side, seat in bots.items()}
         values["moves"] = [MoveRecord(**_checked(MoveRecord, move, f"moves[{index}]"))
                            for index, move in enumerate(moves)]
@@ -157,7 +157,7 @@ _JSON_TYPES: dict[str, tuple[type, ...]] = {
 def _checked(cls: type, data: Any, where: str) -> dict[str, Any]:
     """The known keys of `data` for dataclass `cls`, each of the JSON type its field declares."""
     if not isinstance(data, dict):
-        raise RecordError(f"{where}: expected a JSON object, not {type(data).__name__}")
+        raise RecordError(f"{where}: expected a JSON object, not {shown(data, 30)}")
     values = {}
     for item in fields(cls):
         if item.name not in data:

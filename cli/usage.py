@@ -15,7 +15,7 @@ from typing import IO, Any, NoReturn, Sequence
 
 import click
 
-from foxgeese.engine.userinput import one_line
+from foxgeese.engine.userinput import named, one_line
 
 USAGE_EXIT = 2
 INTERRUPTED_EXIT = 130
@@ -33,6 +33,22 @@ class UsageProblem(click.ClickException):
 def fail(message: str) -> NoReturn:
     """Ends the command with `message` as a usage problem."""
     raise UsageProblem(message)
+
+
+def check_writable(option: str, path: str) -> None:
+    """Fails now, before any work, if `path` cannot be written as a file (no such folder, a folder,
+    no permission, a name too long); a file created to find out is removed again."""
+    try:
+        existed = os.path.lexists(path)
+        handle = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o644)
+    except FileNotFoundError:
+        fail(f"{option} {named(path)}: no such folder")
+    except (OSError, ValueError) as error:  # ValueError: a NUL in the name
+        why = getattr(error, "strerror", None) or str(error)
+        fail(f"{option} {named(path)}: cannot write there ({why}); give a file in an existing folder")
+    os.close(handle)
+    if not existed:
+        os.unlink(path)
 
 
 def problem_line(error: click.ClickException) -> str:
@@ -64,6 +80,10 @@ class FoxgeeseGroup(click.Group):
              complete_var: str | None = None, standalone_mode: bool = True, **extra: Any) -> Any:
         if not standalone_mode:
             return super().main(args, prog_name, complete_var, standalone_mode=False, **extra)
+        given = sys.argv[1:] if args is None else list(args)
+        if any("\x00" in str(arg) for arg in given):  # only a caller in-process can pass one
+            click.echo("foxgeese: an argument contains a NUL character", err=True)
+            sys.exit(USAGE_EXIT)
         try:
             result = super().main(args, prog_name, complete_var, standalone_mode=False, **extra)
         except click.ClickException as error:

@@ -39,6 +39,11 @@ def shown(text: object, limit: int = SHOWN_LIMIT) -> str:
     return body
 
 
+def named(text: str, limit: int = 200) -> str:
+    """A file name or similar as typed when it is plain (printable, short), else `shown`."""
+    return text if text.isprintable() and 0 < len(text) <= limit and text.strip() == text else shown(text, limit)
+
+
 def one_line(message: str) -> str:
     """`message` with any control character escaped, so it prints as exactly one line."""
     if message.isprintable():

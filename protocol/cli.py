@@ -28,7 +28,7 @@ from foxgeese.protocol.botconfig import BotConfig, BotSpecError
 from foxgeese.protocol.record import GameRecord, MoveRecord, RefereeTermination
 from foxgeese.protocol.referee import Referee, RefereeConfigError
 from foxgeese.protocol.timecontrol import TimeControl, TimeControlError
-from foxgeese.usage import UsageProblem
+from foxgeese.usage import UsageProblem, check_writable
 
 DEFAULT_TC = "10+0.1"
 HUMAN_TC = "900+0"
@@ -177,8 +177,8 @@ def play(variant_id: str, fox: str | None, geese: str | None, hare: str | None, 
         if tc_text is None:
             tc_text = HUMAN_TC if any(config.interactive for config in seats.values()) else DEFAULT_TC
         control = TimeControl.parse(tc_text)
-        if record_path and not os.path.isdir(os.path.dirname(os.path.abspath(record_path))):
-            raise UsageProblem(f"--record {record_path}: no such folder")
+        if record_path:
+            check_writable("--record", record_path)
         book = Game(variant)
         for text in opening.replace(",", " ").split():
             try:

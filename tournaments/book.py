@@ -45,6 +45,8 @@ def load_book(name_or_path: str, variant: Variant, base_dir: Path | None = None)
         raise BookError(f"book {name_or_path!r}: no such file {str(path)!r} (bundled books: {known})") from None
     except OSError as error:
         raise BookError(f"book {name_or_path!r}: cannot read {str(path)!r}: {error.strerror}") from None
+    except UnicodeDecodeError as error:
+        raise BookError(f"book {name_or_path!r}: not UTF-8 text (byte {error.start})") from None
     openings = parse_book(text, variant, label=name_or_path)  # errors name the book as its user wrote it
     if not openings:
         raise BookError(f"book {name_or_path!r}: holds no openings (one line of moves each, e.g. 'd4-d5 c3-c4')")

@@ -13,7 +13,7 @@ import click
 from foxgeese.engine.userinput import one_line
 from foxgeese.params import Integer
 from foxgeese.tournaments.errors import ConfigError, TournamentError
-from foxgeese.usage import USAGE_EXIT, UsageProblem
+from foxgeese.usage import USAGE_EXIT, UsageProblem, check_writable
 
 
 def register(group: click.Group) -> None:
@@ -125,8 +125,8 @@ def book(variant_id: str, geese: int | None, sideways: bool | None, random_role:
         random_side = variant.side_by_name(random_role)
     except ValueError as error:
         raise UsageProblem(f"--random: {error}") from None
-    if out is not None and not Path(out).resolve().parent.is_dir():
-        raise UsageProblem(f"--out {out}: no such folder")
+    if out is not None:
+        check_writable("--out", out)
     openings = make_book(variant, count, plies, random_side, player_spec, seed=seed, progress=_BookProgress(count))
     options = (f" --geese {geese}" if geese else "") + (" --sideways" if sideways else "")
     command = (f"foxgeese tournament book {variant.id}{options} --random {random_role} --plies {plies} "

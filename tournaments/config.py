@@ -24,7 +24,7 @@ from pydantic import (
     model_validator,
 )
 
-from foxgeese.engine.userinput import shown
+from foxgeese.engine.userinput import named, shown
 from foxgeese.tournaments.bundled import bundled_names, resolve
 from foxgeese.tournaments.errors import ConfigError
 from foxgeese.tournaments.yamlload import load_yaml
@@ -241,14 +241,14 @@ def resolve_config_path(name_or_path: str) -> Path:
 def load_config(name_or_path: str | os.PathLike[str]) -> LoadedConfig:
     """Reads and validates a config file; raises ConfigError with every problem, one per line."""
     path = resolve_config_path(str(name_or_path))
-    label = str(path)
+    label = named(str(path))
     try:
         text = path.read_bytes()
     except FileNotFoundError:
         known = ", ".join(bundled_configs()) or "none"
         raise ConfigError([f"{label}: no such file (bundled configs: {known})"]) from None
-    except OSError as error:
-        raise ConfigError([f"{label}: cannot read: {error.strerror}"]) from None
+    except (OSError, ValueError) as error:  # ValueError: a NUL in the name
+        raise ConfigError([f"{label}: cannot read: {getattr(error, 'strerror', None) or error}"]) from None
     return parse_config(text, path, label=label)
 
 

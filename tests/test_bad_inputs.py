@@ -310,3 +310,23 @@ def test_book_shows_progress(tmp_path):
     status, _, err = run("tournament", "book", "standard", "--random", "fox", "--plies", "2", "--count", "10",
                          "--player", "random", "--out", str(tmp_path / "b.txt"))
     assert status == 0 and "1/10 openings" in err and "10/10 openings" in err
+
+
+def test_the_human_prompt_says_the_opponents_move_and_how_to_answer():
+    import io
+
+    from foxgeese.engine import Clock, Game, Side, get_variant
+    from foxgeese.players.human import HumanPlayer
+
+    game = Game(get_variant("standard"))
+    game.push(game.parse_move("d4-d5"))
+    out = io.StringIO()
+    player = HumanPlayer(stdin=io.StringIO("a3-a4\nb3-b4\n"), stdout=out)
+    player.new_game(game.variant, Side.PREY)
+    game.push(player.choose(game, Clock()).move)
+    game.push(game.parse_move("d5-d6"))
+    player.choose(game, Clock())
+    shown = out.getvalue()
+    assert shown.startswith("fox played d4-d5\n")
+    assert shown.count("'moves' lists the legal moves, 'quit' resigns") == 1  # the hint, once
+    assert "fox played d5-d6\n" in shown and shown.count("your move> ") == 2

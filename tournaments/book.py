@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Callable
 
 from foxgeese.engine import Clock, Game, Side
+from foxgeese.engine.userinput import shown
 from foxgeese.engine.variants import Variant
 from foxgeese.tournaments.bundled import bundled_names, resolve
 
@@ -42,14 +43,14 @@ def load_book(name_or_path: str, variant: Variant, base_dir: Path | None = None)
         text = path.read_text(encoding="utf-8")
     except FileNotFoundError:
         known = ", ".join(bundled_books()) or "none"
-        raise BookError(f"book {name_or_path!r}: no such file {str(path)!r} (bundled books: {known})") from None
+        raise BookError(f"book {shown(name_or_path, 200)}: no such file {shown(str(path), 200)} (bundled books: {known})") from None
     except OSError as error:
-        raise BookError(f"book {name_or_path!r}: cannot read {str(path)!r}: {error.strerror}") from None
+        raise BookError(f"book {shown(name_or_path, 200)}: cannot read {shown(str(path), 200)}: {error.strerror}") from None
     except UnicodeDecodeError as error:
-        raise BookError(f"book {name_or_path!r}: not UTF-8 text (byte {error.start})") from None
+        raise BookError(f"book {shown(name_or_path, 200)}: not UTF-8 text (byte {error.start})") from None
     openings = parse_book(text, variant, label=name_or_path)  # errors name the book as its user wrote it
     if not openings:
-        raise BookError(f"book {name_or_path!r}: holds no openings (one line of moves each, e.g. 'd4-d5 c3-c4')")
+        raise BookError(f"book {shown(name_or_path, 200)}: holds no openings (one line of moves each, e.g. 'd4-d5 c3-c4')")
     return openings
 
 

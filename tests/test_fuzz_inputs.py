@@ -1,4 +1,4 @@
-"""Fuzzing every parser a user or a bot reaches: each either accepts the input or raises its own
+"""Fuzzing every parser a user or a bot reaches (the wire codec too): each either accepts the input or raises its own
 named error (never KeyError, RecursionError, OverflowError, a bare ValueError...), and what the
 command line prints for a refused input is one printable `foxgeese: …` line."""
 
@@ -9,6 +9,7 @@ import math
 import tempfile
 from pathlib import Path
 
+import msgpack
 import yaml
 from click.testing import CliRunner
 from hypothesis import HealthCheck, given, settings
@@ -18,6 +19,7 @@ from foxgeese.engine import InvalidMoveError, InvalidPositionError, Move, Positi
 from foxgeese.engine.userinput import NumberError, parse_float, parse_int, shown
 from foxgeese.main import main
 from foxgeese.players.registry import PlayerSpecError, make_player
+from foxgeese.protocol import codec
 from foxgeese.protocol.botconfig import BotConfig, BotSpecError
 from foxgeese.protocol.record import GameRecord, RecordError
 from foxgeese.protocol.timecontrol import MAX_CLOCK_MS, TimeControl, TimeControlError
@@ -202,3 +204,42 @@ def test_engine_commands_with_any_arguments(words, command, options):
     if result.exit_code:
         lines = result.stderr.splitlines()
         assert len(lines) == 1 and lines[0].startswith("foxgeese: ") and lines[0].isprintable(), result.stderr
+
+
+MSGPACK_VALUES = st.recursive(
+    st.one_of(st.none(), st.booleans(), st.integers(-2**63, 2**64 - 1), st.floats(), st.text(max_size=20),
+              st.binary(max_size=20)),
+    lambda children: st.one_of(st.lists(children, max_size=4),
+                               st.dictionaries(st.one_of(st.text(max_size=8), st.integers(-9, 9)), children, max_size=5)),
+    max_leaves=20,
+)
+MESSAGEISH = st.fixed_dictionaries({}, optional={
+    "v": MSGPACK_VALUES, "type": st.one_of(st.sampled_from(["hello", "move", "ready", "resign", "pong"]),
+                                           MSGPACK_VALUES),
+    "token": MSGPACK_VALUES, "game_id": MSGPACK_VALUES, "request_id": MSGPACK_VALUES, "move": MSGPACK_VALUES,
+    "info": st.one_of(MSGPACK_VALUES, st.dictionaries(st.sampled_from(["score", "mate", "depth", "pv", "nodes"]),
+                                                      MSGPACK_VALUES, max_size=4)),
+})
+
+
+@FUZZ
+@given(st.one_of(st.binary(max_size=80), MSGPACK_VALUES.map(lambda value: msgpack.packb(value, use_bin_type=True)),
+                 MESSAGEISH.map(lambda value: msgpack.packb(value, use_bin_type=True))))
+def test_wire_messages(data):
+    """What a bot sends: decoded to a map with a string `type`, or refused with ProtocolError."""
+    try:
+        message = codec.decode(data)
+    except codec.ProtocolError as error:
+        assert str(error).isprintable()
+        return
+    assert isinstance(message, dict) and isinstance(message["type"], str)
+    for field, kind in (("request_id", int), ("move", str), ("game_id", str), ("token", str)):
+        try:
+            codec.require(message, field, kind)
+        except codec.ProtocolError as error:
+            assert str(error).isprintable()
+    if "info" in message:
+        try:
+            codec.check_info(message["info"])
+        except codec.ProtocolError as error:
+            assert str(error).isprintable()

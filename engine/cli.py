@@ -6,13 +6,12 @@ Other tools drive these, so their output is plain: one item per line, the answer
 from __future__ import annotations
 
 import time
-from pathlib import Path
 
 import click
 
 from foxgeese.engine.errors import InvalidPositionError, UnknownVariantError
 from foxgeese.engine.game import Game
-from foxgeese.engine.outcome import Outcome, Side, Winner
+from foxgeese.engine.outcome import Outcome, Side, Termination, Winner
 from foxgeese.engine.perft import divide, perft
 from foxgeese.engine.position import Position
 from foxgeese.engine.render import draw_board
@@ -55,12 +54,12 @@ def game_over_line(variant: Variant, outcome: Outcome) -> str:
     """`game over: geese win, fox trapped` — who won, and what happened to whom."""
     if outcome.winner == Winner.DRAW:
         return f"game over: draw by {outcome.termination.value}"
-    loser_side = Side.PREY if outcome.winner.value == variant.predator_name else Side.PREDATOR
     winner = outcome.winner.value
     verb = "win" if winner in ("geese", "hounds") else "wins"
-    subject = {"captured": variant.prey_name, "escaped": variant.predator_name, "stalling": variant.prey_name,
-               "trapped": variant.predator_name, "immobilized": variant.prey_name}.get(
-        outcome.termination.value, variant.side_name(loser_side))
+    # The side the ending happened to: the prey captured, stalling or immobilized; the predator
+    # trapped or escaped.
+    predator_endings = (Termination.TRAPPED, Termination.ESCAPED)
+    subject = variant.side_name(Side.PREDATOR if outcome.termination in predator_endings else Side.PREY)
     return f"game over: {winner} {verb}, {subject} {outcome.termination.value}"
 
 

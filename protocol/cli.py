@@ -22,7 +22,7 @@ import click
 
 from foxgeese.engine import (Game, IllegalMoveError, InvalidMoveError, Side, Termination, UnknownVariantError,
                              draw_board, get_variant)
-from foxgeese.engine.userinput import looks_like_int, shown
+from foxgeese.engine.userinput import looks_like_int, named, shown
 from foxgeese.params import Integer, Number
 from foxgeese.protocol.botconfig import BotConfig, BotSpecError
 from foxgeese.protocol.record import GameRecord, MoveRecord, RefereeTermination
@@ -82,7 +82,7 @@ def _check_log_dir(log_dir: str | None) -> None:
     try:
         os.makedirs(log_dir, exist_ok=True)
     except OSError as error:
-        raise UsageProblem(f"--log-dir {shown(log_dir)}: {error.strerror or error}; give a folder that can be "
+        raise UsageProblem(f"--log-dir {named(log_dir)}: {error.strerror or error}; give a folder that can be "
                            "created") from None
 
 

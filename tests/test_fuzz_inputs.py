@@ -213,6 +213,30 @@ MSGPACK_VALUES = st.recursive(
                                st.dictionaries(st.one_of(st.text(max_size=8), st.integers(-9, 9)), children, max_size=5)),
     max_leaves=20,
 )
+def field_values(spec: codec.Field) -> st.SearchStrategy:
+    """Values for one schema field: inside its bounds, just outside them, and of every other kind."""
+    if spec.kind is int:
+        near = st.integers(spec.low - 2, spec.low + 2) | st.integers(spec.high - 2, spec.high + 2)
+        inside = st.integers(spec.low, min(spec.high, spec.low + 1000))
+    elif spec.kind is str:
+        inside = st.text(max_size=min(spec.max_len, 30))
+        near = st.integers(spec.max_len - 1, spec.max_len + 1).map(lambda size: "x" * size)
+    elif spec.kind is list:
+        inside = st.lists(st.text(max_size=10), max_size=min(spec.max_len, 5))
+        near = st.integers(spec.max_len, spec.max_len + 1).map(lambda size: ["a"] * size)
+    else:
+        inside = st.dictionaries(st.sampled_from(sorted(codec.INFO_FIELDS)), MSGPACK_VALUES, max_size=4)
+        near = st.dictionaries(st.sampled_from(sorted(codec.INFO_FIELDS)), st.integers(-2**63, 2**63 - 1) |
+                               st.lists(st.text(max_size=3), max_size=3), max_size=4)
+    return inside | near | MSGPACK_VALUES
+
+
+BOT_MESSAGES = st.sampled_from(sorted(codec.BOT_MESSAGES)).flatmap(lambda kind: st.fixed_dictionaries(
+    {"type": st.just(kind), "v": st.sampled_from(codec.SUPPORTED_VERSIONS) | MSGPACK_VALUES},
+    optional={name: field_values(spec) for name, spec in codec.BOT_MESSAGES[kind].items()},
+))
+
+
 MESSAGEISH = st.fixed_dictionaries({}, optional={
     "v": MSGPACK_VALUES, "type": st.one_of(st.sampled_from(["hello", "move", "ready", "resign", "pong"]),
                                            MSGPACK_VALUES),
@@ -224,15 +248,33 @@ MESSAGEISH = st.fixed_dictionaries({}, optional={
 
 @FUZZ
 @given(st.one_of(st.binary(max_size=80), MSGPACK_VALUES.map(lambda value: msgpack.packb(value, use_bin_type=True)),
-                 MESSAGEISH.map(lambda value: msgpack.packb(value, use_bin_type=True))))
+                 MESSAGEISH.map(lambda value: msgpack.packb(value, use_bin_type=True)),
+                 BOT_MESSAGES.map(lambda value: msgpack.packb(value, use_bin_type=True))))
 def test_wire_messages(data):
-    """What a bot sends: decoded to a map with a string `type`, or refused with ProtocolError."""
+    """What a bot sends: decoded and checked against the schema (every field of its kind, inside
+    its bounds, nothing else kept), or refused with a ProtocolError in the protocol's words."""
     try:
         message = codec.decode(data)
     except codec.ProtocolError as error:
         assert str(error).isprintable()
         return
     assert isinstance(message, dict) and isinstance(message["type"], str)
+    try:
+        clean = codec.check(message)
+    except codec.ProtocolError as error:
+        assert str(error).isprintable() and "NoneType" not in str(error) and "bytes" not in str(error)
+    else:
+        schema = codec.BOT_MESSAGES[clean["type"]]
+        assert set(clean) <= {"v", "type", *schema}
+        for name, value in clean.items():
+            spec = schema.get(name)
+            if spec is None:
+                continue
+            assert value.__class__ is spec.kind
+            if spec.kind is int:
+                assert spec.low <= value <= spec.high
+            elif spec.kind in (str, list):
+                assert len(value) <= spec.max_len
     for field, kind in (("request_id", int), ("move", str), ("game_id", str), ("token", str)):
         try:
             codec.require(message, field, kind)

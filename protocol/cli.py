@@ -211,7 +211,7 @@ def play(variant_id: str, fox: str | None, geese: str | None, hare: str | None, 
             for number, move in enumerate(book.moves, 1):
                 click.echo(f"{number:4d}. {variant.side_name(replay.position.turn):<6} {str(move):<12} opening")
                 replay.push(move)
-            # A person's own terminal says each move before its prompt (the referee's line would race it).
+            # With a person playing, their seat says each move above its board and prompt (once, not twice).
             if not human:
                 on_move = _BoardPrinter(book) if show_board else _print_move
         try:

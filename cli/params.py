@@ -4,48 +4,42 @@ ASCII digits only, finite values, stated bounds, so `--geese ٤`, `--heartbeat n
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Callable
 
 import click
 
 from foxgeese.engine.userinput import NumberError, parse_float, parse_int
 
 
-class Integer(click.ParamType):
-    """A whole number in [minimum, maximum]."""
+class _Bounded(click.ParamType):
+    """A number in [minimum, maximum], read by `parse` (the engine's bounded parser)."""
 
-    name = "integer"
-
-    def __init__(self, minimum: int | None = None, maximum: int | None = None) -> None:
-        self.minimum = minimum
-        self.maximum = maximum
-
-    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> int:
-        if isinstance(value, int) and not isinstance(value, bool):
-            text: Any = value
-        else:
-            text = str(value)
-        try:
-            return parse_int(text, _label(param), self.minimum, self.maximum)
-        except NumberError as error:
-            raise click.UsageError(str(error), ctx) from None
-
-
-class Number(click.ParamType):
-    """A finite decimal number in [minimum, maximum] (seconds, weights)."""
-
-    name = "number"
+    parse: Callable[..., Any]
 
     def __init__(self, minimum: float | None = None, maximum: float | None = None) -> None:
         self.minimum = minimum
         self.maximum = maximum
 
-    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> float:
+    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> Any:
         text = value if isinstance(value, (int, float)) and not isinstance(value, bool) else str(value)
         try:
-            return parse_float(text, _label(param), self.minimum, self.maximum)
+            return type(self).parse(text, _label(param), self.minimum, self.maximum)
         except NumberError as error:
             raise click.UsageError(str(error), ctx) from None
+
+
+class Integer(_Bounded):
+    """A whole number in [minimum, maximum]."""
+
+    name = "integer"
+    parse = staticmethod(parse_int)
+
+
+class Number(_Bounded):
+    """A finite decimal number in [minimum, maximum] (seconds, weights)."""
+
+    name = "number"
+    parse = staticmethod(parse_float)
 
 
 def _label(param: click.Parameter | None) -> str:

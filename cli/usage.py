@@ -55,7 +55,8 @@ def problem_line(error: click.ClickException) -> str:
     """The one line that reports `error`: click's usage errors name the command and its --help."""
     message = one_line(error.format_message())
     if isinstance(error, click.UsageError) and not isinstance(error, UsageProblem):
-        message = message[:1].lower() + message[1:]
+        if message[1:2].islower():  # click's sentences ("No such option"), not a name ("DEPTH", "--seed")
+            message = message[:1].lower() + message[1:]
         if error.ctx is not None:
             command = command_path(error.ctx)
             where = command.removeprefix("foxgeese").strip()

@@ -19,6 +19,8 @@ from foxgeese.engine.userinput import named, one_line
 
 USAGE_EXIT = 2
 INTERRUPTED_EXIT = 130
+# click 8.2+ raises this for a group given no command; older versions print the help themselves.
+_NO_ARGS_IS_HELP: Any = getattr(click.exceptions, "NoArgsIsHelpError", ())
 
 
 class UsageProblem(click.ClickException):
@@ -87,6 +89,9 @@ class FoxgeeseGroup(click.Group):
             sys.exit(USAGE_EXIT)
         try:
             result = super().main(args, prog_name, complete_var, standalone_mode=False, **extra)
+        except _NO_ARGS_IS_HELP as error:  # `foxgeese` or `foxgeese tournament` alone: the help, as click shows it
+            error.show()
+            sys.exit(error.exit_code)
         except click.ClickException as error:
             click.echo(problem_line(error), err=True)
             sys.exit(error.exit_code)

@@ -330,3 +330,9 @@ def test_the_human_prompt_says_the_opponents_move_and_how_to_answer():
     assert shown.startswith("fox played d4-d5\n")
     assert shown.count("'moves' lists the legal moves, 'quit' resigns") == 1  # the hint, once
     assert "fox played d5-d6\n" in shown and shown.count("your move> ") == 2
+
+
+@pytest.mark.parametrize("args", [(), ("tournament",), ("bot",)])
+def test_a_group_alone_shows_its_help(args):
+    status, _, err = run(*args)
+    assert status == 2 and err.startswith("Usage: foxgeese") and "Commands:" in err

@@ -16,6 +16,8 @@ Exact command lines (the referee's BotConfig.from_spec builds the first form):
 
 from __future__ import annotations
 
+import os
+import re
 import sys
 from typing import Any
 
@@ -23,6 +25,7 @@ import click
 
 from foxgeese.engine.userinput import shown
 from foxgeese.params import Integer
+from foxgeese.protocol import codec
 from foxgeese.protocol.sdk import BotError, run_bot
 from foxgeese.usage import UsageProblem
 
@@ -46,6 +49,19 @@ def player_spec(name: str, options: tuple[str, ...]) -> str:
         if not eq or not key.strip() or "," in option:
             raise click.BadParameter(f"{shown(option)} is not key=value", param_hint="--option")
     return f"{name}:{','.join(options)}" if options else name
+
+
+_CONNECTABLE = re.compile(r"(tcp://(\[[0-9a-fA-F:.]+\]|[^:/\[\]\s]+):([0-9]{1,5})|ipc://\S+)", re.ASCII)
+
+
+def check_connect_endpoint(endpoint: str | None) -> None:
+    """Refuses an endpoint ZeroMQ would reject or silently bend (a port past 65535 wraps around)."""
+    if not endpoint:
+        return  # the SDK says that no endpoint was given
+    match = _CONNECTABLE.fullmatch(endpoint)
+    if match is None or (match.group(3) is not None and not 0 < int(match.group(3)) <= 65535):
+        raise UsageProblem(f"endpoint {shown(endpoint)}: expected tcp://HOST:PORT (port 1-65535) or ipc://PATH, "
+                           "as the referee prints it")
 
 
 def make_builtin_player(spec: str) -> Any:
@@ -79,6 +95,7 @@ def run_player_command(name: str) -> click.Command:
 
         spec = player_spec(name, options)
         player = make_builtin_player(spec)
+        check_connect_endpoint(endpoint or os.environ.get(codec.ENV_ENDPOINT))
         try:
             run_bot(player, name=bot_name or spec, author="foxgeese", version=__version__,
                     endpoint=endpoint, token=token)

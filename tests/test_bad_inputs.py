@@ -336,3 +336,9 @@ def test_the_human_prompt_says_the_opponents_move_and_how_to_answer():
 def test_a_group_alone_shows_its_help(args):
     status, _, err = run(*args)
     assert status == 2 and err.startswith("Usage: foxgeese") and "Commands:" in err
+
+
+@pytest.mark.parametrize("endpoint", ["garbage", "tcp://127.0.0.1:99999", "tcp://127.0.0.1", "ipc://"])
+def test_a_bot_refuses_an_endpoint_it_could_not_reach(endpoint):
+    line = one_line_error("bot", "random", "--connect", endpoint, "--token", "x")
+    assert "expected tcp://HOST:PORT (port 1-65535) or ipc://PATH" in line

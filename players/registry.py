@@ -60,6 +60,8 @@ def check_option(player: str, key: str, value: Any, annotation: Any) -> Any:
         return value
     if bool in kinds and isinstance(value, bool) or str in kinds and isinstance(value, str):
         return value
+    if kinds == {str}:  # a text option (a folder) given something that read as a number
+        return str(value)
     if int in kinds and isinstance(value, int) and not isinstance(value, bool):
         return value
     if float in kinds and isinstance(value, (int, float)) and not isinstance(value, bool):

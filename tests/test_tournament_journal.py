@@ -122,8 +122,7 @@ def test_a_damaged_tournament_json_is_one_line_in_report_and_run(tmp_path: Path,
     out = tmp_path / "out"
     out.mkdir()
     (out / "tournament.json").write_text(body)
-    expected = [f"foxgeese: {out}/tournament.json: not the identity of a tournament (damaged?); restore it, "
-                "or delete it to start the directory afresh with this config"]
     for args in (("report", str(out)), ("run", str(small_config(tmp_path)), "--out", str(out))):
         done = run_cli(*args)
-        assert done.returncode == 2 and done.stderr.splitlines() == expected, done.stderr
+        assert done.returncode == 2 and len(done.stderr.splitlines()) == 1, done.stderr
+        assert done.stderr.startswith(f"foxgeese: {out}/tournament.json: damaged ("), done.stderr

@@ -299,18 +299,9 @@ def belonging(identity: dict[str, Any]) -> Callable[[dict[str, Any]], str | None
 
 
 def load_identity(directory: Path, missing_ok: bool = False) -> dict[str, Any] | None:
-    """tournament.json of a tournament directory, or a TournamentError saying it is none (None
-    when there is no such file and `missing_ok`)."""
+    """tournament.json of a tournament directory (checked by `read_identity`), or a
+    TournamentError saying there is none (None instead when `missing_ok`)."""
     identity = read_identity(directory)
-    if identity is None:
-        if missing_ok:
-            return None
+    if identity is None and not missing_ok:
         raise TournamentError(f"{directory}: not a tournament directory (no tournament.json)")
-    config = identity.get("config") if isinstance(identity, dict) else None
-    if not isinstance(identity, dict) or not (isinstance(identity.get("schedule"), list) and isinstance(identity.get("config_hash"), str)
-            and isinstance(config, dict) and isinstance(config.get("players"), list)
-            and isinstance(identity.get("scheduled"), int)
-            and all(isinstance(game, dict) and isinstance(game.get("id"), str) for game in identity["schedule"])):
-        raise JournalError(f"{Path(directory) / IDENTITY}: not the identity of a tournament (damaged?); "
-                           "restore it, or delete it to start the directory afresh with this config")
     return identity

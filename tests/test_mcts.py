@@ -7,7 +7,7 @@ import random
 import pytest
 
 from foxgeese.engine import Clock, Game, get_variant
-from foxgeese.players.fastrules import FastRules
+from foxgeese.engine.rules import rules_for
 from foxgeese.players.base import Deadline
 from foxgeese.players.mcts import LOST, MCTS, WON, MctsPlayer, RolloutEvaluator, puct_value, uct_value
 from foxgeese.players.minimax import history_keys
@@ -41,9 +41,9 @@ def test_mcts_converts_the_win_against_any_defence(label, text, variant, turn, p
 
 def test_the_solver_marks_the_losing_side_lost():
     position = diagram(CASES[1][1], "standard", "fox")  # the fox wins in three plies
-    rules = FastRules.for_variant(position.variant)
+    rules = rules_for(position.variant)
     search = MCTS(rules, RolloutEvaluator(rules, random.Random(0)))
-    root = search.new_root(rules.state_of(position))
+    root = search.new_root(position.state)
     search.run(root, playouts=5000, deadline=_no_deadline())
     assert root.solved == LOST  # the geese, who moved into the root, have lost
     best = search.best_child(root)
@@ -53,9 +53,9 @@ def test_the_solver_marks_the_losing_side_lost():
 
 def test_selection_is_pluggable():
     position = diagram(CASES[0][1], "standard", "fox")
-    rules = FastRules.for_variant(position.variant)
+    rules = rules_for(position.variant)
     search = MCTS(rules, RolloutEvaluator(rules, random.Random(0)), c=2.0, selection=puct_value)
-    root = search.new_root(rules.state_of(position))
+    root = search.new_root(position.state)
     search.run(root, playouts=200, deadline=_no_deadline())
     assert str(search.best_child(root).move) == "d3xd5xd7"
 
@@ -127,7 +127,7 @@ def test_contempt_makes_a_repetition_worth_less_than_half_to_the_player(contempt
     search = player.search_for(game.position.variant)
     assert search.evaluator.draw_value == pytest.approx(0.5 + contempt)  # the predator's view of a draw
     rules = search.rules
-    root = search.new_root(rules.state_of(game.position))
+    root = search.new_root(game.position.state)
     seen = history_keys(game, rules)
     search.run(root, playouts=400, deadline=Deadline(None), seen=seen)
     repeating = [child for child in root.children if rules.key(child.state) in seen]

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from foxgeese.engine import Game, get_variant, perft
+from foxgeese.engine import Game, Position, get_variant, perft
 from reference_rules import legal_moves as reference_moves
 
 SPEC_TABLE = {
@@ -75,9 +75,8 @@ def test_reference_generator_agrees_at_depth_four(variant_id, options):
 
 
 def test_perft_ends_on_the_stall_count_only_where_stalling_applies():
-    from foxgeese.engine import Position
-
-    standard = Position.from_text("standard geese=13,sideways=0 fox d4 c1,d1,e1,c2,d2,e2,a3,b3,c3,d3,e3,f3,g3 0 10 0")
+    start = get_variant("standard").start_position()
+    standard = Position(start.variant, start.predator, start.prey, start.turn, 0, 10, 0)
     assert perft(standard, 1) == len(standard.legal_moves()) == 5
     hare = Position.from_text("hare-and-hounds - hare c4 b1,a2,c2 0 10 0")
     assert perft(hare, 1) == len(hare.legal_moves()) == 0

@@ -10,9 +10,11 @@ from foxgeese.engine import Clock, Game, get_variant, point_name
 from foxgeese.players import evaluation
 from foxgeese.players.evaluation import evaluation_for
 from foxgeese.engine.rules import PREDATOR, rules_for
+from foxgeese.players import minimax
+from foxgeese.players.base import time_budget_ms
 from foxgeese.players.minimax import AlphaBeta, MinimaxPlayer
 from foxgeese.players.random_player import RandomPlayer
-from test_players_support import diagram, play_out, wins_within
+from test_players_support import BudgetRecorder, diagram, play_out, wins_within
 
 # The fox jumps d4 then d6 in one move: 5 geese -> 3, fewer than four: the fox wins at once.
 FOX_CHAIN = """
@@ -132,15 +134,23 @@ def test_every_limit_stops_the_search_with_a_legal_move(limit):
     assert choice.info["nodes"] > 0 and choice.info["pv"][0] == str(choice.move)
     if "nodes" in limit:
         assert choice.info["nodes"] <= limit["nodes"] + 50  # the last capture batch may overrun a little
-    if "time" in limit:
-        assert choice.info["time_ms"] < limit["time"] + 100
 
 
-def test_the_clock_bounds_the_time_spent():
+def test_the_clock_and_the_time_option_set_the_search_budget(monkeypatch):
+    recorder = BudgetRecorder(monkeypatch, minimax)
     game = Game(get_variant("great-cross"))
-    choice = MinimaxPlayer().choose(game, Clock(remaining_ms=1000, increment_ms=0))
-    assert choice.info["time_ms"] < 300
-    assert choice.info["depth"] >= 2
+    clock = Clock(remaining_ms=1000, increment_ms=0)
+    assert MinimaxPlayer().choose(game, clock).move in game.legal_moves()
+    MinimaxPlayer(time=60).choose(game, Clock())
+    MinimaxPlayer(time=10_000).choose(game, clock)  # the clock is tighter than the option
+    searched = [budget for budget in recorder.budgets if budget is not None]  # None: a new engine's idle deadline
+    assert searched == [time_budget_ms(clock), 60, time_budget_ms(clock)]
+
+
+def test_a_passed_deadline_stops_the_search_at_its_first_check():
+    position = get_variant("great-cross").start_position()
+    result = AlphaBeta(rules_for(position.variant)).search(position.state, time_ms=0)
+    assert result.move in position.legal_moves() and result.nodes == minimax.TIME_CHECK_NODES
 
 
 def test_a_seed_varies_the_game_reproducibly():

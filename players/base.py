@@ -11,7 +11,7 @@ import time
 from dataclasses import dataclass, field
 from typing import Any
 
-from foxgeese.engine import Clock, Game, Move, Side
+from foxgeese.engine import Clock, Game, Move, Side, Variant
 
 # What a search keeps back from its budget for the reply to travel and the process to wake up.
 SAFETY_MARGIN_MS = 30
@@ -43,7 +43,7 @@ class Player(abc.ABC):
 
     name: str = "player"
 
-    def new_game(self, variant: Any, side: Side) -> None:
+    def new_game(self, variant: Variant, side: Side) -> None:
         """Forget whatever belonged to the previous game (default: nothing to forget)."""
         self.variant = variant
         self.side = side

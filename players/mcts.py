@@ -14,11 +14,12 @@ import random
 import time
 from typing import Callable, Protocol
 
-from foxgeese.engine import Clock, Game, Move, Side
+from foxgeese.engine import Clock, Game, Move, Side, Variant
 from foxgeese.engine.board import GRID_WIDTH
 from foxgeese.engine.rules import PREDATOR, Rules, State, rules_for
 from foxgeese.players.base import Choice, Deadline, Player, combine_budgets, time_budget_ms
 from foxgeese.players.evaluation import Evaluation, evaluation_for
+from foxgeese.players.score import Score
 from foxgeese.players.minimax import history_keys
 
 WON, LOST = 1, -1  # proven results, from the view of the side that moved into the node
@@ -32,7 +33,6 @@ DEFAULT_ROLLOUT = 8  # playout plies before the static evaluation cuts in
 # playouts make the geese cautious (they shuffle without closing the net), so the search there
 # leans on the static evaluation and its minimax backup instead.
 VARIANT_DEFAULTS = {"great-cross": {"rollout": 0, "implicit": 0.8}}
-PROVEN_SCORE = 100_000  # the score reported for a proven win (as minimax does for a mate)
 
 
 class Node:
@@ -404,11 +404,11 @@ class MctsPlayer(Player):
         self._root: Node | None = None
         self._root_moves = 0  # len(game.moves) at the root
 
-    def new_game(self, variant, side) -> None:
+    def new_game(self, variant: Variant, side: Side) -> None:
         super().new_game(variant, side)
         self._root = None
 
-    def search_for(self, variant) -> MCTS:
+    def search_for(self, variant: Variant) -> MCTS:
         key = (variant.id, variant.options)
         if self._search is None or self._variant_key != key:
             rules = rules_for(variant)
@@ -456,26 +456,26 @@ class MctsPlayer(Player):
         self._root = best
         self._root_moves = len(game.moves) + 1
         info = {
-            "score": self.score_of(best),
+            **self.score_of(best).info(),
             "playouts": done,
             "reused": reused,
             "nodes": root.visits,
             "pv": [str(m) for m in self.principal_variation(root)],
             "time_ms": int((time.monotonic() - started) * 1000.0),
         }
-        if best.solved in (WON, LOST):
-            info["proven"] = "win" if best.solved == WON else "loss"
         return Choice(best.move, info)
 
     @staticmethod
-    def score_of(node: Node) -> int:
-        """Centi-points for the mover: the logit of the node's value; ±100000 when proven."""
+    def score_of(node: Node) -> Score:
+        """The verdict for the side that moved into `node`: proven, or the logit of its value in centi-points."""
         if node.solved == WON:
-            return PROVEN_SCORE
+            return Score.proven_win(node.mover)
         if node.solved == LOST:
-            return -PROVEN_SCORE
-        value = 0.5 if node.solved == 0 else min(max(node.value(), 1e-4), 1 - 1e-4)
-        return int(round(SCORE_SCALE * math.log(value / (1.0 - value))))
+            return Score.proven_loss(node.mover)
+        if node.solved == 0:
+            return Score.proven_draw(node.mover)
+        value = min(max(node.value(), 1e-4), 1 - 1e-4)
+        return Score(node.mover, int(round(SCORE_SCALE * math.log(value / (1.0 - value)))))
 
     @staticmethod
     def principal_variation(root: Node, limit: int = 8) -> list:

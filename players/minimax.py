@@ -14,10 +14,11 @@ import random
 import time
 from dataclasses import dataclass, field
 
-from foxgeese.engine import Clock, Game
+from foxgeese.engine import Clock, Game, Side, Variant
 from foxgeese.engine.rules import PREDATOR, PREY, Rules, State, rules_for
 from foxgeese.players.base import Choice, Deadline, Player, combine_budgets, time_budget_ms
 from foxgeese.players.evaluation import Evaluation, evaluation_for
+from foxgeese.players.score import Score
 
 WIN = 1_000_000
 MAX_PLY = 200
@@ -69,6 +70,13 @@ class SearchResult:
         if abs(self.score) < MATE_BOUND:
             return None
         return WIN - self.score if self.score > 0 else -(WIN + self.score)
+
+    def verdict(self, mover: Side) -> Score:
+        """The result as a `Score` from the mover's point of view."""
+        mate = self.mate
+        if mate is None:
+            return Score(mover, self.score)
+        return Score.proven_win(mover, mate) if mate > 0 else Score.proven_loss(mover, -mate)
 
 
 class AlphaBeta:
@@ -370,11 +378,11 @@ class MinimaxPlayer(Player):
         self.rng = random.Random(seed) if seed is not None else None
         self._engines: dict = {}
 
-    def new_game(self, variant, side) -> None:
+    def new_game(self, variant: Variant, side: Side) -> None:
         super().new_game(variant, side)
         self._engines.clear()
 
-    def engine_for(self, variant) -> AlphaBeta:
+    def engine_for(self, variant: Variant) -> AlphaBeta:
         key = (variant.id, variant.options)
         engine = self._engines.get(key)
         if engine is None:
@@ -398,12 +406,10 @@ class MinimaxPlayer(Player):
             soft_nodes=soft_nodes,
         )
         info = {
-            "score": max(-WIN, min(WIN, result.score)) if result.mate is None else (100_000 if result.mate > 0 else -100_000),
+            **result.verdict(position.turn).info(),
             "depth": result.depth,
             "nodes": result.nodes,
             "pv": [str(m) for m in result.pv],
             "time_ms": int(result.time_ms),
         }
-        if result.mate is not None:
-            info["mate"] = result.mate
         return Choice(result.move, info)

@@ -21,6 +21,7 @@ from typing import Any
 import numpy as np
 
 from foxgeese.engine.board import DIRECTIONS, point_name
+from foxgeese.files import atomic_write
 from foxgeese.engine.position import MIN_GEESE  # fewer geese than this: the fox has won (captured)
 
 FORMAT_VERSION = 1
@@ -107,14 +108,12 @@ def save_table(path: Path, header: dict[str, Any], arrays: dict[str, np.ndarray]
     full = dict(header, format_version=FORMAT_VERSION, arrays=layout)
     text = json.dumps(full, sort_keys=True).encode()
     data_start = _data_start(len(text))
-    tmp = path.with_name(path.name + f".tmp{os.getpid()}")
-    with open(tmp, "wb") as out:
+    with atomic_write(path, "wb") as out:
         out.write(MAGIC + struct.pack("<I", len(text)) + text)
         out.write(b"\0" * (data_start - out.tell()))
         for name, array in arrays.items():
             out.seek(data_start + layout[name]["offset"])
             out.write(np.ascontiguousarray(array).tobytes())
-    os.replace(tmp, path)
 
 
 def _data_start(header_length: int) -> int:

@@ -13,6 +13,8 @@ from dataclasses import asdict, dataclass, field
 from datetime import datetime, timezone
 from typing import Any
 
+from foxgeese.files import atomic_write
+
 RECORD_FORMAT = 1
 DRAW = "draw"
 
@@ -115,12 +117,9 @@ class GameRecord:
 
     def save(self, path: str | os.PathLike[str]) -> None:
         """Writes the record atomically (a reader never sees half a record)."""
-        path = os.fspath(path)
-        temporary = f"{path}.tmp{os.getpid()}"
-        with open(temporary, "w", encoding="utf-8") as out:
+        with atomic_write(path) as out:
             out.write(self.to_json(indent=1))
             out.write("\n")
-        os.replace(temporary, path)
 
     def result_line(self) -> str:
         """One line for people: `fox wins by captured (...)` / `draw by repetition`."""

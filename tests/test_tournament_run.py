@@ -178,7 +178,7 @@ def test_a_changed_config_is_refused_naming_the_keys(tmp_path: Path) -> None:
 
 def test_a_resume_plays_the_stored_schedule(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """Once tournament.json is written, its schedule is what the journal's ids mean."""
-    from foxgeese.tournaments.journal import write_json_atomic
+    from foxgeese.files import write_json_atomic
 
     players = bot("p1", "--seed", "1") + bot("p2", "--seed", "2")
     path = config_file(tmp_path, players, "games_per_pairing: 2\ntime_control: 5+0.1\nopening_plies: 1\n")

@@ -125,17 +125,3 @@ def read_identity(directory: Path) -> dict[str, Any] | None:
         raise JournalError(f"{path}: not valid JSON") from None
 
 
-def write_json_atomic(path: Path, data: Any) -> None:
-    """Write-then-rename, so readers (and a rerun after a crash) see the old file or the new one."""
-    temporary = path.with_name(path.name + ".tmp")
-    with open(temporary, "w", encoding="utf-8") as handle:
-        json.dump(data, handle, indent=2, sort_keys=True)
-        handle.write("\n")
-        handle.flush()
-        os.fsync(handle.fileno())
-    os.replace(temporary, path)
-    directory = os.open(path.parent, os.O_RDONLY)
-    try:
-        os.fsync(directory)
-    finally:
-        os.close(directory)

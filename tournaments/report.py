@@ -14,8 +14,9 @@ from typing import Any, Iterable
 from rich.console import Console
 from rich.table import Table
 
+from foxgeese.files import write_json_atomic
 from foxgeese.tournaments.errors import TournamentError
-from foxgeese.tournaments.journal import read_identity, read_journal, write_json_atomic
+from foxgeese.tournaments.journal import read_identity, read_journal
 from foxgeese.tournaments.ratings import GameResult, RatingsError, fit
 from foxgeese.tournaments.sprt import sprt
 

@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable
 
+from foxgeese.files import write_json_atomic
 from foxgeese.tournaments.config import LoadedConfig, changed_keys
 from foxgeese.tournaments.errors import ConfigChangedError, JournalError, TournamentError
 from foxgeese.tournaments.journal import (
@@ -23,7 +24,6 @@ from foxgeese.tournaments.journal import (
     JournalWriter,
     read_identity,
     read_journal,
-    write_json_atomic,
 )
 from foxgeese.tournaments.report import FORFEITS, game_entries, pair_scores, sprt_stop
 from foxgeese.tournaments.schedule import ScheduledGame, make_schedule

@@ -15,8 +15,8 @@ import time
 from foxgeese.engine import get_variant
 from foxgeese.engine.rules import rules_for
 from foxgeese.engine.sampling import played_positions
-from foxgeese.players.mcts import MCTS, RolloutEvaluator
 from foxgeese.players.base import Deadline
+from foxgeese.players.mcts import MCTS, RolloutEvaluator
 from foxgeese.players.minimax import AlphaBeta
 
 VARIANTS = (("standard", {}), ("standard", {"sideways": True}), ("great-cross", {}), ("hare-and-hounds", {}))

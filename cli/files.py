@@ -11,8 +11,9 @@ import contextlib
 import json
 import os
 import uuid
+from collections.abc import Iterator
 from pathlib import Path
-from typing import IO, Any, Iterator
+from typing import IO, Any
 
 
 @contextlib.contextmanager

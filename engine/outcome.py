@@ -13,7 +13,7 @@ class Side(enum.IntEnum):
     PREY = 1  # geese or hounds
 
     @property
-    def other(self) -> "Side":
+    def other(self) -> Side:
         return Side(1 - self)
 
 
@@ -42,7 +42,7 @@ class Termination(enum.Enum):
 
     winner: Side | None
 
-    def __new__(cls, name: str, winner: Side | None) -> "Termination":
+    def __new__(cls, name: str, winner: Side | None) -> Termination:
         member = object.__new__(cls)
         member._value_ = name
         member.winner = winner

@@ -40,7 +40,7 @@ class Position:
         self._rules = rules_for(variant)
 
     @classmethod
-    def from_state(cls, variant: Variant, state: State, ply: int = 0) -> "Position":
+    def from_state(cls, variant: Variant, state: State, ply: int = 0) -> Position:
         """The position of a rules state (see `foxgeese.engine.rules`)."""
         predator, prey, turn, quiet, stall = state
         return cls(variant, predator, prey, turn, quiet, stall, ply)
@@ -90,7 +90,7 @@ class Position:
     __str__ = text
 
     @classmethod
-    def from_text(cls, text: str) -> "Position":
+    def from_text(cls, text: str) -> Position:
         """Parses position text (any case, surrounding spaces); InvalidPositionError says what is wrong."""
         tokens = text.strip().lower().split()
         if len(tokens) != 8:
@@ -128,7 +128,8 @@ class Position:
             values.append(int(token))
         if values[1] and Termination.STALLING not in variant.endings:
             raise InvalidPositionError(
-                f"stall counter is {values[1]}, but {variant.id} counts no stalls: write 0 (only hare-and-hounds has one)"
+                f"stall counter is {values[1]}, but {variant.id} counts no stalls: "
+                "write 0 (only hare-and-hounds has one)"
             )
         return cls(variant, predator, prey, turn, *values)
 
@@ -159,7 +160,7 @@ class Position:
         """The moves of the side to move, without checking whether the game has already ended."""
         return self._rules.moves(self.state)
 
-    def play(self, move: Move) -> "Position":
+    def play(self, move: Move) -> Position:
         """The position after `move`, which must be legal here (not checked: see `parse_move`)."""
         return Position.from_state(self.variant, self._rules.play(self.state, move), self.ply + 1)
 

@@ -162,7 +162,7 @@ def rules_for(variant: Variant) -> Rules:
     return Rules(variant)
 
 
-def _chain_ends(jumps: tuple[tuple[tuple[int, int], ...], ...], at: int, prey: int) -> list[tuple[int, int]]:
+def _chain_ends(jumps: movegen.JumpTable, at: int, prey: int) -> list[tuple[int, int]]:
     """(landing point, prey left) after every capture chain from `at`, in `movegen`'s order."""
     ends = []
     for over, land in jumps[at]:

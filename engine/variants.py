@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 import functools
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Callable
+from typing import TYPE_CHECKING, Any
 
 from foxgeese.engine import board as boards
 from foxgeese.engine.board import Board, point_index
@@ -54,7 +55,7 @@ class Variant:
         """`geese=13,sideways=0` for standard, `-` for variants without options."""
         return _options_text(self.options)
 
-    def start_position(self) -> "Position":
+    def start_position(self) -> Position:
         from foxgeese.engine.position import Position
 
         return Position(self, self.predator_start, self.prey_start, self.first_to_move, 0, 0, 0)
@@ -191,7 +192,8 @@ def get_variant(variant_id: str, **options: Any) -> Variant:
     counts = sorted(spec.prey_starts)
     prey_count = _coerce_int(options.get("geese", counts[0]), "geese")
     if prey_count not in spec.prey_starts:
-        raise UnknownVariantError(f"{key} has {', '.join(map(str, counts[:-1]))} or {counts[-1]} geese, not {prey_count}")
+        allowed = f"{', '.join(map(str, counts[:-1]))} or {counts[-1]}"
+        raise UnknownVariantError(f"{key} has {allowed} geese, not {prey_count}")
     sideways = spec.sideways if spec.sideways is not None else _coerce_bool(options.get("sideways", False), "sideways")
     return _build(spec, prey_count, sideways)
 

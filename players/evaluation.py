@@ -10,7 +10,7 @@ the hare wants room, to get level with or below the hounds, and the stalling cou
 
 from __future__ import annotations
 
-from typing import Callable
+from collections.abc import Callable
 
 from foxgeese.engine.board import DIRECTIONS, GRID_WIDTH, delta
 from foxgeese.engine.movegen import count_prey_moves

@@ -12,15 +12,16 @@ from __future__ import annotations
 import math
 import random
 import time
-from typing import Callable, Protocol
+from collections.abc import Callable
+from typing import Protocol
 
 from foxgeese.engine import Clock, Game, Move, Side, Variant
 from foxgeese.engine.board import GRID_WIDTH
 from foxgeese.engine.rules import PREDATOR, Rules, State, rules_for
 from foxgeese.players.base import Choice, Deadline, Player, combine_budgets, time_budget_ms
 from foxgeese.players.evaluation import Evaluation, evaluation_for
-from foxgeese.players.score import Score
 from foxgeese.players.minimax import history_keys
+from foxgeese.players.score import Score
 
 WON, LOST = 1, -1  # proven results, from the view of the side that moved into the node
 DEFAULT_PLAYOUTS = 1000

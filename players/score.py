@@ -36,15 +36,15 @@ class Score:
     drawn: bool = False
 
     @classmethod
-    def proven_win(cls, pov: Side, plies: int | None = None) -> "Score":
+    def proven_win(cls, pov: Side, plies: int | None = None) -> Score:
         return cls(pov, PROVEN_CP, 1, plies)
 
     @classmethod
-    def proven_loss(cls, pov: Side, plies: int | None = None) -> "Score":
+    def proven_loss(cls, pov: Side, plies: int | None = None) -> Score:
         return cls(pov, -PROVEN_CP, -1, plies)
 
     @classmethod
-    def proven_draw(cls, pov: Side) -> "Score":
+    def proven_draw(cls, pov: Side) -> Score:
         return cls(pov, 0, 0, None, True)
 
     @property
@@ -54,7 +54,7 @@ class Score:
             return None
         return self.plies * self.result
 
-    def pov_of(self, side: Side) -> "Score":
+    def pov_of(self, side: Side) -> Score:
         """The same verdict from `side`'s point of view."""
         if side == self.pov:
             return self

@@ -13,8 +13,8 @@ from typing import Any
 import click
 
 from foxgeese.engine import InvalidPositionError, Position, UnknownVariantError, get_variant
-from foxgeese.usage import fail
 from foxgeese.players.tables import TableError, TableSet, table_dir, table_path, to_parent, winner_text
+from foxgeese.usage import fail
 
 
 def _verdict(position: Position, score: int) -> str:

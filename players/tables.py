@@ -21,8 +21,8 @@ from typing import Any
 import numpy as np
 
 from foxgeese.engine.board import DIRECTIONS, point_name
-from foxgeese.files import atomic_write
 from foxgeese.engine.position import MIN_GEESE  # fewer geese than this: the fox has won (captured)
+from foxgeese.files import atomic_write
 
 FORMAT_VERSION = 1
 MAGIC = b"FOXGEESE-TABLE\n"

@@ -70,7 +70,8 @@ def _print_message(direction: str, bot: str, message: dict[str, Any]) -> None:
               help="Write the game record (JSON) here.")
 @click.option("--geese-count", type=int, default=None, help="standard: 13 (default), 15 or 17 geese.")
 @click.option("--sideways", is_flag=True, default=None, help="standard: geese may also step sideways.")
-@click.option("--opening", default="", metavar="MOVES", help="Moves played before the bots take over, e.g. 'd4-d5 c3-c4'.")
+@click.option("--opening", default="", metavar="MOVES",
+              help="Moves played before the bots take over, e.g. 'd4-d5 c3-c4'.")
 @click.option("--max-plies", type=click.IntRange(min=1), default=None, help="Adjudicate a draw after N plies.")
 @click.option("--bind", "endpoint", default=None, metavar="ENDPOINT",
               help="Bind this address instead of a private ipc:// one (e.g. tcp://127.0.0.1:5555).")
@@ -102,7 +103,9 @@ def play(variant_id: str, fox: str | None, geese: str | None, hare: str | None, 
         predator_spec, prey_spec = _seat_specs(variant.id, fox, geese, hare, hounds)
         seats = {
             Side.PREDATOR: BotConfig.from_spec(predator_spec, name=predator_spec),
-            Side.PREY: BotConfig.from_spec(prey_spec, name=prey_spec if prey_spec != predator_spec else f"{prey_spec}#2"),
+            Side.PREY: BotConfig.from_spec(
+                prey_spec, name=prey_spec if prey_spec != predator_spec else f"{prey_spec}#2"
+            ),
         }
         if tc_text is None:
             tc_text = HUMAN_TC if any(config.interactive for config in seats.values()) else DEFAULT_TC

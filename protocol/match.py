@@ -8,7 +8,8 @@ are the seam between the two modules. Internal to foxgeese.protocol: use `Refere
 from __future__ import annotations
 
 import time
-from typing import TYPE_CHECKING, Any, Callable
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
 
 from foxgeese import __version__
 from foxgeese.engine import Game, IllegalMoveError, InvalidMoveError, Side

@@ -10,7 +10,7 @@ import enum
 import json
 import os
 from dataclasses import asdict, dataclass, field
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from typing import Any
 
 from foxgeese.files import atomic_write
@@ -140,4 +140,4 @@ def load_record(path: str | os.PathLike[str]) -> GameRecord:
 
 def utc_now() -> str:
     """ISO 8601 UTC with milliseconds, as records store times."""
-    return datetime.now(timezone.utc).isoformat(timespec="milliseconds").replace("+00:00", "Z")
+    return datetime.now(UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")

@@ -16,8 +16,9 @@ import os
 import secrets
 import time
 import urllib.parse
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, Callable
+from typing import Any
 
 import zmq
 from zmq.utils.monitor import recv_monitor_message

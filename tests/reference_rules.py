@@ -12,10 +12,14 @@ STEPS = [(dc, dr) for dc in (-1, 0, 1) for dr in (-1, 0, 1) if (dc, dr) != (0, 0
 def board(variant_id):
     if variant_id == "standard":
         points = {(c, r) for c in range(7) for r in range(7) if 2 <= c <= 4 or 2 <= r <= 4}
-        diagonal = lambda c, r: ["up", "down"]
+
+        def diagonal(c, r):
+            return ["up", "down"]
     elif variant_id == "great-cross":
         points = {(c, r) for c in range(9) for r in range(9) if 3 <= c <= 5 or 3 <= r <= 5}
-        diagonal = lambda c, r: ["up"] if (c + r) % 2 == 1 else ["down"]
+
+        def diagonal(c, r):
+            return ["up"] if (c + r) % 2 == 1 else ["down"]
     else:
         points = {(c, r) for c in range(3) for r in range(1, 4)} | {(1, 0), (1, 4)}
         lines = set()

@@ -5,6 +5,8 @@ from __future__ import annotations
 import random
 
 import pytest
+from test_minimax import CASES
+from test_players_support import BudgetRecorder, diagram, play_out, wins_within
 
 from foxgeese.engine import Clock, Game, get_variant
 from foxgeese.engine.rules import rules_for
@@ -13,8 +15,6 @@ from foxgeese.players.base import Deadline, time_budget_ms
 from foxgeese.players.mcts import LOST, MCTS, WON, MctsPlayer, RolloutEvaluator, puct_value, uct_value
 from foxgeese.players.minimax import history_keys
 from foxgeese.players.random_player import RandomPlayer
-from test_minimax import CASES
-from test_players_support import BudgetRecorder, diagram, play_out, wins_within
 
 
 @pytest.mark.parametrize("label, text, variant, turn, plies", CASES, ids=[c[0] for c in CASES])

@@ -5,16 +5,15 @@ from __future__ import annotations
 import random
 
 import pytest
+from test_players_support import BudgetRecorder, diagram, play_out, wins_within
 
 from foxgeese.engine import Clock, Game, get_variant, point_name
-from foxgeese.players import evaluation
-from foxgeese.players.evaluation import evaluation_for
 from foxgeese.engine.rules import PREDATOR, rules_for
-from foxgeese.players import minimax
+from foxgeese.players import evaluation, minimax
 from foxgeese.players.base import time_budget_ms
+from foxgeese.players.evaluation import evaluation_for
 from foxgeese.players.minimax import AlphaBeta, MinimaxPlayer
 from foxgeese.players.random_player import RandomPlayer
-from test_players_support import BudgetRecorder, diagram, play_out, wins_within
 
 # The fox jumps d4 then d6 in one move: 5 geese -> 3, fewer than four: the fox wins at once.
 FOX_CHAIN = """

@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 import pytest
+from reference_rules import legal_moves as reference_moves
 
 from foxgeese.engine import Game, Position, get_variant, perft
-from reference_rules import legal_moves as reference_moves
 
 SPEC_TABLE = {
     "standard": [5, 89, 572, 9778],
@@ -55,7 +55,8 @@ def _reference_perft(variant_id, sideways, predator, prey, predator_to_move, dep
     for text in reference_moves(variant_id, sideways, predator, prey, predator_to_move):
         points = [("abcdefghi".index(p[0]), int(p[1:]) - 1) for p in text.replace("x", "-").split("-")]
         if predator_to_move:
-            jumped = {((a[0] + b[0]) // 2, (a[1] + b[1]) // 2) for a, b in zip(points, points[1:])} if "x" in text else set()
+            pairs = zip(points, points[1:]) if "x" in text else ()
+            jumped = {((a[0] + b[0]) // 2, (a[1] + b[1]) // 2) for a, b in pairs}
             child = (points[-1], frozenset(prey) - jumped)
         else:
             child = (predator, (frozenset(prey) - {points[0]}) | {points[1]})

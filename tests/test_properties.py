@@ -6,12 +6,12 @@ from __future__ import annotations
 import random
 from collections import Counter
 
+import reference_rules as reference
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from foxgeese.engine import Game, Move, Position, Side, get_variant, point_name
 from foxgeese.engine.sampling import scattered_position
-import reference_rules as reference
 
 VARIANTS = [("standard", {}), ("standard", {"geese": 15}), ("standard", {"geese": 17}),
             ("standard", {"sideways": True}), ("hare-and-hounds", {}), ("great-cross", {})]

@@ -221,7 +221,8 @@ def test_record_contents_and_files(referee, tmp_path):
 
 def test_close_quits_and_reaps_every_bot(tmp_path):
     referee = Referee(log_dir=str(tmp_path))
-    play = referee.play_game(HH, {Side.PREDATOR: scripted("normal"), Side.PREY: scripted("normal", name="b")}, NORMAL_TC)
+    seats = {Side.PREDATOR: scripted("normal"), Side.PREY: scripted("normal", name="b")}
+    play = referee.play_game(HH, seats, NORMAL_TC)
     assert play.termination in RULE_ENDINGS
     processes = referee.processes()
     assert len(processes) == 2 and all(p.alive() for p in processes)

@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
+from test_players_support import diagram
+
 from foxgeese.engine import Clock, Game, Side
 from foxgeese.players.mcts import MctsPlayer
 from foxgeese.players.minimax import MinimaxPlayer
 from foxgeese.players.score import PROVEN_CP, Score
-from test_players_support import diagram
 
 
 def test_a_score_flips_with_the_point_of_view():

@@ -4,8 +4,17 @@ from __future__ import annotations
 
 import pytest
 
-from foxgeese.engine import (Game, IllegalMoveError, InvalidMoveError, InvalidPositionError, Move, Position,
-                             UnknownVariantError, get_variant, parse_point)
+from foxgeese.engine import (
+    Game,
+    IllegalMoveError,
+    InvalidMoveError,
+    InvalidPositionError,
+    Move,
+    Position,
+    UnknownVariantError,
+    get_variant,
+    parse_point,
+)
 
 
 @pytest.mark.parametrize("text,canonical", [

@@ -223,7 +223,8 @@ def test_a_second_runner_on_the_same_directory_is_refused(tmp_path: Path) -> Non
 def test_report_of_a_directory_that_is_no_tournament_is_one_line(tmp_path: Path) -> None:
     done = run_cli("report", str(tmp_path))
     assert done.returncode == 2 and "Traceback" not in done.stderr
-    assert done.stderr.strip().splitlines() == [f"foxgeese: {tmp_path}: not a tournament directory (no tournament.json)"]
+    message = f"foxgeese: {tmp_path}: not a tournament directory (no tournament.json)"
+    assert done.stderr.strip().splitlines() == [message]
 
 
 def test_sprt_stops_the_match_and_a_rerun_honours_the_stop(tmp_path: Path) -> None:

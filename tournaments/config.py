@@ -182,7 +182,9 @@ class TournamentConfig(_Strict):
             if self.gauntlet_player is None:
                 raise ValueError("format 'gauntlet' needs 'gauntlet_player' (one of the player names)")
             if self.gauntlet_player not in names:
-                raise ValueError(f"gauntlet_player {self.gauntlet_player!r} is not a player; allowed: {', '.join(names)}")
+                raise ValueError(
+                    f"gauntlet_player {self.gauntlet_player!r} is not a player; allowed: {', '.join(names)}"
+                )
         elif self.gauntlet_player is not None:
             raise ValueError("'gauntlet_player' applies only to format 'gauntlet'")
         if self.sprt is not None and len(self.players) != 2:

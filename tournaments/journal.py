@@ -11,7 +11,7 @@ import fcntl
 import json
 import os
 from pathlib import Path
-from typing import Any, IO
+from typing import IO, Any
 
 from foxgeese.tournaments.errors import JournalError, OutputDirBusyError
 

@@ -12,9 +12,10 @@ from __future__ import annotations
 import os
 import sys
 import threading
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 from foxgeese.files import write_json_atomic
 from foxgeese.tournaments.config import LoadedConfig, changed_keys
@@ -172,7 +173,9 @@ class Runner:
             done = game_entries(entries)
             strangers = [entry["id"] for entry in done if entry["id"] not in known]
             if strangers:
-                raise JournalError(f"{self.directory}: journal has games not in the schedule: {', '.join(strangers[:5])}")
+                raise JournalError(
+                    f"{self.directory}: journal has games not in the schedule: {', '.join(strangers[:5])}"
+                )
             done_ids = {entry["id"] for entry in done}
             self.state.games = list(done)
             self.state.journal = list(entries)

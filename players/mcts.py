@@ -18,7 +18,7 @@ from typing import Protocol
 from foxgeese.engine import Clock, Game, Move, Side, Variant
 from foxgeese.engine.board import GRID_WIDTH
 from foxgeese.engine.rules import PREDATOR, Rules, State, rules_for
-from foxgeese.players.base import Choice, Deadline, Player, combine_budgets, time_budget_ms
+from foxgeese.players.base import Choice, Deadline, Player, combine_budgets, reseed, time_budget_ms
 from foxgeese.players.evaluation import Evaluation, evaluation_for
 from foxgeese.players.minimax import history_keys
 from foxgeese.players.score import Score
@@ -405,8 +405,9 @@ class MctsPlayer(Player):
         self._root: Node | None = None
         self._root_moves = 0  # len(game.moves) at the root
 
-    def new_game(self, variant: Variant, side: Side) -> None:
-        super().new_game(variant, side)
+    def new_game(self, variant: Variant, side: Side, seed: int | None = None) -> None:
+        super().new_game(variant, side, seed)
+        reseed(self.rng, self.seed, seed)  # in place: the cached search's evaluator shares self.rng
         self._root = None
 
     def search_for(self, variant: Variant) -> MCTS:

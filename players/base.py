@@ -54,6 +54,10 @@ class Player(abc.ABC):
         self.side = side
         self.game_seed = seed
 
+    @abc.abstractmethod
+    def choose(self, game: Game, clock: Clock) -> Choice:
+        """Return a legal move for `game.position.turn`; `game` must not be left modified."""
+
 
 def game_seed_material(own_seed: int | None, game_seed: int | None) -> int | str | None:
     """What to seed a player's RNG with for one game: the game's seed combined with the player's own
@@ -70,10 +74,6 @@ def reseed(rng: random.Random, own_seed: int | None, game_seed: int | None) -> N
     material = game_seed_material(own_seed, game_seed)
     if material is not None:
         rng.seed(material)
-
-    @abc.abstractmethod
-    def choose(self, game: Game, clock: Clock) -> Choice:
-        """Return a legal move for `game.position.turn`; `game` must not be left modified."""
 
 
 def time_budget_ms(clock: Clock | None, *, margin_ms: int = SAFETY_MARGIN_MS) -> int | None:

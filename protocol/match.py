@@ -258,6 +258,8 @@ class Match:
         The bot's own `think_ms` decides when it sent one; otherwise its last ping round trip is
         taken as the transport part.
         """
+        if self.unrecorded is None:
+            return
         move_name, name, elapsed_ms, reply, left_ms, rtt_ms = self.unrecorded
         self.unrecorded = None
         elapsed = round(elapsed_ms)

@@ -18,7 +18,7 @@ import time
 import urllib.parse
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, cast
 
 import zmq
 from zmq.utils.monitor import recv_monitor_message
@@ -39,6 +39,11 @@ _PROCESS_CHECK_S = 0.02
 HEARTBEAT_MISSES = 3  # with heartbeat_s: intervals without a sign of life before a connection is closed
 # Plain ints: pyzmq's enum flags cost a Python-level operator call each time on the hot path.
 _EVENTS, _POLLIN, _NOBLOCK = int(zmq.EVENTS), int(zmq.POLLIN), int(zmq.NOBLOCK)
+
+
+def _pending(socket: zmq.Socket) -> bool:
+    """Whether a message waits on `socket` (ZMQ_EVENTS is an int option; pyzmq types it int | bytes)."""
+    return bool(cast(int, socket.getsockopt(_EVENTS)) & _POLLIN)
 _SNDMORE_NOBLOCK = int(zmq.SNDMORE) | _NOBLOCK
 _RCVMORE = int(zmq.RCVMORE)
 _SRCFD = int(zmq.SRCFD)  # the descriptor of the connection a message came in on
@@ -332,7 +337,7 @@ class Referee:
         self._read_disconnects()
         socket = self._socket
         try:
-            while socket.getsockopt(_EVENTS) & _POLLIN:
+            while _pending(socket):
                 identity = socket.recv(_NOBLOCK)
                 fd = None
                 if identity in self._by_identity or identity in self._ignored:
@@ -350,7 +355,7 @@ class Referee:
         """Marks the remote bots whose connection the monitor reports closed."""
         monitor = self._monitor
         try:
-            while monitor.getsockopt(_EVENTS) & _POLLIN:
+            while _pending(monitor):
                 event = recv_monitor_message(monitor, _NOBLOCK)
                 bot = self._remote_by_fd.pop(int(event["value"]), None)
                 if bot is not None:

@@ -9,7 +9,7 @@ import sys
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-MYPY_PACKAGES = ("foxgeese.engine",)
+MYPY_PACKAGES = ("foxgeese.engine", "foxgeese.protocol")
 # The install maps folders to names (cli/ is `foxgeese`, engine/ is `foxgeese.engine`, ...) through
 # an import hook mypy cannot follow, so mypy reads a folder of links laid out the way Python sees it.
 PACKAGE_FOLDERS = {"engine": "engine", "protocol": "protocol", "players": "players", "tournaments": "tournaments",

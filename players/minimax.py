@@ -25,7 +25,7 @@ MAX_PLY = 200
 MATE_BOUND = WIN - 1_000  # |score| above this is a forced win or loss
 INFINITY = WIN + 1
 EXACT, LOWER, UPPER = 0, 1, 2
-TT_LIMIT = 600_000  # entries before the table is cleared (memory bound)
+TT_LIMIT = 600_000  # entries before the table is cleared, checked with the clock (memory bound)
 DEFAULT_DEPTH = 4  # when neither options nor the clock set a limit: at least this deep...
 DEFAULT_SOFT_NODES = 3_000  # ...and deeper while the tree stays this small (Hare and Hounds)
 TIME_CHECK_NODES = 512
@@ -208,6 +208,8 @@ class AlphaBeta:
             self.next_check = self.nodes + TIME_CHECK_NODES
             if self.deadline.passed():
                 raise SearchStopped()
+            if len(self.tt) > TT_LIMIT:  # a long search must not grow the table without bound
+                self.tt.clear()
 
     def _negamax(self, state: State, depth: int, alpha: int, beta: int, ply: int) -> int:
         self.nodes += 1

@@ -319,3 +319,13 @@ def test_remembered_scores_are_the_scores_and_the_memory_is_bounded(monkeypatch)
             direct = evaluate.fox_score(state[0], state[1], fox_to_move)
             assert evaluate(state) == (direct if fox_to_move else -direct)
             assert len(evaluate._scores) <= 50
+
+
+def test_the_table_stays_bounded_within_one_search(monkeypatch):
+    monkeypatch.setattr(minimax, "TT_LIMIT", 1_000)
+    position = get_variant("great-cross").start_position()
+    engine = AlphaBeta(rules_for(position.variant))
+    result = engine.search(position.state, nodes=20_000)
+    assert result.nodes >= 19_000 and result.move in position.legal_moves()
+    # Checked with the clock every TIME_CHECK_NODES nodes; each node stores at most one entry.
+    assert len(engine.tt) <= 1_000 + minimax.TIME_CHECK_NODES + 1

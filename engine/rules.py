@@ -10,6 +10,7 @@ with its variant and ply; perft and the searches use states directly, so a node 
 from __future__ import annotations
 
 import functools
+from collections.abc import Callable
 
 from foxgeese.engine import movegen
 from foxgeese.engine.board import GRID_WIDTH
@@ -23,6 +24,9 @@ REPETITION_COUNT = 3  # occurrences of a position that end a game drawn (where r
 MIN_GEESE = 4  # fewer geese than this: captured (the fox wins)
 
 PREDATOR, PREY = Side.PREDATOR, Side.PREY
+CAPTURED, ESCAPED, STALLING, FIFTY_MOVES = (
+    Termination.CAPTURED, Termination.ESCAPED, Termination.STALLING, Termination.FIFTY_MOVES
+)
 
 State = tuple[int, int, Side, int, int]
 
@@ -32,7 +36,7 @@ class Rules:
 
     __slots__ = (
         "variant", "tables", "captures", "counts_stall", "checks_captured", "checks_escaped",
-        "checks_stalling", "checks_fifty", "checks_repetition",
+        "checks_stalling", "checks_fifty", "checks_repetition", "ending",
     )
 
     def __init__(self, variant: Variant) -> None:
@@ -48,6 +52,9 @@ class Rules:
         # The stall counter exists only where stalling ends games; elsewhere it stays 0 (as the
         # position text says), whatever the prey do.
         self.counts_stall = self.checks_stalling
+        self.ending = _ending_check(
+            self.checks_captured, self.checks_escaped, self.checks_stalling, self.checks_fifty
+        )
 
     # -- moves ----------------------------------------------------------------------------------
 
@@ -126,19 +133,6 @@ class Rules:
 
     # -- endings --------------------------------------------------------------------------------
 
-    def ending(self, state: State) -> Termination | None:
-        """The ending that the pieces and counters alone decide (no move list, no history), if any."""
-        predator, prey, _, quiet, stall = state
-        if self.checks_captured and prey.bit_count() < MIN_GEESE:
-            return Termination.CAPTURED
-        if self.checks_escaped and predator // GRID_WIDTH < ((prey & -prey).bit_length() - 1) // GRID_WIDTH:
-            return Termination.ESCAPED
-        if self.checks_stalling and stall >= STALLING_MOVES:
-            return Termination.STALLING
-        if self.checks_fifty and quiet >= FIFTY_MOVE_PLIES:
-            return Termination.FIFTY_MOVES
-        return None
-
     def outcome(self, state: State, repetitions: int = 1) -> Termination | None:
         """Every ending, in the spec's order; `repetitions` is how often the state's key has occurred."""
         ended = self.ending(state)
@@ -154,6 +148,29 @@ class Rules:
     def key(state: State) -> int:
         """Pieces and side to move as one exact int: what repetition compares (counters excluded)."""
         return state[1] << 8 | state[0] << 1 | state[2]
+
+
+def _ending_check(
+    captured: bool, escaped: bool, stalling: bool, fifty: bool
+) -> Callable[[State], Termination | None]:
+    """`Rules.ending` for one variant's endings: a closure, since perft and the searches call it at
+    every node (its flags are then cell reads, not attribute look-ups)."""
+
+    def ending(state: State) -> Termination | None:
+        """The ending that the pieces and counters alone decide (no move list, no history), if any."""
+        if captured and state[1].bit_count() < MIN_GEESE:
+            return CAPTURED
+        if escaped:
+            prey = state[1]
+            if state[0] // GRID_WIDTH < ((prey & -prey).bit_length() - 1) // GRID_WIDTH:
+                return ESCAPED
+        if stalling and state[4] >= STALLING_MOVES:
+            return STALLING
+        if fifty and state[3] >= FIFTY_MOVE_PLIES:
+            return FIFTY_MOVES
+        return None
+
+    return ending
 
 
 @functools.lru_cache(maxsize=None)

@@ -169,7 +169,7 @@ def test_a_changed_config_is_refused_naming_the_keys(tmp_path: Path) -> None:
     first = run_cli("run", str(path), "--out", str(out))
     assert first.returncode == 0, first.stderr
     lines = first.stdout.splitlines()
-    assert lines[0].startswith("[1/2] r0001 standard p1 vs p2: ") and lines[1].startswith("[2/2] r0002 ")
+    assert lines[0].startswith("[1/2] r0001 standard p1 (fox) vs p2 (geese): ") and lines[1].startswith("[2/2] r0002 ")
     assert "t: 2 of 2 games played" in first.stdout and "Standings" in first.stdout
     path.write_text(path.read_text().replace("seed: 1", "seed: 2").replace("--seed\", \"2", "--seed\", \"3"))
     with pytest.raises(ConfigChangedError, match=r"changed: players\[1\].command\[3\], seed"):

@@ -10,8 +10,10 @@ from typing import Any
 
 import click
 
+from foxgeese.engine.userinput import one_line
+from foxgeese.params import Integer
 from foxgeese.tournaments.errors import ConfigError, TournamentError
-from foxgeese.usage import USAGE_EXIT, UsageProblem
+from foxgeese.usage import USAGE_EXIT, UsageProblem, check_writable
 
 
 def register(group: click.Group) -> None:
@@ -27,7 +29,7 @@ def tournament() -> None:
 @click.argument("config")
 @click.option("--out", "out", type=click.Path(file_okay=False), default=None,
               help="Output directory (default: the config's output_dir, else tournament-out/NAME).")
-@click.option("--concurrency", type=click.IntRange(1, 64), default=None,
+@click.option("--concurrency", type=Integer(1, 64), default=None,
               help="Games at once (overrides the config; does not change the games).")
 @click.option("--ray", "ray_address", metavar="ADDRESS", default=None,
               help="Play on the Ray cluster at ADDRESS (host:port of its head, or auto); needs foxgeese[ray].")
@@ -133,16 +135,17 @@ def repair(directory: str) -> None:
 
 @tournament.command()
 @click.argument("variant_id", metavar="VARIANT")
-@click.option("--geese", type=int, default=None, help="standard: 13 (default), 15 or 17 geese.")
+@click.option("--geese-count", "--geese", "geese", type=Integer(), default=None,
+              help="standard: 13 (default), 15 or 17 geese.")
 @click.option("--sideways", is_flag=True, default=None, help="standard: geese may also step sideways.")
 @click.option("--random", "random_role", required=True, metavar="ROLE",
               help="The side that moves at random: fox, geese, hare or hounds.")
 @click.option("--player", "player_spec", default="minimax:depth=3", show_default=True, metavar="SPEC",
               help="Who plays the other side.")
-@click.option("--plies", type=click.IntRange(1, 400), required=True, help="Length of every opening.")
-@click.option("--count", type=click.IntRange(1, 100_000), default=100, show_default=True,
+@click.option("--plies", type=Integer(1, 400), required=True, help="Length of every opening.")
+@click.option("--count", type=Integer(1, 100_000), default=100, show_default=True,
               help="Openings to make (distinct ones; fewer if the variant has fewer).")
-@click.option("--seed", type=int, default=0, show_default=True, help="Same seed, same book.")
+@click.option("--seed", type=Integer(0, 2**63 - 1), default=0, show_default=True, help="Same seed, same book.")
 @click.option("--out", "out", type=click.Path(dir_okay=False), default=None, help="Write here instead of stdout.")
 def book(variant_id: str, geese: int | None, sideways: bool | None, random_role: str, player_spec: str,
          plies: int, count: int, seed: int, out: str | None) -> None:
@@ -165,9 +168,9 @@ def book(variant_id: str, geese: int | None, sideways: bool | None, random_role:
         random_side = variant.side_by_name(random_role)
     except ValueError as error:
         raise UsageProblem(f"--random: {error}") from None
-    if out is not None and not Path(out).resolve().parent.is_dir():
-        raise UsageProblem(f"--out {out}: no such folder")
-    openings = make_book(variant, count, plies, random_side, player_spec, seed=seed)
+    if out is not None:
+        check_writable("--out", out)
+    openings = make_book(variant, count, plies, random_side, player_spec, seed=seed, progress=_BookProgress(count))
     options = (f" --geese {geese}" if geese else "") + (" --sideways" if sideways else "")
     command = (f"foxgeese tournament book {variant.id}{options} --random {random_role} --plies {plies} "
                f"--count {count} --seed {seed} --player {player_spec}")
@@ -186,12 +189,28 @@ def book(variant_id: str, geese: int | None, sideways: bool | None, random_role:
         click.echo(f"only {len(openings)} distinct openings found (asked for {count})", err=True)
 
 
+class _BookProgress:
+    """`found/count openings` on stderr: redrawn in place on a terminal, every tenth otherwise."""
+
+    def __init__(self, count: int) -> None:
+        self.count = count
+        self.live = sys.stderr.isatty()
+        self.started = time.monotonic()
+
+    def __call__(self, found: int, count: int) -> None:
+        line = f"{found}/{count} openings ({time.monotonic() - self.started:.0f} s)"
+        if self.live:
+            click.echo(f"\r{line}" + ("\n" if found == count else ""), err=True, nl=False)
+        elif found == count or found % max(1, count // 10) == 0:
+            click.echo(line, err=True)
+
+
 def _load(config: str, load_config: Any) -> Any:
     try:
         return load_config(config)
     except ConfigError as error:
         for problem in error.problems:
-            click.echo(f"foxgeese: {problem}", err=True)
+            click.echo(f"foxgeese: {one_line(problem)}", err=True)
         sys.exit(USAGE_EXIT)
 
 
@@ -239,7 +258,8 @@ class _Progress:
             played = len(state.games)
             standings = live_standings(state.players, state.games)
             new = played - state.done_before
-        line = (f"{entry['id']} {entry['variant']} {entry['predator']} vs {entry['prey']}: "
+        sides = _side_names(entry)
+        line = (f"{entry['id']} {entry['variant']} {entry['predator']} ({sides[0]}) vs {entry['prey']} ({sides[1]}): "
                 f"{entry['winner']} ({entry['termination']}, {entry['plies']} plies)")
         if self._progress is not None:
             self._progress.update(self._task, completed=played, standings=standings)
@@ -250,3 +270,11 @@ class _Progress:
             rate = new / elapsed if elapsed > 0 else 0.0
             eta = (state.scheduled - played) / rate if rate > 0 else 0.0
             print(f"[{played}/{state.scheduled}] {line} | eta {eta:.0f}s | {standings}", flush=True)
+
+
+def _side_names(entry: dict[str, Any]) -> tuple[str, str]:
+    """(`fox`, `geese`) or (`hare`, `hounds`): the sides the entry's predator and prey players had."""
+    from foxgeese.engine import Side, get_variant
+
+    variant = get_variant(entry["variant"], **entry.get("options", {}))
+    return variant.side_name(Side.PREDATOR), variant.side_name(Side.PREY)

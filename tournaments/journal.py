@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, Any
 
+from foxgeese.engine.userinput import JsonInputError, load_json
 from foxgeese.tournaments.errors import JournalError, OutputDirBusyError, TournamentError
 
 JOURNAL = "journal.jsonl"
@@ -197,11 +198,57 @@ class DirectoryLock:
 def read_identity(directory: Path) -> dict[str, Any] | None:
     path = Path(directory) / IDENTITY
     try:
-        return json.loads(path.read_text(encoding="utf-8"))
+        data = load_json(path.read_bytes())
     except FileNotFoundError:
         return None
-    except ValueError:
-        raise JournalError(f"{path}: not valid JSON") from None
+    except JsonInputError as error:
+        raise JournalError(f"{path}: {error}") from None
+    problem = identity_problem(data)
+    if problem:
+        raise JournalError(f"{path}: damaged ({problem}); restore it, or use a new output directory")
+    return data  # type: ignore[return-value]
+
+
+# What reports and resuming read from tournament.json: one without it is damage, reported by
+# name, not a KeyError. (Other keys may be added; these must be there.)
+_SCHEDULED_KEYS: dict[str, Any] = {
+    "id": str, "round": int, "variant": str, "options": dict, "predator": str, "prey": str, "opening": list,
+    "twin": str,
+}
+_IDENTITY_KEYS: dict[str, Any] = {"config_hash": str, "scheduled": int, "config": dict, "schedule": list}
+_CONFIG_KEYS: dict[str, Any] = {"name": str, "players": list, "variants": list}
+
+
+def identity_problem(data: Any) -> str | None:
+    """What tournament.json lacks, or None."""
+    problem = _shape_problem(data, _IDENTITY_KEYS, "tournament.json")
+    if problem:
+        return problem
+    config = data["config"]
+    problem = _shape_problem(config, _CONFIG_KEYS, "config")
+    if problem:
+        return problem
+    for key, required in (("players", {"name": str}), ("variants", {"id": str, "options": dict})):
+        for index, item in enumerate(config[key]):
+            problem = _shape_problem(item, required, f"config.{key}[{index}]")
+            if problem:
+                return problem
+    for index, game in enumerate(data["schedule"]):
+        problem = _shape_problem(game, _SCHEDULED_KEYS, f"schedule[{index}]")
+        if problem:
+            return problem
+    return None
+
+
+def _shape_problem(data: Any, keys: dict[str, Any], what: str) -> str | None:
+    if not isinstance(data, dict):
+        return f"{what} is not a JSON object"
+    for key, kind in keys.items():
+        if key not in data:
+            return f"{what} has no '{key}'"
+        if not isinstance(data[key], kind) or (isinstance(data[key], bool) and kind is int):
+            return f"{what}: '{key}' has the wrong type"
+    return None
 
 
 def accepted_hashes(identity: dict[str, Any]) -> set[str]:

@@ -20,6 +20,7 @@ from typing import Any
 
 import numpy as np
 
+from foxgeese.engine import Side
 from foxgeese.engine.board import DIRECTIONS, point_name
 from foxgeese.engine.position import MIN_GEESE  # fewer geese than this: the fox has won (captured)
 from foxgeese.files import atomic_write
@@ -162,7 +163,6 @@ class Geometry:
     direction d goes over `step[p, d]` to `step[step[p, d], d]`, and `prey_dirs` are the
     directions the variant lets the geese or hounds step in.
     """
-
     def __init__(self, variant: Any) -> None:
         board = variant.board
         self.grid = np.array(sorted(board.points), dtype=np.int64)
@@ -267,8 +267,6 @@ class TableSet:
 
     def score(self, position: Any) -> int | None:
         """The table score for the side to move, or None when no table holds the position."""
-        from foxgeese.engine import Side
-
         geese = position.prey.bit_count()
         if geese < MIN_GEESE:  # captured: the game is over and the fox has won
             return WIN if position.turn == Side.PREDATOR else -WIN

@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from foxgeese.engine.userinput import shown
+from foxgeese.players import registry
 from foxgeese.protocol.sandbox import check_available as sandbox_check
 
 CMD_PREFIX = "cmd:"
@@ -159,10 +160,6 @@ def builtin_command(player: str, options: list[str]) -> list[str]:
 
 def _check_builtin(player: str, options: list[str], spec: str) -> None:
     """Names and options are checked against the player registry so typos fail before launch."""
-    try:
-        from foxgeese.players import registry
-    except ImportError:  # a build without players: the bot itself will complain
-        return
     if player not in registry.PLAYER_NAMES:
         raise BotSpecError(
             f"unknown player {shown(player, 200)} in {shown(spec, 200)}; valid: {', '.join(registry.PLAYER_NAMES)}, "

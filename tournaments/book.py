@@ -19,6 +19,7 @@ from pathlib import Path
 from foxgeese.engine import Clock, Game, Side
 from foxgeese.engine.userinput import shown
 from foxgeese.engine.variants import Variant
+from foxgeese.players.registry import make_player
 from foxgeese.tournaments.bundled import bundled_names, resolve
 
 
@@ -90,8 +91,6 @@ def make_book(
     Unfinished games only, at most 20 tries per opening; the same seed gives the same book.
     `progress(found, count)` is called after each opening found.
     """
-    from foxgeese.players.registry import make_player
-
     rng = random.Random(seed)
     book: list[tuple[str, ...]] = []
     seen: set[tuple[str, ...]] = set()

@@ -22,6 +22,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from foxgeese.engine import Game, Side, get_variant
 from foxgeese.files import write_json_atomic
 from foxgeese.tournaments.config import LoadedConfig, changed_keys
 from foxgeese.tournaments.errors import ConfigChangedError, JournalError, TournamentError
@@ -50,7 +51,6 @@ class RunState:
     `journal` is every journal line, those found on resume and those this run wrote, in file
     order: the report is computed from it instead of reading the journal back.
     """
-
     scheduled: int
     players: list[str]
     games: list[dict[str, Any]] = field(default_factory=list)
@@ -157,7 +157,6 @@ class Runner:
     the directory or drawn), before any game. `executor` is "local" (default: the config's) or
     "ray", or an Executor object.
     """
-
     def __init__(self, loaded: LoadedConfig, directory: Path, listener: Listener | None = None,
                  concurrency: int | None = None, referee_options: dict[str, Any] | None = None,
                  executor: str | Executor | None = None, ray_address: str | None = None,
@@ -359,8 +358,6 @@ class Runner:
 
 def game_started_fields(game: ScheduledGame, seed: int) -> dict[str, Any]:
     """The `game_started` event of a game (see docs/tournaments.md)."""
-    from foxgeese.engine import Game, Side, get_variant
-
     variant = get_variant(game.variant_id, **game.variant_options)
     board = Game(variant)
     return {"game_id": game.id, "variant": game.variant_id, "options": dict(game.variant_options),

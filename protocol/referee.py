@@ -246,6 +246,7 @@ class Referee:
             game.push(game.parse_move(text))  # a bad opening is the caller's error: it raises
         match = Match(variant, game, time_control, game_id or self._new_game_id(), seed=seed, max_plies=max_plies,
                       lag_margin_ms=self.lag_margin_ms, ready_timeout_s=self.ready_timeout_s, adjudicator=adjudicator)
+        match.events = on_move is not None
         self._match, self._on_move = match, on_move
         try:
             self._run(match, seats)
@@ -266,25 +267,39 @@ class Referee:
     # ------------------------------------------------------------ the poll loop
 
     def _run(self, match: Match, seats: dict[Side, BotConfig]) -> None:
-        """The one poll loop, for one game: poll, dispatch, check processes and deadlines."""
+        """The one poll loop, for one game: poll, dispatch, check processes and deadlines.
+
+        A message is stamped with the moment the referee stopped waiting: the poll's return, or, for
+        one found already queued when the referee comes back from its own work, the moment that work
+        began. So no message is stamped later than it arrived, and the referee's work (recording a
+        move while the next bot thinks, say) is never charged to a bot.
+        """
         for side in (Side.PREDATOR, Side.PREY):
             self._seat(side, self._acquire(seats[side], list(self._bot_of.values())))
         self._carry_out(match.advance(time.monotonic()))
-        poll, monotonic = self._poller.poll, time.monotonic
+        monotonic, socket = time.monotonic, self._socket
+        # The monitor (remote bots' disconnections) is polled only while a remote bot is about.
+        watch_remote = any(bot.config.is_remote for bot in self._bots)
+        poll = self._poller.poll if watch_remote else socket.poll
+        busy_since = monotonic()
         while not match.over:
             now = monotonic()
             if now >= self._next_process_check:
                 self._check_processes(now)
                 if match.over:
                     break
+            if socket.getsockopt(_EVENTS) & _POLLIN:
+                self._drain(busy_since)  # it came while the referee was busy
+                continue
             wake = min(match.next_deadline(), self._next_process_check)
             if wake > now:
-                if poll(max(1, math.ceil((wake - now) * 1000)) if wake < math.inf else None):
-                    self._drain(monotonic())
-            else:
-                self._drain(now)  # a message may sit in the queue right at the deadline
-            if not match.over:
-                self._carry_out(match.advance(monotonic()))
+                if poll(max(1, math.ceil((wake - now) * 1000))):
+                    busy_since = monotonic()
+                    self._drain(busy_since)
+                    continue
+                now = monotonic()
+            busy_since = now
+            self._carry_out(match.advance(now))  # a deadline, or a process check, is due
 
     def _carry_out(self, actions: list[Any]) -> None:
         """Does what the match asked for, in order."""
@@ -293,7 +308,7 @@ class Referee:
         for action in actions:
             kind = action.__class__
             if kind is Send:
-                self._send(self._bot_of[action.side], action.message_type, action.fields)
+                self._send(self._bot_of[action.side], action.message_type, action.fields, action.payload)
             elif kind is StartClock:
                 match.clock_started(action.side, time.monotonic())
             elif kind is MovePlayed:
@@ -355,7 +370,8 @@ class Referee:
 
         Closed connections are read first: a newcomer can reuse the descriptor of a connection
         that just closed, and that closing must not be charged to it."""
-        self._read_disconnects(arrival)
+        if self._remote_by_fd:
+            self._read_disconnects(arrival)
         socket = self._socket
         try:
             while socket.getsockopt(_EVENTS) & _POLLIN:  # cheaper than catching zmq.Again
@@ -387,14 +403,14 @@ class Referee:
 
     # ------------------------------------------------------------- messages
 
-    def _send(self, bot: _Bot, message_type: str, fields: dict[str, Any]) -> None:
+    def _send(self, bot: _Bot, message_type: str, fields: dict[str, Any], payload: bytes | None = None) -> None:
         if bot.identity is None:
             return
         if self.trace is not None:
             self.trace("->", bot.config.name, {"v": codec.PROTOCOL_VERSION, "type": message_type, **fields})
         try:  # two plain sends: send_multipart's per-frame checks cost more than the send
             self._socket.send(bot.identity, _SNDMORE_NOBLOCK)
-            self._socket.send(codec.encode(message_type, **fields), _NOBLOCK)
+            self._socket.send(payload or codec.encode(message_type, **fields), _NOBLOCK)
         except zmq.ZMQError:
             pass  # a peer that went away or stopped reading; its deadlines will tell
 

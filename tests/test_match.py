@@ -146,3 +146,22 @@ def test_a_reused_bot_that_does_not_answer_is_restarted_once():
     assert [s.side for s in sends(actions, codec.NEW_GAME)] == [Side.PREDATOR]  # the hounds were told once
     actions = match.advance(11.0)
     assert match.record.termination == "no-show" and "no 'ready' within 5s" in match.record.reason
+
+
+def test_the_turn_packed_from_parts_is_the_bytes_encode_gives():
+    game = Game(HH)
+    game.push(game.parse_move("b1-b2"))  # an opening move: packed ahead too
+    match = Match(HH, game, TimeControl.parse("3+1"), "m3", seed=1, max_plies=8)
+    for side in (Side.PREDATOR, Side.PREY):
+        match.seat(side, SeatRecord(name="x"), connected=True, hello=HELLO)
+    match.advance(0.0)
+    match.receive(Side.PREY, {"type": codec.READY, "game_id": "m3"}, 0.0)
+    actions = match.receive(Side.PREDATOR, {"type": codec.READY, "game_id": "m3"}, 0.0)
+    turns = 0
+    while not match.over:
+        turn = sends(actions, codec.TURN)[0]
+        assert turn.payload == codec.encode(codec.TURN, **turn.fields)
+        match.clock_started(turn.side, turns)
+        actions = move(match, turn.side, turn.fields["legal"][-1], arrival=turns + 0.01)
+        turns += 1
+    assert turns == 7

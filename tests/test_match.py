@@ -31,7 +31,7 @@ def started(tc: str = "move=0.5", **options: Any) -> tuple[Match, list[Any]]:
 
 
 def move(match: Match, side: Side, text: str, arrival: float, **extra: Any) -> list[Any]:
-    return match.receive(side, {"type": codec.MOVE, "game_id": "m1", "request_id": match.request_id,
+    return match.receive(side, {"type": codec.MOVE, "game_id": match.game_id, "request_id": match.request_id,
                                 "move": text, **extra}, arrival)
 
 

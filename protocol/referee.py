@@ -282,23 +282,26 @@ class Referee:
         watch_remote = any(bot.config.is_remote for bot in self._bots)
         poll = self._poller.poll if watch_remote else socket.poll
         busy_since = monotonic()
+        drained = False  # the last drain ended on an empty queue: no need to ask again at once
         while not match.over:
             now = monotonic()
             if now >= self._next_process_check:
                 self._check_processes(now)
                 if match.over:
                     break
-            if socket.getsockopt(_EVENTS) & _POLLIN:
-                self._drain(busy_since)  # it came while the referee was busy
+                drained = False
+            if not drained and self._drain(busy_since):  # it came while the referee was busy
+                drained = True
                 continue
             wake = min(match.next_deadline(), self._next_process_check)
             if wake > now:
                 if poll(max(1, math.ceil((wake - now) * 1000))):
                     busy_since = monotonic()
-                    self._drain(busy_since)
+                    self._drain(busy_since, ready=not watch_remote)
+                    drained = True
                     continue
                 now = monotonic()
-            busy_since = now
+            busy_since, drained = now, False
             self._carry_out(match.advance(now))  # a deadline, or a process check, is due
 
     def _carry_out(self, actions: list[Any]) -> None:
@@ -365,28 +368,34 @@ class Referee:
             if match.over:
                 return
 
-    def _drain(self, arrival: float) -> None:
-        """Dispatches every message waiting now, each stamped `arrival` (when the poll saw it come).
+    def _drain(self, arrival: float, ready: bool = False) -> bool:
+        """Dispatches every message waiting now, each stamped `arrival`; True if there was one.
 
-        Closed connections are read first: a newcomer can reuse the descriptor of a connection
-        that just closed, and that closing must not be charged to it."""
+        `ready`: the poll just said a message is there (saves asking the socket once: every
+        getsockopt costs microseconds on the hot path, and is still cheaper than catching
+        zmq.Again). Closed connections are read first: a newcomer can reuse the descriptor of a
+        connection that just closed, and that closing must not be charged to it."""
         if self._remote_by_fd:
             self._read_disconnects(arrival)
         socket = self._socket
+        getsockopt, recv, known = socket.getsockopt, socket.recv, self._by_identity
+        any_read = False
         try:
-            while socket.getsockopt(_EVENTS) & _POLLIN:  # cheaper than catching zmq.Again
-                identity = socket.recv(_NOBLOCK)
+            while ready or getsockopt(_EVENTS) & _POLLIN:
+                ready, any_read = False, True
+                identity = recv(_NOBLOCK)
                 fd = None
-                if identity in self._by_identity or identity in self._ignored:
-                    frames = [identity, socket.recv(_NOBLOCK)]
+                if identity in known or identity in self._ignored:
+                    frames = [identity, recv(_NOBLOCK)]
                 else:  # a newcomer: keep its connection's descriptor for a remote bot's hello
-                    first = socket.recv(_NOBLOCK, copy=False)
+                    first = recv(_NOBLOCK, copy=False)
                     frames, fd = [identity, first.bytes], _source_fd(first)
-                while socket.getsockopt(_RCVMORE):
-                    frames.append(socket.recv(_NOBLOCK))
+                while getsockopt(_RCVMORE):
+                    frames.append(recv(_NOBLOCK))
                 self._dispatch(frames, arrival, fd)
         except zmq.ZMQError:
-            return
+            pass
+        return any_read
 
     def _read_disconnects(self, now: float) -> None:
         """Marks the remote bots whose connection the monitor reports closed."""

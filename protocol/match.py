@@ -431,8 +431,9 @@ class Match:
         if self.mover is not None:
             if now >= self.turn_deadline:
                 self.mover, side = None, self.mover
-                self.clock.charge(self.names[side], self.clock.budget_ms(self.names[side]) + 1)
-                self._time_forfeit(side, self.clock.budget_ms(self.names[side]))
+                budget_ms = self.clock.budget_ms(self.names[side])
+                self.clock.charge(self.names[side], budget_ms + 1)  # the clock reads 0
+                self._time_forfeit(side, budget_ms)
             return
         game = self.game
         moves = game.legal_moves()  # [] exactly when the game is over: one generation per ply

@@ -79,6 +79,12 @@ def test_a_reply_after_the_deadline_or_none_at_all_is_a_time_forfeit():
     move(match, Side.PREY, "b1-b2", arrival=0.551)
     assert match.record.termination == "time-forfeit"
 
+    match, _ = started("2+1", lag_margin_ms=50)  # Fischer: the reason names the budget the bot had
+    match.clock_started(Side.PREY, 0.0)
+    match.advance(2.05)
+    assert match.record.reason == "hounds took over 2050 ms (clock plus 50 ms lag margin)"
+    assert match.clock.left_ms["hounds"] == 0
+
 
 def test_move_then_resign_is_a_resignation_and_resign_is_allowed_at_any_time():
     match, _ = started()

@@ -290,7 +290,7 @@ def is_seed(value: Any) -> bool:
 
 
 def read_token_fd(fd: int) -> str:
-    """Reads the token the referee left in an inherited pipe, then closes it (read once, gone)."""
+    """Reads the token behind an inherited descriptor (a socket the referee filled), then closes it."""
     chunks = []
     try:
         while chunk := os.read(fd, 256):

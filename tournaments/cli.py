@@ -29,12 +29,18 @@ def tournament() -> None:
               help="Output directory (default: the config's output_dir, else tournament-out/NAME).")
 @click.option("--concurrency", type=click.IntRange(1, 64), default=None,
               help="Games at once (overrides the config; does not change the games).")
+@click.option("--ray", "ray_address", metavar="ADDRESS", default=None,
+              help="Play on the Ray cluster at ADDRESS (host:port of its head, or auto); needs foxgeese[ray].")
+@click.option("--events-pub", metavar="ENDPOINT", default=None,
+              help="Also publish the live events on a ZeroMQ PUB socket (tcp://127.0.0.1:PORT).")
 @click.option("--quiet", is_flag=True, help="No per-game lines, only the final tables.")
-def run(config: str, out: str | None, concurrency: int | None, quiet: bool) -> None:
+def run(config: str, out: str | None, concurrency: int | None, ray_address: str | None,
+        events_pub: str | None, quiet: bool) -> None:
     """Play the tournament CONFIG (a YAML file, or a bundled config name such as `quick`).
 
     Rerunning on the same output directory resumes it: only the games missing from its journal
-    are played.
+    are played. Raising games_per_pairing extends a tournament. Every game has its own seed, so
+    the games are the same at any concurrency and on Ray. Live events go to DIR/events.jsonl.
     """
     from foxgeese.tournaments.config import load_config
     from foxgeese.tournaments.report import render, summarize, write_results
@@ -43,7 +49,9 @@ def run(config: str, out: str | None, concurrency: int | None, quiet: bool) -> N
     loaded = _load(config, load_config)
     directory = loaded.output_dir(out)
     try:
-        runner = Runner(loaded, directory, concurrency=concurrency)
+        if events_pub is not None and not events_pub.startswith(("tcp://", "ipc://")):
+            raise UsageProblem(f"--events-pub {events_pub}: give tcp://127.0.0.1:PORT or ipc://PATH")
+        runner = Runner(loaded, directory, concurrency=concurrency, ray_address=ray_address, events_pub=events_pub)
         progress = _Progress(runner, quiet)
         runner.on_start = progress.on_start
         runner.listener = progress.on_game
@@ -56,6 +64,13 @@ def run(config: str, out: str | None, concurrency: int | None, quiet: bool) -> N
     from rich.console import Console  # rich loads only for tournament commands
 
     console = Console()
+    new = len(state.games) - state.done_before
+    if state.extended:
+        console.print(f"extended by {state.extended} games (games_per_pairing raised)")
+    if new == 0 and not state.interrupted:
+        console.print(f"nothing to play: all {results['played']} games of {directory} are in its journal"
+                      + (" (the SPRT stopped the match)" if "sprt" in results and results["sprt"]["stopped"]
+                         else "; raise games_per_pairing to extend the tournament"))
     render(results, console)
     console.print(f"journal, results.json, results.csv and games.csv in {directory}")
     if state.interrupted:
@@ -70,19 +85,50 @@ def run(config: str, out: str | None, concurrency: int | None, quiet: bool) -> N
 def report(directory: str, as_json: bool) -> None:
     """Tables and ratings of the tournament in DIRECTORY (finished, running or interrupted);
     also (re)writes its results.json, results.csv and games.csv."""
-    from foxgeese.tournaments.report import load_results, render, write_results
+    from foxgeese.tournaments.report import good_entries, render, summarize, write_results
 
+    problems: list[str] = []
     try:
-        results = load_results(Path(directory))
-        write_results(Path(directory), results)
+        identity, entries = good_entries(Path(directory), problems)
+        results = summarize(identity, entries)
+        write_results(Path(directory), results, entries)
     except (TournamentError, OSError) as error:
         raise UsageProblem(str(error)) from None
+    for problem in problems[:10]:
+        click.echo(f"foxgeese: {problem}", err=True)
+    if problems:
+        more = f" ({len(problems) - 10} more not shown)" if len(problems) > 10 else ""
+        click.echo(f"foxgeese: {len(problems)} journal lines left out{more}; "
+                   f"`foxgeese tournament repair {directory}` drops them for good", err=True)
     if as_json:
         click.echo(json.dumps(results, indent=2, sort_keys=True))
     else:
         from rich.console import Console
 
         render(results, Console())
+
+
+@tournament.command()
+@click.argument("directory", type=click.Path(exists=True, file_okay=False))
+def repair(directory: str) -> None:
+    """Keep the good games of DIRECTORY's journal and drop its damaged lines and the games of
+    another tournament (saved aside in journal.dropped-TIME.txt)."""
+    from foxgeese.tournaments.journal import DirectoryLock, belonging, load_identity, repair_journal
+
+    path = Path(directory)
+    try:
+        why_foreign = belonging(load_identity(path))
+        with DirectoryLock(path):
+            scan, strangers, side = repair_journal(path, lambda entry: why_foreign(entry) is not None)
+    except (TournamentError, OSError) as error:
+        raise UsageProblem(str(error)) from None
+    if side is None:
+        click.echo(f"{directory}: the journal is sound ({len(scan.entries)} lines); nothing to repair")
+        return
+    dropped = sorted(scan.damaged + strangers) + ([len(scan.lines) + len(scan.damaged) + 1] if scan.torn else [])
+    kept = len(scan.entries) - len(strangers)
+    click.echo(f"{directory}: kept {kept} lines, dropped line{'s' if len(dropped) > 1 else ''} "
+               f"{', '.join(map(str, dropped))} (saved in {side})")
 
 
 @tournament.command()

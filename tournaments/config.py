@@ -29,7 +29,7 @@ from foxgeese.tournaments.errors import ConfigError
 
 # Keys that do not change which games are played or how: excluded from the hash, so that a
 # tournament can be resumed with more workers or into a directory given on the command line.
-UNHASHED_KEYS = ("concurrency", "output_dir")
+UNHASHED_KEYS = ("concurrency", "output_dir", "executor", "ray", "events")
 
 DEFAULT_OUTPUT_ROOT = "tournament-out"
 
@@ -78,6 +78,7 @@ class PlayerConfig(_Strict):
     command: list[str] | None = None
     cwd: str | None = None
     env: dict[str, str] = Field(default_factory=dict)
+    sandbox: bool = False  # run the bot inside bubblewrap (for bots you do not trust)
 
     @model_validator(mode="after")
     def _one_kind(self, info: ValidationInfo) -> PlayerConfig:
@@ -89,6 +90,8 @@ class PlayerConfig(_Strict):
             _check_spec(self.spec)
         else:
             _check_command(self.command or [], self.cwd, info)
+        if self.sandbox:
+            _check_sandbox()
         return self
 
     def working_dir(self, base_dir: Path) -> Path:
@@ -103,6 +106,15 @@ def _check_spec(spec: str) -> None:
         BotConfig.from_spec(spec)  # checks the player name, its options, or a cmd: program
     except ValueError as error:
         raise ValueError(str(error)) from None
+
+
+def _check_sandbox() -> None:
+    from foxgeese.protocol.sandbox import check_available
+
+    try:
+        check_available()
+    except OSError as error:
+        raise ValueError(f"sandbox: {error}") from None
 
 
 def _check_command(command: list[str], cwd: str | None, info: ValidationInfo) -> None:
@@ -135,6 +147,21 @@ class SprtConfig(_Strict):
         return self
 
 
+class RayConfig(_Strict):
+    """Where the `ray` executor plays (see "Ray" in docs/tournaments.md)."""
+
+    address: str | None = Field(None, min_length=1)  # default: RAY_ADDRESS, else a local cluster
+    working_dir: str | None = Field(None, min_length=1)  # shipped to the workers; default: this file's folder
+    excludes: list[str] = Field(default_factory=list)  # paths in working_dir not to ship (gitignore style)
+    num_cpus: float = Field(1.0, gt=0, le=64)  # CPUs reserved per game slot
+
+
+class EventsConfig(_Strict):
+    """The live event stream: always DIR/events.jsonl; `pub` adds a ZeroMQ PUB socket."""
+
+    pub: str | None = Field(None, pattern=r"^(tcp|ipc)://.+")
+
+
 class TournamentConfig(_Strict):
     """A whole tournament; see docs/tournaments.md for every key."""
 
@@ -151,6 +178,9 @@ class TournamentConfig(_Strict):
     max_plies: int | None = Field(None, ge=1)
     output_dir: str | None = None
     sprt: SprtConfig | None = None
+    executor: Literal["local", "ray"] = "local"
+    ray: RayConfig | None = None
+    events: EventsConfig | None = None
 
     @field_validator("games_per_pairing")
     @classmethod
@@ -194,6 +224,8 @@ class TournamentConfig(_Strict):
         data = self.model_dump(mode="json")
         for key in UNHASHED_KEYS:
             data.pop(key, None)
+        for player in data["players"]:
+            player.pop("sandbox", None)  # how a bot is confined, not which games it plays
         return data
 
     def config_hash(self) -> str:

@@ -118,12 +118,14 @@ class Rules:
                     result.append((landing, remaining, PREY, 0, stall))
             return result
         empty = tables.board_mask & ~prey & ~(1 << predator)
+        raised = self.prey_counters(quiet, stall, True)
+        level = self.prey_counters(quiet, stall, False)
         for shift, sources, raises_row in tables.prey_shifts:
             movers = prey & sources
             targets = (movers << shift if shift > 0 else movers >> -shift) & empty
             if not targets:
                 continue
-            after_quiet, after_stall = self.prey_counters(quiet, stall, raises_row)
+            after_quiet, after_stall = raised if raises_row else level
             while targets:
                 low = targets & -targets
                 origin = low << -shift if shift < 0 else low >> shift

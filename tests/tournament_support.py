@@ -8,8 +8,9 @@ import shutil
 import sys
 import threading
 import time
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 from foxgeese.tournaments.journal import read_journal
 from foxgeese.tournaments.report import game_entries
@@ -24,7 +25,7 @@ def scale_config(folder: Path, extra: str = "", delay: float = 0.0, variants: st
     and two seeded built-in players, in a config file in `folder`."""
     (folder / "bots").mkdir(parents=True, exist_ok=True)
     shutil.copy(BOT, folder / "bots" / BOT.name)
-    slow = ', "--delay", "%g"' % delay if delay else ""
+    slow = f', "--delay", "{delay:g}"' if delay else ""
     path = folder / f"{name}.yaml"
     path.write_text(
         f"name: {name}\n"

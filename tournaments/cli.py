@@ -227,8 +227,14 @@ class _Progress:
 
     def __enter__(self) -> _Progress:
         if self.live:
-            from rich.progress import (BarColumn, MofNCompleteColumn, Progress, TextColumn,
-                                       TimeElapsedColumn, TimeRemainingColumn)
+            from rich.progress import (
+                BarColumn,
+                MofNCompleteColumn,
+                Progress,
+                TextColumn,
+                TimeElapsedColumn,
+                TimeRemainingColumn,
+            )
 
             self._progress = Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
                                       TimeElapsedColumn(), TextColumn("ETA"), TimeRemainingColumn(),

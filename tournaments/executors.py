@@ -16,8 +16,9 @@ import signal
 import socket
 import subprocess
 import sys
+from collections.abc import Callable
 from multiprocessing.connection import Connection, wait
-from typing import Any, Callable
+from typing import Any
 
 import psutil
 

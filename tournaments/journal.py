@@ -11,9 +11,10 @@ import fcntl
 import json
 import os
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import IO, Any, Callable
+from typing import IO, Any
 
 from foxgeese.engine.userinput import JsonInputError, load_json
 from foxgeese.tournaments.errors import JournalError, OutputDirBusyError, TournamentError
@@ -248,22 +249,6 @@ def _shape_problem(data: Any, keys: dict[str, Any], what: str) -> str | None:
         if not isinstance(data[key], kind) or (isinstance(data[key], bool) and kind is int):
             return f"{what}: '{key}' has the wrong type"
     return None
-
-
-def write_json_atomic(path: Path, data: Any) -> None:
-    """Write-then-rename, so readers (and a rerun after a crash) see the old file or the new one."""
-    temporary = path.with_name(path.name + ".tmp")
-    with open(temporary, "w", encoding="utf-8") as handle:
-        json.dump(data, handle, indent=2, sort_keys=True)
-        handle.write("\n")
-        handle.flush()
-        os.fsync(handle.fileno())
-    os.replace(temporary, path)
-    directory = os.open(path.parent, os.O_RDONLY)
-    try:
-        os.fsync(directory)
-    finally:
-        os.close(directory)
 
 
 def accepted_hashes(identity: dict[str, Any]) -> set[str]:

@@ -18,8 +18,9 @@ import socket
 import sys
 import threading
 import time
+from collections.abc import Callable
 from functools import lru_cache
-from typing import Any, Callable
+from typing import Any
 
 from foxgeese.tournaments.config import LoadedConfig, RayConfig
 from foxgeese.tournaments.errors import TournamentError

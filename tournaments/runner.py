@@ -17,22 +17,24 @@ from __future__ import annotations
 import sys
 import threading
 from collections import deque
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
+from foxgeese.engine import Game, Side, get_variant
+from foxgeese.files import write_json_atomic
 from foxgeese.tournaments.config import LoadedConfig, changed_keys
 from foxgeese.tournaments.errors import ConfigChangedError, JournalError, TournamentError
 from foxgeese.tournaments.events import EventStream
 from foxgeese.tournaments.executors import Executor, LocalExecutor, Slot, WorkerLost
 from foxgeese.tournaments.journal import (
     DirectoryLock,
-    belonging,
     JournalWriter,
+    belonging,
     load_identity,
     read_identity,
     read_journal,
-    write_json_atomic,
 )
 from foxgeese.tournaments.report import game_entries, live_rows, pair_scores, sprt_stop
 from foxgeese.tournaments.schedule import ScheduledGame, make_schedule
@@ -50,7 +52,6 @@ class RunState:
     `journal` is every journal line, those found on resume and those this run wrote, in file
     order: the report is computed from it instead of reading the journal back.
     """
-
     scheduled: int
     players: list[str]
     games: list[dict[str, Any]] = field(default_factory=list)
@@ -158,7 +159,6 @@ class Runner:
     the directory or drawn), before any game. `executor` is "local" (default: the config's) or
     "ray", or an Executor object.
     """
-
     def __init__(self, loaded: LoadedConfig, directory: Path, listener: Listener | None = None,
                  concurrency: int | None = None, referee_options: dict[str, Any] | None = None,
                  executor: str | Executor | None = None, ray_address: str | None = None,
@@ -363,8 +363,6 @@ def _join(threads: list[threading.Thread]) -> None:
 
 def game_started_fields(game: ScheduledGame, seed: int) -> dict[str, Any]:
     """The `game_started` event of a game (see docs/tournaments.md)."""
-    from foxgeese.engine import Game, Side, get_variant
-
     variant = get_variant(game.variant_id, **game.variant_options)
     board = Game(variant)
     return {"game_id": game.id, "variant": game.variant_id, "options": dict(game.variant_options),

@@ -19,10 +19,15 @@ import signal
 import socket
 import sys
 import threading
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
+from foxgeese.engine import Side, get_variant
+from foxgeese.protocol.botconfig import BotConfig
+from foxgeese.protocol.referee import Referee
+from foxgeese.tournaments.report import FORFEITS
 from foxgeese.tournaments.schedule import ScheduledGame
 
 SEED_LIMIT = 2**31  # game seeds fit a signed 32-bit int in any language
@@ -46,8 +51,6 @@ class PlayerDef:
     sandbox: bool = False
 
     def bot_config(self, base_dir: Path) -> Any:
-        from foxgeese.protocol.botconfig import BotConfig
-
         if self.spec is not None:
             return BotConfig.from_spec(self.spec, name=self.name, sandbox=self.sandbox)
         workdir = (base_dir / self.cwd) if self.cwd else base_dir
@@ -80,9 +83,6 @@ def journal_entry(game: ScheduledGame, record: Any, seed: int | None = None,
                   config_hash: str | None = None) -> dict[str, Any]:
     """The journal line of a finished game: a summary for reports, what identifies the game (the
     tournament's config hash, the game's seed, players and opening) and the full record."""
-    from foxgeese.engine import Side, get_variant
-    from foxgeese.tournaments.report import FORFEITS
-
     variant = get_variant(game.variant_id, **game.variant_options)
     predator_side = variant.side_name(Side.PREDATOR)
     winner = str(getattr(record.winner, "value", record.winner))
@@ -119,8 +119,6 @@ class GamePlayer:
     """A referee with its bots, playing one game at a time (see the module doc)."""
 
     def __init__(self, setup: WorkerSetup) -> None:
-        from foxgeese.protocol.referee import Referee
-
         base = Path(setup.base_dir)
         self.bots = {player.name: player.bot_config(base) for player in setup.players}
         self.referee = Referee(log_dir=setup.log_dir, **setup.referee_options)
@@ -133,8 +131,6 @@ class GamePlayer:
 
     def play(self, job: GameJob, emit: Callable[[dict[str, Any]], None]) -> dict[str, Any]:
         """Plays `job` to its end; `emit` hears each move as a `move` event (fields of EVENTS)."""
-        from foxgeese.engine import Side, get_variant
-
         game = ScheduledGame.from_json(job.game, 0)
         variant = get_variant(game.variant_id, **game.variant_options)
 

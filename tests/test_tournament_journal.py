@@ -10,7 +10,6 @@ import sys
 from pathlib import Path
 
 import pytest
-
 from tournament_support import BOT, comparable
 
 from foxgeese.tournaments.config import load_config

@@ -283,9 +283,10 @@ def belonging(identity: dict[str, Any]) -> Callable[[dict[str, Any]], str | None
     return why_foreign
 
 
-def load_identity(directory: Path) -> dict[str, Any]:
-    """tournament.json of a tournament directory, or a TournamentError saying it is none."""
+def load_identity(directory: Path, missing_ok: bool = False) -> dict[str, Any] | None:
+    """tournament.json of a tournament directory (checked by `read_identity`), or a
+    TournamentError saying there is none (None instead when `missing_ok`)."""
     identity = read_identity(directory)
-    if not isinstance(identity, dict) or not isinstance(identity.get("schedule"), list):
+    if identity is None and not missing_ok:
         raise TournamentError(f"{directory}: not a tournament directory (no tournament.json)")
     return identity

@@ -32,6 +32,7 @@ from foxgeese.tournaments.journal import (
     DirectoryLock,
     JournalWriter,
     belonging,
+    load_identity,
     read_identity,
     read_journal,
 )
@@ -99,16 +100,17 @@ def prepare_directory(loaded: LoadedConfig, directory: Path) -> tuple[dict[str, 
     config whose only change is a larger games_per_pairing extends the stored schedule.
     """
     config = loaded.config
-    identity = read_identity(directory)
+    identity = load_identity(directory, missing_ok=True)
     if identity is not None:
-        if not isinstance(identity, dict) or not isinstance(identity.get("schedule"), list):
-            raise JournalError(f"{directory}/tournament.json is not a tournament's identity; "
-                               "use another --out directory")
-        if identity.get("config_hash") != config.config_hash():
+        if identity["config_hash"] != config.config_hash():
             identity = _extended(identity, loaded, directory)
         labels = [(v.id, v.options) for v in config.variants]
-        return identity, [ScheduledGame.from_json(game, labels.index((game["variant"], game["options"])))
-                          for game in identity["schedule"]]
+        try:
+            return identity, [ScheduledGame.from_json(game, labels.index((game["variant"], game["options"])))
+                              for game in identity["schedule"]]
+        except (KeyError, TypeError, ValueError):
+            raise JournalError(f"{directory / 'tournament.json'}: its schedule is damaged; restore it, or delete "
+                               "it to start the directory afresh with this config") from None
     schedule = make_schedule(config)
     identity = {
         "format": IDENTITY_FORMAT,
@@ -256,17 +258,13 @@ class Runner:
             for thread in threads:
                 thread.start()
             try:
-                for thread in threads:
-                    while thread.is_alive():
-                        thread.join(0.2)
+                _join(threads)
             except KeyboardInterrupt:
                 self.stop.set()
                 self.state.interrupted = True
                 print("stopping after the games in progress (Ctrl-C again to abandon them)", file=sys.stderr)
                 try:
-                    for thread in threads:
-                        while thread.is_alive():
-                            thread.join(0.2)
+                    _join(threads)
                 except KeyboardInterrupt:
                     self.abandon.set()
                     print("abandoning the games in progress; a rerun plays them", file=sys.stderr)
@@ -354,6 +352,13 @@ class Runner:
                     self.stop.set()
         if self.listener is not None:
             self.listener(self.state, entry)
+
+
+def _join(threads: list[threading.Thread]) -> None:
+    """Waits for every thread in short steps, so that Ctrl-C is heard meanwhile."""
+    for thread in threads:
+        while thread.is_alive():
+            thread.join(0.2)
 
 
 def game_started_fields(game: ScheduledGame, seed: int) -> dict[str, Any]:

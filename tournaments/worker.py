@@ -146,6 +146,16 @@ class GamePlayer:
         return journal_entry(game, record, seed=job.seed, config_hash=job.config_hash)
 
 
+def take_batch(source: queue.SimpleQueue[Any]) -> list[Any]:
+    """The next item (waiting for it) and every item queued behind it: moves travel in bursts."""
+    batch = [source.get()]
+    while True:
+        try:
+            batch.append(source.get_nowait())
+        except queue.Empty:
+            return batch
+
+
 def where() -> dict[str, Any]:
     """Which worker this is, for `game_started` events and the operator's eye."""
     return {"host": socket.gethostname(), "pid": os.getpid()}
@@ -168,9 +178,9 @@ def main() -> None:
 def serve_pipe(connection: Any, setup: WorkerSetup) -> None:
     """The body of one local worker process: jobs come in on `connection`, messages go back.
 
-    Messages out: ("ready", where), ("event", dict) for moves, ("pids", [bot pids]) whenever the
-    set of bot processes changed (so the runner can end them if this process is killed),
-    ("done", entry) and ("error", text). Moves are handed to a sender thread, so the referee's
+    Messages out: ("ready", where), ("events", [move events and ("pids", [bot pids]) whenever the
+    set of bot processes changed, so the runner can end them if this process is killed]),
+    ("done", entry, bot pids) and ("error", text). Moves are handed to a sender thread, so the referee's
     loop never waits on the pipe and a burst of fast moves goes out as one message.
     """
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the runner's: it lets games finish
@@ -179,12 +189,7 @@ def serve_pipe(connection: Any, setup: WorkerSetup) -> None:
     def send_loop() -> None:
         broken = False
         while True:
-            batch = [outbox.get()]
-            while True:
-                try:
-                    batch.append(outbox.get_nowait())
-                except queue.Empty:
-                    break
+            batch = take_batch(outbox)
             items = [item for item in batch if item is not None and not isinstance(item, threading.Event)]
             if items and not broken:
                 try:

@@ -371,8 +371,10 @@ class MinimaxPlayer(Player):
 
     def new_game(self, variant, side, seed: int | None = None) -> None:
         super().new_game(variant, side, seed)
-        material = game_seed_material(self.seed, seed)
-        if material is not None:  # the engines are rebuilt below with this game's generator
+        # Unseeded, minimax breaks no ties at random: its games depend on no seed at all. Seeded,
+        # it shuffles equal moves with this game's own generator (the engines are rebuilt below).
+        material = game_seed_material(self.seed, seed) if self.seed is not None else None
+        if material is not None:
             self.rng = random.Random(material)
         self._engines.clear()
 

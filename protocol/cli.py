@@ -177,6 +177,9 @@ def play(variant_id: str, fox: str | None, geese: str | None, hare: str | None, 
         variant = get_variant(variant_id, geese=geese_count, sideways=sideways)
         predator_spec, prey_spec = _seat_specs(variant.id, fox, geese, hare, hounds)
         boxed = _sandboxed_sides(variant, sandboxed)
+        if boxed and endpoint and not endpoint.startswith("ipc://"):
+            raise UsageProblem("--sandbox: a sandboxed bot has no network; drop --bind (the default ipc:// "
+                               "endpoint is bound into the sandbox)")
         seats = {
             Side.PREDATOR: BotConfig.from_spec(predator_spec, name=predator_spec, sandbox=Side.PREDATOR in boxed),
             Side.PREY: BotConfig.from_spec(prey_spec, name=prey_spec if prey_spec != predator_spec else f"{prey_spec}#2",

@@ -1,10 +1,11 @@
 """`foxgeese bot check`: walks one bot program through every step of protocol 2 (fastchess --compliance).
 
 The checker is a tiny private referee: it binds its own ROUTER on ipc://, launches the command as
-the referee does (FOXGEESE_ENDPOINT set, the token in the pipe named by FOXGEESE_TOKEN_FD), and for every variant the bot claims plays both sides through
-`new_game`, several `turn`s (the start, a mid-game position with history, and for fox variants a
-position where a capture chain is on), `game_over` and `ping`, then `quit`. Each step prints one
-line, `PASS step` or `FAIL step: expected ..., got ...`; the run fails if any step fails.
+the referee does (FOXGEESE_ENDPOINT set, the token behind the descriptor FOXGEESE_TOKEN_FD names),
+and for every variant the bot claims plays both sides through `new_game`, several `turn`s (the
+start, a mid-game position with history, and for fox variants a position where a capture chain is
+on), `game_over` and `ping`, then `quit`. Each step prints one line, `PASS step` or `FAIL step:
+expected ..., got ...`; the run fails if any step fails.
 """
 
 from __future__ import annotations

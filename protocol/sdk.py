@@ -293,7 +293,7 @@ def run_bot(
 
 
 def token_from_environment() -> str:
-    """The token of a launched bot (read once from the pipe FOXGEESE_TOKEN_FD names), else FOXGEESE_TOKEN."""
+    """The token of a launched bot (read once from the descriptor FOXGEESE_TOKEN_FD names), else FOXGEESE_TOKEN."""
     fd_text = os.environ.pop(codec.ENV_TOKEN_FD, "")
     if fd_text.isdigit():
         try:

@@ -199,7 +199,7 @@ def _laughs() -> str:
     ("a: &a [*a]\n", "a YAML alias refers to a value that contains it"),
     ("name: s\n" + SMALL_PLAYERS + "".join(f"k{i}: 1\n" for i in range(50_000)), "larger than 256 KB"),
     ("name: s\n" + SMALL_PLAYERS + "".join(f"k{i}: 1\n" for i in range(5_000)), "a mapping of 5003 keys"),
-    ("[" * 50_000, "nesting depth"),
+    ("[" * 50_000, "nested too deep"),
     ("name: s\n" + SMALL_PLAYERS + "sprt: {elo0: .nan, elo1: 5}\n", "sprt.elo0: Input should be a finite number"),
 ])
 def test_tournament_yaml_limits(tmp_path, text, words):

@@ -31,7 +31,7 @@ def started(tc: str = "move=0.5", **options: Any) -> tuple[Match, list[Any]]:
 
 
 def move(match: Match, side: Side, text: str, arrival: float, **extra: Any) -> list[Any]:
-    return match.receive(side, {"type": codec.MOVE, "game_id": "m1", "request_id": match.request_id,
+    return match.receive(side, {"type": codec.MOVE, "game_id": match.game_id, "request_id": match.request_id,
                                 "move": text, **extra}, arrival)
 
 
@@ -78,6 +78,12 @@ def test_a_reply_after_the_deadline_or_none_at_all_is_a_time_forfeit():
     match.clock_started(Side.PREY, 0.0)
     move(match, Side.PREY, "b1-b2", arrival=0.551)
     assert match.record.termination == "time-forfeit"
+
+    match, _ = started("2+1", lag_margin_ms=50)  # Fischer: the reason names the budget the bot had
+    match.clock_started(Side.PREY, 0.0)
+    match.advance(2.05)
+    assert match.record.reason == "hounds took over 2050 ms (clock plus 50 ms lag margin)"
+    assert match.clock.left_ms["hounds"] == 0
 
 
 def test_move_then_resign_is_a_resignation_and_resign_is_allowed_at_any_time():
@@ -146,3 +152,22 @@ def test_a_reused_bot_that_does_not_answer_is_restarted_once():
     assert [s.side for s in sends(actions, codec.NEW_GAME)] == [Side.PREDATOR]  # the hounds were told once
     actions = match.advance(11.0)
     assert match.record.termination == "no-show" and "no 'ready' within 5s" in match.record.reason
+
+
+def test_the_turn_packed_from_parts_is_the_bytes_encode_gives():
+    game = Game(HH)
+    game.push(game.parse_move("b1-b2"))  # an opening move: packed ahead too
+    match = Match(HH, game, TimeControl.parse("3+1"), "m3", seed=1, max_plies=8)
+    for side in (Side.PREDATOR, Side.PREY):
+        match.seat(side, SeatRecord(name="x"), connected=True, hello=HELLO)
+    match.advance(0.0)
+    match.receive(Side.PREY, {"type": codec.READY, "game_id": "m3"}, 0.0)
+    actions = match.receive(Side.PREDATOR, {"type": codec.READY, "game_id": "m3"}, 0.0)
+    turns = 0
+    while not match.over:
+        turn = sends(actions, codec.TURN)[0]
+        assert turn.payload == codec.encode(codec.TURN, **turn.fields)
+        match.clock_started(turn.side, turns)
+        actions = move(match, turn.side, turn.fields["legal"][-1], arrival=turns + 0.01)
+        turns += 1
+    assert turns == 7

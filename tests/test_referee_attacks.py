@@ -21,7 +21,7 @@ from foxgeese.protocol.botconfig import BotConfig
 from foxgeese.protocol.cli import _print_message
 from foxgeese.protocol.referee import Referee
 from test_referee import scripted
-from test_referee_transport import HELLO, TOKEN, Peer
+from test_referee_transport import TOKEN, Peer
 
 HH = get_variant("hare-and-hounds")
 SEATS = {Side.PREDATOR: BotConfig("hare-bot"), Side.PREY: BotConfig("hounds-bot")}

@@ -168,7 +168,7 @@ def _game_from_record(source: str) -> Game:
         start = Position.from_text(record["start"])
     except InvalidPositionError as error:
         fail(f"{shown(source)}: start: {error}")
-    return replay(Game.from_position(start), tuple(moves))
+    return replay(Game.from_position(start), tuple(str(move) for move in moves))  # all text: checked above
 
 
 def _json_kind(value: object) -> str:

@@ -5,9 +5,7 @@ Other tools drive these, so their output is plain: one item per line, the answer
 
 from __future__ import annotations
 
-import json
 import time
-from pathlib import Path
 
 import click
 
@@ -90,35 +88,27 @@ def legal_command(variant: str, moves: tuple[str, ...], geese: int | None, sidew
 
 
 @click.command("show")
-@click.argument("source", metavar="VARIANT|RECORD")
-@click.argument("moves", nargs=-1)
+@click.argument("source", metavar="VARIANT|RECORD|DIR")
+@click.argument("moves", nargs=-1, metavar="[MOVES...|GAME_ID]")
 @variant_options
 @click.option("--position", "position_text", default=None, help="start from this position text instead")
-def show_command(source: str, moves: tuple[str, ...], geese: int | None, sideways: bool | None, position_text: str | None) -> None:
-    """Draw the board after MOVES, or replay a game RECORD (JSON) move by move."""
-    if source not in VARIANT_IDS and Path(source).is_file():
-        game = _game_from_record(Path(source))
-        for number, position in enumerate(game.positions):
-            heading = "start" if number == 0 else f"ply {number}: {game.moves[number - 1]}"
-            click.echo(f"{heading}\n{draw_board(position)}\n")
-    else:
-        game = replay(start_game(source, geese, sideways, position_text), moves)
-        click.echo(draw_board(game.position))
-        click.echo(game.position.text())
+@click.option("--all", "all_boards", is_flag=True, help="a game: draw the board after every move")
+def show_command(source: str, moves: tuple[str, ...], geese: int | None, sideways: bool | None,
+                 position_text: str | None, all_boards: bool) -> None:
+    """Draw the board after MOVES; or show a game: a RECORD file (JSON), or a tournament's game by
+    its id (`foxgeese show DIR GAME_ID`, DIR being the tournament folder or its journal.jsonl):
+    the move list, the final board and the result (`--all`: every board)."""
+    from foxgeese.show import is_game_source, show_game
+
+    if source not in VARIANT_IDS and is_game_source(source):
+        show_game(source, moves, all_boards)
+        return
+    game = replay(start_game(source, geese, sideways, position_text), moves)
+    click.echo(draw_board(game.position))
+    click.echo(game.position.text())
     outcome = game.outcome()
     if outcome:
         click.echo(f"game over: {outcome.winner.value} {outcome.termination.value}")
-
-
-def _game_from_record(path: Path) -> Game:
-    """Rebuilds the game of a referee record: its `start` position text and `moves[i].move`."""
-    try:
-        record = json.loads(path.read_text())
-        start = Position.from_text(record["start"])
-        moves = [entry["move"] if isinstance(entry, dict) else entry for entry in record["moves"]]
-    except (OSError, ValueError, KeyError, TypeError) as error:
-        fail(f"{path}: not a game record ({error}); expected JSON with 'start' and 'moves'")
-    return replay(Game.from_position(start), tuple(moves))
 
 
 def register(group: click.Group) -> None:

@@ -15,6 +15,7 @@ COMMAND_MODULES = (
     "foxgeese.protocol.bot_cli",
     "foxgeese.players.cli",
     "foxgeese.tournaments.cli",
+    "foxgeese.web.cli",
 )
 
 

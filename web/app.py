@@ -80,7 +80,7 @@ def page(title: str, body: str, scripts: tuple[str, ...] = (), viewer: bool = Fa
     return HTMLResponse(
         "<!doctype html><html lang=en><head><meta charset=utf-8>"
         f"<meta name=viewport content='width=device-width,initial-scale=1'><title>{escape(title)} · foxgeese</title>"
-        f"<link rel=stylesheet href='/static/app.css'>{head}</head><body>"
+        f"<link rel=icon href='data:,'><link rel=stylesheet href='/static/app.css'>{head}</head><body>"
         "<header class=top><a href='/' class=brand>foxgeese</a><nav><a href='/'>new game</a>"
         "<a href='/tournament'>tournament</a></nav></header>"
         f"<main>{body}</main>{tags}</body></html>"
@@ -168,7 +168,7 @@ def create_app(tournament_dir: Path | None = None) -> Starlette:
                     continue
                 problem = game.play(seat, str(message.get("move", "")))
                 if problem:
-                    await websocket.send_json({"type": "error", "message": f"{message.get('move')}: {problem}"})
+                    await websocket.send_json({"type": "error", "message": problem})
         except WebSocketDisconnect:
             pass
         finally:

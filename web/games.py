@@ -196,13 +196,15 @@ class WebGame:
             self.moves.append({"move": str(move), "side": side, "think_ms": None, "info": {}})
 
     def play(self, seat: Seat, text: str) -> str:
-        """A browser's move for its seat: '' when it went to the referee, else what was wrong."""
+        """A browser's move for its seat: '' when it went to the referee, else what was wrong
+        (the engine's words for an illegal move: `d4-d6: d4 and d6 are not joined by a line`)."""
         with self.lock:
             if self.status != "playing":
-                return "the game is over" if self.status == "over" else "the game has not started yet"
+                return f"{text}: the game is {'over' if self.status == 'over' else 'not started yet'}"
             side_name = self.variant.side_name(self.game.position.turn)
             if self.awaiting != seat.side:
-                return f"it is not your turn: the {side_name} {'are' if side_name in ('geese', 'hounds') else 'is'} to move"
+                verb = "are" if side_name in ("geese", "hounds") else "is"
+                return f"{text}: it is not your turn, the {side_name} {verb} to move"
             try:
                 move = self.game.parse_move(str(text))
             except ValueError as error:

@@ -1,0 +1,154 @@
+"""`foxgeese serve` without a browser: a real server process, real referee games, WebSocket
+clients; what a user gets wrong is a message and the server stays up."""
+
+from __future__ import annotations
+
+import json
+import re
+import subprocess
+import sys
+import time
+import urllib.error
+import urllib.request
+from pathlib import Path
+
+from websockets.sync.client import connect
+
+from browser import web_server
+
+
+def post(url: str, data: object) -> tuple[int, dict]:
+    request = urllib.request.Request(url, data=json.dumps(data).encode(), method="POST")
+    try:
+        with urllib.request.urlopen(request) as response:
+            return response.status, json.load(response)
+    except urllib.error.HTTPError as error:
+        return error.code, json.load(error)
+
+
+def get(url: str) -> tuple[int, str]:
+    try:
+        with urllib.request.urlopen(url) as response:
+            return response.status, response.read().decode()
+    except urllib.error.HTTPError as error:
+        return error.code, error.read().decode()
+
+
+def socket_url(base: str, link: str) -> str:
+    game_id, _, secret = link.removeprefix("/game/").partition("?seat=")
+    return base.replace("http://", "ws://") + f"/ws/game/{game_id}" + (f"?seat={secret}" if secret else "")
+
+
+def receive(ws, until, timeout_s: float = 20.0) -> dict:
+    """Messages until one satisfies `until`; returns it."""
+    deadline = time.monotonic() + timeout_s
+    while True:
+        message = json.loads(ws.recv(timeout=max(0.01, deadline - time.monotonic())))
+        if until(message):
+            return message
+
+
+def my_turn(message: dict) -> bool:
+    return message["type"] == "state" and bool(message["legal"])
+
+
+def test_mistakes_get_a_message_and_the_server_stays_up() -> None:
+    with web_server() as base:
+        status, answer = post(base + "/api/games", {"variant": "standard", "players": {"fox": "minimax:dept=2",
+                                                                                      "geese": "random"}})
+        assert status == 400 and answer["error"].startswith("unknown option 'dept' for minimax")
+        status, answer = post(base + "/api/games", {"variant": "chess", "players": {}})
+        assert status == 400 and "valid variants: standard" in answer["error"]
+        status, answer = post(base + "/api/games", {"variant": "standard", "tc": "fast",
+                                                    "players": {"fox": "human", "geese": "random"}})
+        assert status == 400 and answer["error"].startswith("time control:")
+        status, page = get(base + "/game/no-such-game")
+        assert status == 404 and "There is no game &#x27;no-such-game&#x27; on this server" in page
+        with connect(base.replace("http://", "ws://") + "/ws/game/no-such-game") as ws:
+            message = json.loads(ws.recv(timeout=10))
+            assert message == {"type": "error", "fatal": True, "message": "there is no game with this link on this server"}
+
+        status, answer = post(base + "/api/games", {"variant": "standard", "tc": "60+0",
+                                                    "players": {"fox": "human", "geese": "random"}})
+        assert status == 200 and set(answer["links"]) == {"fox"}
+        with connect(socket_url(base, answer["links"]["fox"])) as fox:
+            state = receive(fox, my_turn)
+            assert state["you"] == "fox" and "d4-d5" in state["legal"] and state["svg"].startswith("<svg")
+            with connect(socket_url(base, answer["links"]["fox"])) as second:
+                message = json.loads(second.recv(timeout=10))
+                assert message["type"] == "error" and "already open in another tab or browser" in message["message"]
+                assert json.loads(second.recv(timeout=10))["you"] is None  # it watches instead
+                second.send(json.dumps({"type": "move", "move": "d4-d5"}))
+                assert "you are watching" in receive(second, lambda m: m["type"] == "error")["message"]
+            with connect(socket_url(base, answer["links"]["fox"].split("?")[0] + "?seat=wrong")) as stranger:
+                assert "does not match any seat" in json.loads(stranger.recv(timeout=10))["message"]
+            fox.send(json.dumps({"type": "move", "move": "d4-d6"}))
+            error = receive(fox, lambda m: m["type"] == "error")
+            assert error["message"] == "d4-d6: d4 and d6 are not joined by a line"
+            fox.send("not json")
+            assert receive(fox, lambda m: m["type"] == "error")["message"].startswith("expected")
+            fox.send(json.dumps({"type": "move", "move": "d4-d5"}))
+            after = receive(fox, lambda m: m["type"] == "state" and len(m["moves"]) >= 2)
+            assert after["moves"][0]["move"] == "d4-d5" and after["moves"][1]["side"] == "geese"
+        assert get(base + "/")[0] == 200
+
+
+def test_a_closed_tab_leaves_the_game_waiting_until_its_clock_falls() -> None:
+    with web_server() as base:
+        _, answer = post(base + "/api/games", {"variant": "hare-and-hounds", "tc": "3+0",
+                                               "players": {"hare": "random", "hounds": "human"}})
+        with connect(socket_url(base, answer["links"]["hounds"])) as tab:
+            receive(tab, my_turn)  # the hounds move first; then the tab is closed
+        with connect(socket_url(base, answer["watch"])) as watcher:
+            state = receive(watcher, lambda m: m["type"] == "state")
+            assert state["status"] == "playing" and state["seats"]["hounds"]["present"] is False
+        with connect(socket_url(base, answer["links"]["hounds"])) as back:  # the seat is still there
+            state = receive(back, my_turn)
+            assert state["you"] == "hounds" and state["moves"] == []
+        with connect(socket_url(base, answer["watch"])) as watcher:
+            over = receive(watcher, lambda m: m["type"] == "state" and m["status"] == "over", timeout_s=30)
+        assert over["result"].startswith("hare wins by time-forfeit")
+        status, page = get(base + over["replay"])
+        assert status == 200 and 'id="fg-data"' in page
+
+
+def test_live_view_follows_the_event_stream_and_replays_from_the_journal(tmp_path: Path) -> None:
+    record_path = tmp_path / "game.json"
+    played = subprocess.run([sys.executable, "-m", "foxgeese", "play", "hare-and-hounds", "--hare", "random:seed=1",
+                             "--hounds", "random:seed=2", "--tc", "10+0", "--record", str(record_path), "--quiet"],
+                            capture_output=True, text=True, timeout=60)
+    assert played.returncode == 0, played.stderr
+    record = json.loads(record_path.read_text())
+    events = tmp_path / "events.jsonl"
+    start = "hare-and-hounds - hounds b5 b1,a2,c2 0 0 0"
+
+    def emit(*lines: dict) -> None:
+        with open(events, "a") as stream:
+            for seq, line in enumerate(lines):
+                stream.write(json.dumps({"seq": seq, "time": time.time(), **line}) + "\n")
+
+    with web_server("--tournament", str(tmp_path)) as base:
+        with connect(base.replace("http://", "ws://") + "/ws/tournament") as ws:
+            assert "does not exist yet" in receive(ws, lambda m: m["type"] == "tournament")["problem"]
+            emit({"event": "tournament_started", "name": "live", "players": ["a", "b"], "games_total": 2,
+                  "games_done": 0},
+                 {"event": "game_started", "game_id": "r0001", "variant": "hare-and-hounds", "options": {},
+                  "start": start, "opening": [], "seats": {"hare": "a", "hounds": "b"}, "seed": 1},
+                 {"event": "move", "game_id": "r0001", "ply": 1, "side": "hounds", "move": "b1-b2",
+                  "position": "hare-and-hounds - hare b5 a2,b2,c2 0 1 1", "think_ms": 3,
+                  "clocks": {"hare": 10000, "hounds": 9997}})
+            live = receive(ws, lambda m: m["type"] == "tournament" and m["live"] and m["live"][0]["ply"] == 1)
+            assert live["name"] == "live" and live["live"][0]["last"] == "b1-b2"
+            assert 'data-move="b1-b2"' in live["live"][0]["svg"]
+            (tmp_path / "journal.jsonl").write_text(json.dumps({"type": "game", "id": "r0001", "record": record}) + "\n")
+            emit({"event": "game_ended", "game_id": "r0001", "winner": record["winner"],
+                  "termination": record["termination"], "reason": "", "plies": record["plies"]},
+                 {"event": "standings", "rows": [{"name": "a", "games": 1, "points": 1, "score": 1.0},
+                                                 {"name": "b", "games": 1, "points": 0, "score": 0.0}]})
+            done = receive(ws, lambda m: m["type"] == "tournament" and m["standings"] and not m["live"])
+            assert done["games_done"] == 1 and done["ended"][0]["id"] == "r0001"
+        status, page = get(base + "/tournament/games/r0001")
+        assert status == 200
+        assert len(json.loads(re.search(r'id="fg-data">(.*?)</script>', page).group(1))["games"][0]["plies"]) == \
+            len(record["moves"]) + 1
+        assert get(base + "/tournament/games/r9999")[0] == 404

@@ -83,12 +83,14 @@ def _print_message(direction: str, bot: str, message: dict[str, Any]) -> None:
 @click.option("--log-dir", type=click.Path(file_okay=False), default=None,
               help="Where the bots' stderr files go [default: a temporary folder, "
                    "removed at the end unless a bot wrote something].")
+@click.option("--seed", type=click.IntRange(0, 2**53 - 1), default=None, metavar="N",
+              help="The game's seed, sent to both bots (a fresh one is drawn and recorded otherwise).")
 @click.option("--quiet", "-q", is_flag=True, help="Print only the result line.")
 @click.option("--trace", is_flag=True, help="Print every protocol message on stderr (JSON, one a line).")
 def play(variant_id: str, fox: str | None, geese: str | None, hare: str | None, hounds: str | None,
          tc_text: str | None, record_path: str | None, geese_count: int | None, sideways: bool | None,
          opening: str, max_plies: int | None, endpoint: str | None, bind_public: bool, lag_margin_ms: int,
-         heartbeat_s: float | None, log_dir: str | None, quiet: bool, trace: bool) -> None:
+         heartbeat_s: float | None, log_dir: str | None, seed: int | None, quiet: bool, trace: bool) -> None:
     """Play one game of VARIANT between two players; each seat takes a player SPEC.
 
     \b
@@ -132,7 +134,7 @@ def play(variant_id: str, fox: str | None, geese: str | None, hare: str | None, 
         try:
             record = referee.play_game(variant, seats, control, opening=opening.replace(",", " ").split(),
                                        max_plies=max_plies, on_move=None if quiet else _print_move,
-                                       record_path=record_path)
+                                       record_path=record_path, seed=seed)
         except OSError as error:  # the record could not be written
             raise UsageProblem(f"--record {record_path}: {error.strerror or error}") from None
         except KeyboardInterrupt:

@@ -14,6 +14,7 @@ import msgpack
 PROTOCOL_VERSION = 1
 SUPPORTED_VERSIONS = (1,)
 MAX_MESSAGE_BYTES = 65536
+SEED_LIMIT = 2**53  # a game's seed is below this, so every language's doubles hold it exactly
 
 ENV_ENDPOINT = "FOXGEESE_ENDPOINT"
 ENV_TOKEN = "FOXGEESE_TOKEN"

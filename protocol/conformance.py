@@ -172,7 +172,7 @@ class Checker:
         where = f"{variant} {side_name}" + (f" {label}" if label else "")
         game_id = f"check-{self.request_id}"
         self._send(codec.NEW_GAME, game_id=game_id, variant=variant.id, options=options, side=side_name,
-                   time_control=TIME_CONTROL, start=start.text())
+                   time_control=TIME_CONTROL, start=start.text(), seed=self.request_id)
         reply = self._expect(f"new_game {where}", codec.READY, game_id=game_id)
         if reply is None:
             raise CheckAborted

@@ -46,9 +46,9 @@ class Match:
     """One game in progress: seats, clock, request ids, and what dispatch found out meanwhile."""
 
     def __init__(self, referee: Referee, variant: Any, game: Game, seats: dict[Side, BotConfig],
-                 control: TimeControl, game_id: str, max_plies: int | None) -> None:
+                 control: TimeControl, game_id: str, max_plies: int | None, seed: int = 0) -> None:
         self.referee, self.variant, self.game, self.seats = referee, variant, game, seats
-        self.control, self.game_id, self.max_plies = control, game_id, max_plies
+        self.control, self.game_id, self.max_plies, self.seed = control, game_id, max_plies, seed
         self.names = {side: variant.side_name(side) for side in (Side.PREDATOR, Side.PREY)}
         self.clock = ChessClock(control, list(self.names.values()), referee.lag_margin_ms)
         self.bot_of: dict[Side, _Bot] = {}
@@ -64,7 +64,7 @@ class Match:
         start = variant.start_position()
         self.record = GameRecord(
             game_id=game_id, variant=variant.id, options=dict(variant.options), start=start.text(),
-            bots={}, time_control=control.text(), referee=REFEREE_NAME, started=utc_now(),
+            bots={}, time_control=control.text(), referee=REFEREE_NAME, started=utc_now(), seed=seed,
         )
         for text in self.move_texts:
             self.record.moves.append(MoveRecord(text, book=True))
@@ -138,7 +138,7 @@ class Match:
         self.told.add(bot)
         self.referee._send(bot, codec.NEW_GAME, game_id=self.game_id, variant=self.variant.id,
                            options=dict(self.variant.options), side=self.names[side],
-                           time_control=self.control.to_wire(), start=self.record.start)
+                           time_control=self.control.to_wire(), start=self.record.start, seed=self.seed)
 
     def _await_hellos(self) -> None:
         referee = self.referee

@@ -81,6 +81,7 @@ class GameRecord:
     ended: str = ""
     referee: str = ""
     final: str = ""
+    seed: int | None = None  # the game's seed, sent to both bots in new_game
     format: int = RECORD_FORMAT
 
     def to_dict(self) -> dict[str, Any]:

@@ -213,8 +213,13 @@ class Referee:
         game_id: str | None = None,
         on_move: Callable[[GameRecord, MoveRecord], None] | None = None,
         record_path: str | None = None,
+        seed: int | None = None,
     ) -> GameRecord:
-        """Plays one game to its end and returns its record (also saved when asked to)."""
+        """Plays one game to its end and returns its record (also saved when asked to).
+
+        `seed` (0 <= seed < 2**53) goes to both bots in `new_game` and into the record; a bot seeds
+        its randomness from it, so the game replays from its seed alone. None draws a fresh one.
+        """
         if self._closed:
             raise RefereeConfigError("this referee is closed")
         if isinstance(variant, str):
@@ -223,10 +228,14 @@ class Referee:
             time_control = TimeControl.parse(time_control)
         if set(seats) != {Side.PREDATOR, Side.PREY}:
             raise RefereeConfigError("seats must name a bot for both Side.PREDATOR and Side.PREY")
+        if seed is None:
+            seed = secrets.randbelow(codec.SEED_LIMIT)
+        elif isinstance(seed, bool) or not isinstance(seed, int) or not 0 <= seed < codec.SEED_LIMIT:
+            raise RefereeConfigError(f"seed must be a whole number from 0 to 2**53-1, not {seed!r}")
         game = Game(variant)
         for text in opening:
             game.push(game.parse_move(text))  # a bad opening is the caller's error: it raises
-        match = Match(self, variant, game, seats, time_control, game_id or self._new_game_id(), max_plies)
+        match = Match(self, variant, game, seats, time_control, game_id or self._new_game_id(), max_plies, seed)
         match.on_move = on_move
         self._game = match
         try:

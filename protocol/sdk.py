@@ -6,7 +6,7 @@ writes either
     def my_bot(position: Position, clock: Clock) -> Move | str: ...
     run_bot(my_bot, name="my-bot")
 
-or passes an object with `choose(game, clock)` (and optionally `new_game(variant, side)`), such as
+or passes an object with `choose(game, clock)` (and optionally `new_game(variant, side, seed=None)`), such as
 any built-in `foxgeese.players.base.Player`. The SDK connects one DEALER socket, says hello, answers
 `new_game` with `ready`, rebuilds the game (start position plus the moves so far, so players see the
 history that repetition needs) for every `turn`, answers `ping`, plays game after game on the same
@@ -23,6 +23,7 @@ stderr, which the referee records as a crash (and restarts the bot before the ne
 
 from __future__ import annotations
 
+import inspect
 import os
 import sys
 import time
@@ -195,7 +196,12 @@ class BotSession:
             start=start,
         )
         if self.is_player and hasattr(self.player, "new_game"):
-            self.player.new_game(variant, side)
+            seed = message.get("seed")
+            seed = seed if isinstance(seed, int) and not isinstance(seed, bool) else None
+            if _takes_seed(self.player.new_game):
+                self.player.new_game(variant, side, seed=seed)
+            else:  # a player written before games had seeds
+                self.player.new_game(variant, side)
         self._send(socket, codec.READY, game_id=game_id)
 
     def _on_turn(self, socket: zmq.Socket, message: dict[str, Any]) -> None:
@@ -280,6 +286,15 @@ def run_bot(
     )
     return session.run()
 
+
+
+def _takes_seed(method: Callable[..., Any]) -> bool:
+    """Whether a player's `new_game` accepts the game's seed (as `seed=` or **kwargs)."""
+    try:
+        parameters = inspect.signature(method).parameters.values()
+    except (TypeError, ValueError):
+        return False
+    return any(p.name == "seed" or p.kind is inspect.Parameter.VAR_KEYWORD for p in parameters)
 
 
 def _warn(text: str) -> None:

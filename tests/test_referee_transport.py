@@ -77,7 +77,7 @@ SEATS = {Side.PREDATOR: BotConfig("hare-bot"), Side.PREY: BotConfig("hounds-bot"
 def test_a_whole_short_game_message_by_message(setup):
     referee, pool, peer = setup
     assert referee.endpoint.startswith("ipc://")
-    future = pool.submit(referee.play_game, HH, SEATS, "move=2", max_plies=3, game_id="t1")
+    future = pool.submit(referee.play_game, HH, SEATS, "move=2", max_plies=3, game_id="t1", seed=7)
 
     # A wrong token is refused, and that connection is ignored from then on.
     intruder = peer()
@@ -96,7 +96,7 @@ def test_a_whole_short_game_message_by_message(setup):
         assert new_game == {
             "v": 1, "type": "new_game", "game_id": "t1", "variant": "hare-and-hounds", "options": {},
             "side": side, "time_control": {"base_ms": 0, "increment_ms": 0, "per_move_ms": 2000},
-            "start": HH_START,
+            "start": HH_START, "seed": 7,
         }
         bot.send("ready", game_id="t1")
 

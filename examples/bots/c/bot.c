@@ -340,6 +340,8 @@ int main(int argc, char **argv) {
             fprintf(stderr, "bot: refused: %s\n", text);
             status = done = 1;
         } else if (strcmp(type, "new_game") == 0) {
+            /* Seed from the game's seed, so the same seed replays the same game. */
+            if (field(message, "seed") != NULL) srand((unsigned)(int_field(message, "seed") & 0xffffffffu));
             pack_header(&pk, "ready", 1);
             pack_str(&pk, "game_id");
             pack_str(&pk, game_id);

@@ -141,6 +141,18 @@ function addJumps(board, at, geese, path, moves) {
 
 // --- the protocol loop -----------------------------------------------------------------------------
 
+// A small seeded generator (mulberry32): the same game seed gives the same moves.
+function seededRandom(seed) {
+  let state = (seed % 4294967296) >>> 0;
+  return () => {
+    state = (state + 0x6d2b79f5) >>> 0;
+    let t = state;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
 async function main() {
   const endpoint = process.env.FOXGEESE_ENDPOINT;
   if (!endpoint) {
@@ -152,6 +164,7 @@ async function main() {
   const send = (type, fields) => sock.send(Buffer.from(encode({ v: 1, type, ...fields })));
 
   // Whoever launched us is gone (we were re-parented): so is the referee.
+  let random = Math.random;
   const parent = process.ppid;
   setInterval(() => {
     if (process.ppid !== parent) process.exit(0);
@@ -175,13 +188,14 @@ async function main() {
         process.exit(1);
         break;
       case "new_game":
+        if (typeof message.seed === "number") random = seededRandom(message.seed); // seed from the game
         await send("ready", { game_id: message.game_id });
         break;
       case "turn": {
         const moves = legalMoves(parsePosition(message.position));
         const ids = { game_id: message.game_id, request_id: message.request_id };
         if (moves.length === 0) await send("resign", ids);
-        else await send("move", { ...ids, move: moves[Math.floor(Math.random() * moves.length)] });
+        else await send("move", { ...ids, move: moves[Math.floor(random() * moves.length)] });
         break;
       }
       case "ping":

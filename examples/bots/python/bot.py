@@ -184,6 +184,8 @@ def main():
         if kind == "refused":
             sys.exit("bot.py: refused: " + str(message.get("reason")))
         if kind == "new_game":
+            if "seed" in message and "BOT_SEED" not in os.environ:
+                rng.seed(message["seed"])  # the game's seed: the same seed replays the same game
             send("ready", game_id=message["game_id"])
         elif kind == "turn":
             moves = legal_moves(parse_position(message["position"]))

@@ -59,7 +59,7 @@ class BrowserRelay:
         self.side = side
         self.moves: queue.Queue[str | None] = queue.Queue()
 
-    def new_game(self, variant: Any, side: Side) -> None:
+    def new_game(self, variant: Any, side: Side, seed: int | None = None) -> None:
         pass
 
     def choose(self, game: Game, clock: Any) -> str | None:

@@ -117,7 +117,7 @@ def replay_page(record: dict[str, Any], title: str = "", back_link: str = "") ->
     back = f'<p><a href="{escape(back_link)}">&larr; back</a></p>' if back_link else ""
     return (
         "<!doctype html><html lang=en><head><meta charset=utf-8>"
-        f"<title>{escape(heading)}</title><meta name=viewport content='width=device-width,initial-scale=1'>"
+        f"<title>{escape(heading)}</title><link rel=icon href='data:,'><meta name=viewport content='width=device-width,initial-scale=1'>"
         f"<style>{asset('replay.css')}</style></head><body>{back}<h1>{escape(heading)}</h1>"
         '<div id="fg-viewer" class="fg-viewer"></div>'
         f'<script type="application/json" id="fg-data">{script_json({"boards": boards, "games": [game]})}</script>'

@@ -148,7 +148,7 @@ def create_app(tournament_dir: Path | None = None) -> Starlette:
             else:
                 problem = game.attach(seat)
                 if problem:
-                    await websocket.send_json({"type": "error", "message": problem + "; you are watching"})
+                    await websocket.send_json({"type": "error", "message": problem + "; meanwhile you watch"})
                     seat = None
         entry = (websocket, seat)
         server.sockets.setdefault(game.id, set()).add(entry)

@@ -107,7 +107,7 @@ class WebGame:
         with self.lock:
             if seat.connections:
                 return (f"the {self.variant.side_name(seat.side)} seat of this game is already open in another "
-                        "tab or browser; close that one first, or open the game without the seat link to watch")
+                        "tab or browser: close it there and reload this page to play here")
             seat.connections += 1
             seat.claimed = True
             start = self.status == "waiting" and all(s.claimed for s in self.seats.values() if s.is_human)

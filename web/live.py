@@ -13,9 +13,11 @@ import json
 from pathlib import Path
 from typing import Any
 
-from foxgeese.engine import Move, Position
+from foxgeese.engine import Move, Position, get_variant
 from foxgeese.engine.svg import board_svg
+from foxgeese.tournaments.errors import TournamentError
 from foxgeese.tournaments.journal import read_journal
+from foxgeese.tournaments.report import game_entries, load_results
 
 EVENTS = "events.jsonl"
 RECENT_RESULTS = 200
@@ -106,7 +108,11 @@ class TournamentFeed:
             self.games_done = int(event.get("games_played", self.games_done))
 
     def view(self) -> dict[str, Any]:
-        """The message the live page draws: every board in progress as SVG."""
+        """The message the live page draws: every board in progress as SVG. Before the first
+        event (a runner that has not started, or a folder from a runner without events) the
+        journal tells the games played and the standings."""
+        if not self.version:
+            self._from_journal()
         games = []
         for game in self.live.values():
             try:
@@ -122,9 +128,33 @@ class TournamentFeed:
                 "games_done": self.games_done, "live": games, "ended": self.ended, "standings": self.standings,
                 "finished": self.finished, "problem": self.problem}
 
+    def _from_journal(self) -> None:
+        try:
+            results = load_results(self.directory)
+            entries = game_entries(read_journal(self.directory))
+        except (TournamentError, OSError, ValueError):
+            return
+        self.name, self.games_total, self.games_done = results["name"], results["scheduled"], results["played"]
+        self.problem = (f"no live events yet ({self.path} is not there): these are the games of its journal; "
+                        "the page follows the runner as soon as it writes events")
+        self.finished = results["complete"]
+        self.ended = [{"id": game["id"], "seats": _seats(game),
+                       "winner": game["winner"], "termination": game["termination"], "reason": game["reason"],
+                       "plies": game["plies"]} for game in reversed(entries)][:RECENT_RESULTS]
+        lines = results["standings"]
+        self.standings = [{"name": name, "games": line["games"], "points": line["score"],
+                           "score": line["score"] / line["games"] if line["games"] else 0.0}
+                          for name, line in sorted(lines.items(), key=lambda item: -item[1]["score"])]
+
     def record(self, game_id: str) -> dict[str, Any] | None:
         """A finished game's record, from the journal."""
         for entry in read_journal(self.directory):
             if entry.get("id") == game_id and isinstance(entry.get("record"), dict):
                 return entry["record"]
         return None
+
+
+def _seats(game: dict[str, Any]) -> dict[str, str]:
+    """{side name: player} of a journal line (`fox`/`geese` or `hare`/`hounds`)."""
+    variant = get_variant(game["variant"], **game.get("options", {}))
+    return {variant.predator_name: game["predator"], variant.prey_name: game["prey"]}

@@ -88,7 +88,9 @@
         if (stop) { sendMove(stop.text); return; }
       }
     }
-    if (moves.some(function (m) { return m.path[0] === point; })) {
+    if (selection.length === 1 && point === selection[0]) {
+      selection = [];  // a second click on the chosen piece puts it back
+    } else if (moves.some(function (m) { return m.path[0] === point; })) {
       selection = [point];
       show("message", "");
     } else {
@@ -189,7 +191,7 @@
     } else if (state.status === "playing") {
       if (moves.length) status = "Your move: click one of your lit pieces, then where it goes.";
       else if (state.you) status = "The " + state.turn + (plural(state.turn) ? " are" : " is") + " thinking…";
-      else status = "You are watching; the " + state.turn + " to move.";
+      else status = "You are watching; the " + state.turn + (plural(state.turn) ? " are" : " is") + " to move.";
       state.sides.forEach(function (side) {
         if (seats[side].human && !seats[side].present && state.you !== side) {
           status += " The " + side + " player is not on the page: the game waits for them and their clock runs.";

@@ -21,7 +21,7 @@
   function draw(data) {
     window.fgLive = data;
     $("name").textContent = data.name;
-    $("progress").textContent = data.games_done + " of " + data.games_total + " games played" +
+    $("progress").textContent = !data.games_total ? "" : data.games_done + " of " + data.games_total + " games played" +
       (data.finished ? " · the tournament is over" : " · " + data.live.length + " in progress");
     $("problem").hidden = !data.problem;
     $("problem").textContent = data.problem || "";
@@ -35,6 +35,7 @@
               (game.think_ms !== null && game.think_ms !== undefined ? " (" + game.think_ms + " ms)" : "") : "") +
              " · " + game.turn + " to move<br>" + clocks + "</div></div>";
     }).join("") : "<p class=hint>" + (data.finished ? "No game in progress: the tournament is over." : "No game in progress.") + "</p>";
+    $("standings").hidden = !data.standings.length;
     $("standings").innerHTML = "<tr><th>#</th><th>player</th><th>games</th><th>points</th><th>score</th></tr>" +
       data.standings.map(function (row, index) {
         return "<tr><td>" + (index + 1) + "</td><td>" + escapeHtml(row.name) + "</td><td>" + row.games + "</td><td>" +

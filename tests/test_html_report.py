@@ -17,6 +17,7 @@ from foxgeese.tournaments.report import game_entries, load_results
 from foxgeese.tournaments.runner import Runner
 
 BOT = Path(__file__).parent / "bots" / "tournament_bot.py"
+LEGEND = re.compile(r"[FH] (fox|hare), [GD] (geese|hounds); \w+ to move$")  # under each board drawn
 
 
 @pytest.fixture(scope="module")
@@ -87,9 +88,9 @@ def test_show_opens_a_tournament_game_by_id(tournament: Path) -> None:
         moves = [line.split()[2] for line in lines if re.match(r"\s*\d+\. ", line)]
         assert moves == [move["move"] for move in game["record"]["moves"]]
         assert lines[-2] == game["record"]["final"] and lines[-1].startswith("result: ")
-        assert sum(1 for line in lines if "to move" in line) == 1  # the final board only
+        assert sum(1 for line in lines if LEGEND.match(line)) == 1  # the final board only
     every = foxgeese("show", str(tournament), game["id"], "--all")
-    assert sum(1 for line in every.stdout.splitlines() if "to move" in line) == len(game["record"]["moves"]) + 1
+    assert sum(1 for line in every.stdout.splitlines() if LEGEND.match(line)) == len(game["record"]["moves"]) + 1
 
 
 def test_show_by_id_mistakes_are_one_line(tournament: Path) -> None:

@@ -104,7 +104,7 @@ def create_app(tournament_dir: Path | None = None) -> Starlette:
                             for g in list(server.games.values())[-20:]]}
         body = (f"<script type=application/json id=fg-config>{json.dumps(config)}</script>"
                 + resources.files("foxgeese.web").joinpath("static", "home.html").read_text(encoding="utf-8"))
-        return page("play", body, ("/static/home.js",))
+        return page("play", body, ("/viewer/replay.js", "/static/home.js"))
 
     async def create_game(request: Request) -> Response:
         try:
@@ -128,7 +128,7 @@ def create_app(tournament_dir: Path | None = None) -> Starlette:
             return not_found(f"There is no game {game_id!r} on this server. Games live as long as the server "
                              "that plays them: this one may have been restarted, or the link is mistyped.")
         body = resources.files("foxgeese.web").joinpath("static", "game.html").read_text(encoding="utf-8")
-        return page("game", body, ("/static/game.js",))
+        return page("game", body, ("/viewer/replay.js", "/static/game.js"))
 
     async def game_socket(websocket: WebSocket) -> None:
         await websocket.accept()
@@ -208,7 +208,7 @@ def create_app(tournament_dir: Path | None = None) -> Starlette:
             return not_found("This server follows no tournament; start it with "
                              "foxgeese serve --tournament DIR (the runner's output folder).")
         body = resources.files("foxgeese.web").joinpath("static", "live.html").read_text(encoding="utf-8")
-        return page("tournament", body, ("/static/live.js",))
+        return page("tournament", body, ("/viewer/replay.js", "/static/live.js"))
 
     async def tournament_socket(websocket: WebSocket) -> None:
         await websocket.accept()

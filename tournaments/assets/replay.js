@@ -142,5 +142,12 @@ var FoxgeeseReplay = (function () {
     return mount(document.getElementById(rootId), data.games[index], data.boards);
   }
 
-  return { mount: mount, mountFromData: mountFromData, clockText: clockText };
+  function escapeHtml(text) {
+    return String(text === undefined || text === null ? "" : text).replace(/[&<>"']/g, function (c) {
+      return { "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" }[c];
+    });
+  }
+
+  // clockText and escapeHtml are shared with the web app's pages (web/static/), which load this file first.
+  return { mount: mount, mountFromData: mountFromData, clockText: clockText, escapeHtml: escapeHtml };
 })();

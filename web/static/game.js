@@ -16,11 +16,7 @@
     node.hidden = !html;
     if (isText) node.textContent = html || ""; else node.innerHTML = html || "";
   }
-  function escapeHtml(text) {
-    return String(text).replace(/[&<>"']/g, function (c) {
-      return { "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" }[c];
-    });
-  }
+  var escapeHtml = FoxgeeseReplay.escapeHtml;
   function message(text) {
     window.fgMessages.push(text);
     show("message", text, true);
@@ -105,11 +101,7 @@
     if (hit) onPoint(hit.getAttribute("data-point"));
   });
 
-  function clockText(ms) {
-    var tenths = Math.max(0, Math.floor(ms / 100));
-    var minutes = Math.floor(tenths / 600), seconds = Math.floor(tenths / 10) % 60;
-    return minutes + ":" + (seconds < 10 ? "0" : "") + seconds + "." + (tenths % 10);
-  }
+  var clockText = FoxgeeseReplay.clockText;
 
   function tick() {
     if (!state) return;

@@ -10,11 +10,7 @@
   var variant = document.getElementById("variant");
   config.variants.forEach(function (id) { variant.add(new Option(id, id)); });
 
-  function escapeHtml(text) {
-    return String(text).replace(/[&<>"']/g, function (c) {
-      return { "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" }[c];
-    });
-  }
+  var escapeHtml = FoxgeeseReplay.escapeHtml;
 
   function drawSeats() {
     var sides = SIDES[variant.value];

@@ -2,17 +2,8 @@
 (function () {
   "use strict";
   function $(id) { return document.getElementById(id); }
-  function escapeHtml(text) {
-    return String(text === undefined || text === null ? "" : text).replace(/[&<>"']/g, function (c) {
-      return { "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" }[c];
-    });
-  }
-  function clockText(ms) {
-    if (ms === undefined || ms === null) return "–";
-    var tenths = Math.max(0, Math.floor(ms / 100));
-    var minutes = Math.floor(tenths / 600), seconds = Math.floor(tenths / 10) % 60;
-    return minutes + ":" + (seconds < 10 ? "0" : "") + seconds + "." + (tenths % 10);
-  }
+  var escapeHtml = FoxgeeseReplay.escapeHtml;
+  var clockText = FoxgeeseReplay.clockText;
   function seats(game) {
     return Object.keys(game.seats || {}).map(function (side) { return side + " " + escapeHtml(game.seats[side]); }).join(" vs ");
   }

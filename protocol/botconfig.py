@@ -7,6 +7,7 @@ this terminal, or `remote` for a bot that connects by itself with the referee's 
 
 from __future__ import annotations
 
+import dataclasses
 import os
 import re
 import shlex
@@ -14,6 +15,8 @@ import shutil
 import sys
 from dataclasses import dataclass, field
 from typing import Any
+
+from foxgeese.protocol.sandbox import check_available as sandbox_check
 
 CMD_PREFIX = "cmd:"
 HUMAN = "human"
@@ -33,6 +36,7 @@ class BotConfig:
 
     `command` empty means a remote bot: nothing is launched, the referee waits for a `hello` with
     its shared token. `interactive` bots keep the terminal's stdin/stdout (a human player).
+    `sandbox` runs the bot inside bubblewrap (sandbox.py): for bots you do not trust.
     """
 
     name: str
@@ -41,6 +45,7 @@ class BotConfig:
     env: tuple[tuple[str, str], ...] = ()
     interactive: bool = False
     spec: str = field(default="", compare=False)
+    sandbox: bool = False
 
     def __init__(
         self,
@@ -50,6 +55,7 @@ class BotConfig:
         env: dict[str, str] | tuple[tuple[str, str], ...] | None = None,
         interactive: bool = False,
         spec: str = "",
+        sandbox: bool = False,
     ) -> None:
         env_items = tuple(sorted(env.items())) if isinstance(env, dict) else tuple(env or ())
         object.__setattr__(self, "name", name)
@@ -58,6 +64,7 @@ class BotConfig:
         object.__setattr__(self, "env", env_items)
         object.__setattr__(self, "interactive", interactive)
         object.__setattr__(self, "spec", spec or shlex.join(self.command))
+        object.__setattr__(self, "sandbox", bool(sandbox))
 
     @property
     def is_remote(self) -> bool:
@@ -71,6 +78,11 @@ class BotConfig:
         """Raises BotSpecError if the program cannot be found, before any game starts."""
         if self.is_remote:
             return
+        if self.sandbox:
+            try:
+                sandbox_check()
+            except OSError as error:
+                raise BotSpecError(f"bot {self.name!r}: {error}") from None
         program = self.command[0]
         if os.sep in program or (os.altsep and os.altsep in program):
             path = program if os.path.isabs(program) or self.cwd is None else os.path.join(self.cwd, program)
@@ -80,11 +92,23 @@ class BotConfig:
             raise BotSpecError(f"bot {self.name!r}: program {program!r} not found on PATH")
 
     def to_json(self) -> dict[str, Any]:
-        return {"name": self.name, "command": list(self.command), "cwd": self.cwd, "spec": self.spec}
+        data = {"name": self.name, "command": list(self.command), "cwd": self.cwd, "spec": self.spec}
+        if self.sandbox:
+            data["sandbox"] = True
+        return data
+
+    def sandboxed(self, sandbox: bool = True) -> BotConfig:
+        """The same bot, run inside the bubblewrap sandbox (or not); checks that bubblewrap is there."""
+        config = dataclasses.replace(self, sandbox=sandbox)
+        config.check()
+        return config
 
     @classmethod
-    def from_spec(cls, spec: str, name: str | None = None) -> BotConfig:
-        """Parses a player SPEC (see the module doc) and checks that its program exists."""
+    def from_spec(cls, spec: str, name: str | None = None, sandbox: bool = False) -> BotConfig:
+        """Parses a player SPEC (see the module doc) and checks that its program exists.
+
+        `sandbox=True` runs it inside bubblewrap (not for `remote`, which is launched by nobody).
+        """
         if not isinstance(spec, str) or not spec.strip():
             raise BotSpecError("empty player spec; expected NAME[:key=value,...] or cmd:COMMAND LINE")
         spec = spec.strip()
@@ -113,6 +137,10 @@ class BotConfig:
             _check_builtin(player, options, spec)
             command = builtin_command(player, options)
             config = cls(name or spec, command, interactive=(player == HUMAN), spec=spec)
+        if sandbox:
+            if config.is_remote:
+                raise BotSpecError(f"{spec!r}: a remote bot runs elsewhere and cannot be sandboxed here")
+            config = dataclasses.replace(config, sandbox=True)
         config.check()
         return config
 

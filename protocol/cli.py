@@ -18,7 +18,8 @@ import click
 
 from foxgeese.engine import Game, Side, UnknownVariantError, get_variant
 from foxgeese.protocol.botconfig import BotConfig, BotSpecError
-from foxgeese.protocol.record import GameRecord, MoveRecord
+from foxgeese.protocol.match import MoveEvent
+from foxgeese.protocol.process import terminate_like_ctrl_c
 from foxgeese.protocol.referee import Referee, RefereeConfigError
 from foxgeese.protocol.timecontrol import TimeControl, TimeControlError
 from foxgeese.usage import UsageProblem
@@ -42,9 +43,9 @@ def _seat_specs(variant_id: str, fox: str | None, geese: str | None, hare: str |
     return given[0], given[1]  # type: ignore[return-value]
 
 
-def _print_move(record: GameRecord, move: MoveRecord) -> None:
-    number = len(record.moves)
-    line = f"{number:4d}. {move.side:<6} {move.move:<12} {move.think_ms:6d} ms  clock {move.clock_ms / 1000:8.3f}s"
+def _print_move(event: MoveEvent) -> None:
+    move = event.entry
+    line = f"{event.ply:4d}. {move.side:<6} {move.move:<12} {move.think_ms:6d} ms  clock {move.clock_ms / 1000:8.3f}s"
     info = move.info
     if info:
         parts = [f"{key} {info[key]}" for key in ("score", "mate", "depth", "nodes") if key in info]
@@ -83,6 +84,9 @@ def _print_message(direction: str, bot: str, message: dict[str, Any]) -> None:
 @click.option("--log-dir", type=click.Path(file_okay=False), default=None,
               help="Where the bots' stderr files go [default: a temporary folder, "
                    "removed at the end unless a bot wrote something].")
+@click.option("--sandbox", "sandboxed", multiple=True, metavar="SIDE",
+              help="Run this side's bot inside a bubblewrap sandbox (fox, geese, hare, hounds or all; "
+                   "repeatable): no network, no other processes, read-only files.")
 @click.option("--seed", type=click.IntRange(0, 2**53 - 1), default=None, metavar="N",
               help="The game's seed, sent to both bots (a fresh one is drawn and recorded otherwise).")
 @click.option("--quiet", "-q", is_flag=True, help="Print only the result line.")
@@ -90,7 +94,8 @@ def _print_message(direction: str, bot: str, message: dict[str, Any]) -> None:
 def play(variant_id: str, fox: str | None, geese: str | None, hare: str | None, hounds: str | None,
          tc_text: str | None, record_path: str | None, geese_count: int | None, sideways: bool | None,
          opening: str, max_plies: int | None, endpoint: str | None, bind_public: bool, lag_margin_ms: int,
-         heartbeat_s: float | None, log_dir: str | None, seed: int | None, quiet: bool, trace: bool) -> None:
+         heartbeat_s: float | None, log_dir: str | None, sandboxed: tuple[str, ...], seed: int | None, quiet: bool,
+         trace: bool) -> None:
     """Play one game of VARIANT between two players; each seat takes a player SPEC.
 
     \b
@@ -102,9 +107,11 @@ def play(variant_id: str, fox: str | None, geese: str | None, hare: str | None, 
     try:
         variant = get_variant(variant_id, geese=geese_count, sideways=sideways)
         predator_spec, prey_spec = _seat_specs(variant.id, fox, geese, hare, hounds)
+        boxed = _sandboxed_sides(variant, sandboxed)
         seats = {
-            Side.PREDATOR: BotConfig.from_spec(predator_spec, name=predator_spec),
-            Side.PREY: BotConfig.from_spec(prey_spec, name=prey_spec if prey_spec != predator_spec else f"{prey_spec}#2"),
+            Side.PREDATOR: BotConfig.from_spec(predator_spec, name=predator_spec, sandbox=Side.PREDATOR in boxed),
+            Side.PREY: BotConfig.from_spec(prey_spec, name=prey_spec if prey_spec != predator_spec else f"{prey_spec}#2",
+                                           sandbox=Side.PREY in boxed),
         }
         if tc_text is None:
             tc_text = HUMAN_TC if any(config.interactive for config in seats.values()) else DEFAULT_TC
@@ -120,7 +127,7 @@ def play(variant_id: str, fox: str | None, geese: str | None, hare: str | None, 
         raise UsageProblem(str(error)) from None
     except ValueError as error:  # the opening: InvalidMoveError / IllegalMoveError name the ply
         raise UsageProblem(f"--opening: {error}") from None
-    with referee:
+    with terminate_like_ctrl_c(), referee:  # SIGTERM and SIGHUP end the bots as Ctrl-C does
         if any(config.is_remote for config in seats.values()):
             click.echo(f"waiting for remote bots: FOXGEESE_ENDPOINT={referee.endpoint} "
                        f"FOXGEESE_TOKEN={referee.token}", err=True)
@@ -137,12 +144,26 @@ def play(variant_id: str, fox: str | None, geese: str | None, hare: str | None, 
                                        record_path=record_path, seed=seed)
         except OSError as error:  # the record could not be written
             raise UsageProblem(f"--record {record_path}: {error.strerror or error}") from None
-        except KeyboardInterrupt:
-            click.echo("interrupted; stopping the bots", err=True)
-            sys.exit(130)
+        except KeyboardInterrupt as interrupt:
+            click.echo(f"{interrupt or 'interrupted'}; stopping the bots", err=True)
+            sys.exit(143 if interrupt.args == ("SIGTERM",) else 129 if interrupt.args == ("SIGHUP",) else 130)
     click.echo(f"result: {record.result_line()}")
     if record_path and not quiet:
         click.echo(f"record: {record_path}")
+
+
+def _sandboxed_sides(variant: Any, names: tuple[str, ...]) -> set[Side]:
+    """The sides `--sandbox` names (side names of the variant, or `all`)."""
+    sides = {variant.side_name(side): side for side in (Side.PREDATOR, Side.PREY)}
+    chosen = set()
+    for name in names:
+        if name.lower() == "all":
+            chosen.update(sides.values())
+        elif name.lower() in sides:
+            chosen.add(sides[name.lower()])
+        else:
+            raise UsageProblem(f"--sandbox {name}: {variant.id} has the sides {' and '.join(sides)} (or say all)")
+    return chosen
 
 
 def register(group: click.Group) -> None:

@@ -27,6 +27,7 @@ class RefereeTermination(str, enum.Enum):
     NO_SHOW = "no-show"
     RESIGNATION = "resignation"
     MAX_PLIES = "max-plies"
+    ADJUDICATED = "adjudicated"  # the caller's adjudicator decided the position (the reason says why)
 
     def __str__(self) -> str:
         return self.value
@@ -38,7 +39,12 @@ class RecordError(ValueError):
 
 @dataclass
 class MoveRecord:
-    """One ply: the move text, how long it took and what was left on the mover's clock."""
+    """One ply: the move text, how long it took and what was left on the mover's clock.
+
+    `think_ms + transport_ms` is what the mover's clock was charged (arrival of the reply less the
+    sending of the turn); `referee_ms` is the referee's own work before that turn (checking and
+    recording the previous move, callbacks), which is on no clock.
+    """
 
     move: str
     side: str = ""
@@ -47,6 +53,7 @@ class MoveRecord:
     clock_ms: int = 0
     info: dict[str, Any] = field(default_factory=dict)
     book: bool = False
+    referee_ms: float = 0.0
 
 
 @dataclass

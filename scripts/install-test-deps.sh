@@ -7,7 +7,7 @@
 set -euo pipefail
 
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
-packages=(libzmq3-dev libmsgpack-dev pkg-config make gcc chromium chromium-driver fonts-dejavu-core)
+packages=(libzmq3-dev libmsgpack-dev pkg-config make gcc bubblewrap chromium chromium-driver fonts-dejavu-core)
 
 missing=()
 for package in "${packages[@]}"; do

@@ -167,13 +167,13 @@ def test_bind_public_launches_local_bots_on_loopback():
 
 
 def test_decode_refuses_oversized_and_non_map_messages():
-    big = msgpack.packb({"v": 1, "type": "move", "pad": "x" * codec.MAX_MESSAGE_BYTES})
+    big = msgpack.packb({"v": 2, "type": "move", "pad": "x" * codec.MAX_MESSAGE_BYTES})
     with pytest.raises(ProtocolError, match="cap"):
         decode(big)
     for bad in (msgpack.packb([1, 2]), b"\xc1", msgpack.packb({"v": 1}), msgpack.packb({1: 2})):
         with pytest.raises(ProtocolError):
             decode(bad)
-    assert decode(codec.encode(codec.PING, id=3)) == {"v": 1, "type": "ping", "id": 3}
+    assert decode(codec.encode(codec.PING, id=3)) == {"v": 2, "type": "ping", "id": 3}
 
 
 def test_nothing_on_the_wire_side_uses_pickle():

@@ -17,10 +17,11 @@ import msgpack
 import zmq
 
 from foxgeese.engine import Position
+from foxgeese.protocol.sdk import token_from_environment
 
 
 def send(socket: zmq.Socket, message_type: str, **fields: object) -> None:
-    socket.send(msgpack.packb({"v": 1, "type": message_type, **fields}, use_bin_type=True))
+    socket.send(msgpack.packb({"v": 2, "type": message_type, **fields}, use_bin_type=True))
 
 
 def choose(position: str, seed: int) -> str:
@@ -38,7 +39,7 @@ def main() -> int:
     socket = context.socket(zmq.DEALER)
     socket.setsockopt(zmq.LINGER, 0)
     socket.connect(os.environ["FOXGEESE_ENDPOINT"])
-    send(socket, "hello", token=os.environ["FOXGEESE_TOKEN"], name=f"tournament-{args.mode}",
+    send(socket, "hello", token=token_from_environment(), name=f"tournament-{args.mode}",
          author="tests", version="1", variants=["standard", "hare-and-hounds", "great-cross"])
     while True:
         message = msgpack.unpackb(socket.recv(), raw=False)

@@ -3,7 +3,7 @@
 // It parses the position text and generates the legal moves itself (all three variants, fox jump
 // chains included), then plays a random one. Needs the npm packages zeromq (v6) and @msgpack/msgpack.
 //
-//   FOXGEESE_ENDPOINT=ipc:///tmp/x FOXGEESE_TOKEN=secret node bot.js
+//   FOXGEESE_ENDPOINT=ipc:///tmp/x FOXGEESE_TOKEN=secret node bot.js   (by hand, for a remote seat)
 "use strict";
 
 const zmq = require("zeromq");
@@ -141,6 +141,16 @@ function addJumps(board, at, geese, path, moves) {
 
 // --- the protocol loop -----------------------------------------------------------------------------
 
+// A launched bot reads its token once from the inherited pipe FOXGEESE_TOKEN_FD names (then it is
+// gone); a bot started by hand for a remote seat takes FOXGEESE_TOKEN.
+function readToken() {
+  const fd = process.env.FOXGEESE_TOKEN_FD;
+  if (!fd) return process.env.FOXGEESE_TOKEN || "";
+  const text = require("fs").readFileSync(Number(fd), "ascii"); // reads to the end: the referee closed its end
+  require("fs").closeSync(Number(fd));
+  return text.trim();
+}
+
 // A small seeded generator (mulberry32): the same game seed gives the same moves.
 function seededRandom(seed) {
   let state = (seed % 4294967296) >>> 0;
@@ -161,7 +171,7 @@ async function main() {
   }
   const sock = new zmq.Dealer({ linger: 0 });
   sock.connect(endpoint);
-  const send = (type, fields) => sock.send(Buffer.from(encode({ v: 1, type, ...fields })));
+  const send = (type, fields) => sock.send(Buffer.from(encode({ v: 2, type, ...fields })));
 
   // Whoever launched us is gone (we were re-parented): so is the referee.
   let random = Math.random;
@@ -171,7 +181,7 @@ async function main() {
   }, 1000).unref();
 
   await send("hello", {
-    token: process.env.FOXGEESE_TOKEN || "",
+    token: readToken(),
     name: "js-example",
     author: "foxgeese examples",
     version: "1.0",

@@ -13,6 +13,7 @@ import signal
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 from collections.abc import Iterator
 
@@ -61,6 +62,9 @@ def web_server(*args: str) -> Iterator[str]:
         found = re.search(r"http://127\.0\.0\.1:\d+", line)
         if not found:
             raise RuntimeError(f"foxgeese serve did not start: {line}{process.stderr.read()}")
+        # Keep reading its stderr (a full pipe would stop the server); shown if the test fails.
+        threading.Thread(target=lambda: [sys.stderr.write(f"serve: {text}") for text in process.stderr],
+                         daemon=True).start()
         yield found.group(0)
     finally:
         process.send_signal(signal.SIGINT)
@@ -69,7 +73,6 @@ def web_server(*args: str) -> Iterator[str]:
         except subprocess.TimeoutExpired:
             os.killpg(process.pid, signal.SIGKILL)
             process.wait()
-        process.stderr.close()
 
 
 def wait_for(driver: object, script: str, timeout_s: float = 30.0) -> object:

@@ -49,7 +49,11 @@ def serve(host: str, port: int, public: bool, tournament_dir: str | None) -> Non
 
     ws = "websockets-sansio" if "websockets-sansio" in WS_PROTOCOLS else "websockets"
     config = uvicorn.Config(app, log_level="warning", ws=ws, lifespan="on")
-    uvicorn.Server(config).run(sockets=[listener])
+    try:
+        uvicorn.Server(config).run(sockets=[listener])
+    except KeyboardInterrupt:  # uvicorn stops cleanly on Ctrl-C, then raises it again
+        pass
+    click.echo("foxgeese serve: stopped", err=True)
 
 
 def register(group: click.Group) -> None:

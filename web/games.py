@@ -176,13 +176,14 @@ class WebGame:
             self.running, self.running_since, self.awaiting = name, time.monotonic(), side
         self._changed()
 
-    def _on_move(self, record: Any, entry: Any) -> None:
-        """From the referee: one ply's record (it comes while the next mover already thinks)."""
+    def _on_move(self, event: Any) -> None:
+        """From the referee: one move (`MoveEvent`: its record entry, both clocks after it)."""
         with self.lock:
+            record, entry = event.record, event.entry
             index = len(record.moves) - 1
             self._catch_up([Move.parse(m.move) for m in record.moves])
             self.moves[index].update(think_ms=entry.think_ms, clock_ms=entry.clock_ms, info=entry.info or {})
-            self.clocks[entry.side] = entry.clock_ms
+            self.clocks.update({side: int(ms) for side, ms in event.clocks.items()})
             if self.awaiting is None or len(self.game.moves) > index + 1:
                 self.running = self.variant.side_name(self.game.position.turn)
                 self.running_since = time.monotonic()

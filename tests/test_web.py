@@ -152,3 +152,16 @@ def test_live_view_follows_the_event_stream_and_replays_from_the_journal(tmp_pat
         assert len(json.loads(re.search(r'id="fg-data">(.*?)</script>', page).group(1))["games"][0]["plies"]) == \
             len(record["moves"]) + 1
         assert get(base + "/tournament/games/r9999")[0] == 404
+
+
+def test_a_cmd_bot_plays_in_the_browser_game() -> None:
+    bot = Path(__file__).resolve().parent.parent / "examples" / "bots" / "python" / "bot.py"
+    with web_server() as base:
+        status, answer = post(base + "/api/games", {"variant": "great-cross", "tc": "60+0",
+                                                    "players": {"fox": "human", "geese": f"cmd:{sys.executable} {bot}"}})
+        assert status == 200, answer
+        with connect(socket_url(base, answer["links"]["fox"])) as fox:
+            state = receive(fox, my_turn)
+            fox.send(json.dumps({"type": "move", "move": state["legal"][0]}))
+            reply = receive(fox, lambda m: m["type"] == "state" and len(m["moves"]) == 2 and m["moves"][1]["think_ms"] is not None)
+            assert reply["moves"][1]["side"] == "geese" and reply["seats"]["geese"]["name"].startswith("cmd:")

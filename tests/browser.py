@@ -87,6 +87,20 @@ def wait_for(driver: object, script: str, timeout_s: float = 30.0) -> object:
         time.sleep(0.02)
 
 
+def my_turn(driver: object, timeout_s: float = 60.0) -> list[str] | None:
+    """Waits in the page until this seat has lit pieces (returns them) or the game is over (None)."""
+    driver.set_script_timeout(timeout_s)
+    return driver.execute_async_script("""
+        const done = arguments[arguments.length - 1];
+        (function check() {
+          const state = window.fgState;
+          const lit = Array.from(document.querySelectorAll('#board .hit.movable')).map(e => e.dataset.point);
+          if (state && state.status === 'over') return done(null);
+          if (lit.length) return done(lit);
+          setTimeout(check, 5);
+        })();""")
+
+
 def lit(driver: object, kind: str) -> list[str]:
     return driver.execute_script(
         f"return Array.from(document.querySelectorAll('#board .hit.{kind}')).map(e => e.dataset.point);")
@@ -109,12 +123,10 @@ def play_by_clicking(driver: object, seed: int = 0, max_plies: int = 400) -> lis
     chooser = random.Random(seed)
     clicks: list[str] = []
     for _ in range(max_plies):
-        state = wait_for(driver, "window.fgState && (window.fgState.status === 'over' || "
-                                 "document.querySelectorAll('#board .hit.movable').length > 0) && "
-                                 "window.fgState.status", timeout_s=60)
-        if state == "over":
+        movable = my_turn(driver)
+        if movable is None:
             return clicks
-        origin = chooser.choice(sorted(lit(driver, "movable")))
+        origin = chooser.choice(sorted(movable))
         click_point(driver, origin)
         clicks.append(origin)
         path = [origin]

@@ -4,12 +4,13 @@ from __future__ import annotations
 
 import json
 import re
-import subprocess
 import sys
 from pathlib import Path
 
 import pytest
+from click.testing import CliRunner, Result
 
+from foxgeese.main import main
 from foxgeese.tournaments.config import load_config
 from foxgeese.tournaments.html_report import html_report
 from foxgeese.tournaments.journal import read_journal
@@ -35,8 +36,9 @@ def tournament(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return folder / "out"
 
 
-def foxgeese(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "foxgeese", *args], capture_output=True, text=True, timeout=60)
+def foxgeese(*args: str) -> Result:
+    """The command line in this process (click's runner): exit code, stdout and stderr apart."""
+    return CliRunner().invoke(main, list(args))
 
 
 def embedded_data(page: str) -> dict:
@@ -71,10 +73,10 @@ def test_the_report_holds_every_section_and_every_game_replays(tournament: Path)
 def test_report_html_command_writes_the_file_and_bad_paths_are_one_line(tournament: Path, tmp_path: Path) -> None:
     out = tmp_path / "report.html"
     result = foxgeese("tournament", "report", str(tournament), "--html", str(out))
-    assert result.returncode == 0, result.stderr
+    assert result.exit_code == 0, result.stderr
     assert "12 games to replay" in result.stderr and out.read_text().startswith("<!doctype html>")
     missing = foxgeese("tournament", "report", str(tournament), "--html", str(tmp_path / "no" / "r.html"))
-    assert missing.returncode == 2 and missing.stderr.strip().splitlines() == [
+    assert missing.exit_code == 2 and missing.stderr.strip().splitlines() == [
         f"foxgeese: --html {tmp_path / 'no' / 'r.html'}: no such folder"]
 
 
@@ -83,7 +85,7 @@ def test_show_opens_a_tournament_game_by_id(tournament: Path) -> None:
     game = games[0]
     for source in (str(tournament), str(tournament / "journal.jsonl")):
         shown = foxgeese("show", source, game["id"])
-        assert shown.returncode == 0, shown.stderr
+        assert shown.exit_code == 0, shown.stderr
         lines = shown.stdout.splitlines()
         moves = [line.split()[2] for line in lines if re.match(r"\s*\d+\. ", line)]
         assert moves == [move["move"] for move in game["record"]["moves"]]
@@ -95,10 +97,10 @@ def test_show_opens_a_tournament_game_by_id(tournament: Path) -> None:
 
 def test_show_by_id_mistakes_are_one_line(tournament: Path) -> None:
     no_id = foxgeese("show", str(tournament))
-    assert no_id.returncode == 2
+    assert no_id.exit_code == 2
     assert no_id.stderr.startswith(f"foxgeese: {tournament} holds 12 games; name one: foxgeese show {tournament} GAME_ID")
     unknown = foxgeese("show", str(tournament), "nope")
-    assert unknown.returncode == 2 and len(unknown.stderr.splitlines()) == 1
+    assert unknown.exit_code == 2 and len(unknown.stderr.splitlines()) == 1
     assert "no game 'nope' in" in unknown.stderr
     not_record = foxgeese("show", str(tournament / "results.json"))
-    assert not_record.returncode == 2 and "not a game record" in not_record.stderr
+    assert not_record.exit_code == 2 and "not a game record" in not_record.stderr

@@ -49,11 +49,24 @@ class Server:
     # -- pushing state ------------------------------------------------------------------------
 
     def notify(self, game: WebGame) -> None:
-        """Called from any thread when a game changed: its browsers get the new state."""
+        """Called from any thread when a game changed: its browsers get the new state.
+
+        Right after a person's move the push waits (at most `WebGame.HOLD_S`) for the AI's reply,
+        so the page draws both at once instead of drawing twice in a row."""
         if self.loop is not None and not self.loop.is_closed():
-            self.loop.call_soon_threadsafe(lambda: asyncio.ensure_future(self.push(game)))
+            self.loop.call_soon_threadsafe(self._schedule, game, game.hold_s())
+
+    def _schedule(self, game: WebGame, delay_s: float) -> None:
+        if delay_s > 0:
+            self.loop.call_later(delay_s, self._schedule, game, 0.0)
+        else:
+            asyncio.ensure_future(self.push(game))
 
     async def push(self, game: WebGame) -> None:
+        version = game.version
+        if version == game.pushed:  # a held push after the state it waited for went out
+            return
+        game.pushed = version
         for websocket, seat in list(self.sockets.get(game.id, ())):
             with contextlib.suppress(Exception):  # a socket closing right now: its handler tidies up
                 await websocket.send_text(json.dumps(game.view(seat)))

@@ -86,8 +86,13 @@ class WebGame:
     result: str = ""
     record: dict[str, Any] | None = None
     version: int = 0
+    pushed: int = -1  # the version last sent to the browsers (app.Server.push)
+    hold_until: float = 0.0  # after a person's move to an AI: wait this long for the reply before pushing
     lock: threading.RLock = field(default_factory=threading.RLock)
     _svg: tuple[int, str] = (-1, "")
+
+    HOLD_S = 0.05
+    TURN_HOLD_S = 0.02
 
     def __post_init__(self) -> None:
         self.game = Game(self.variant)
@@ -161,7 +166,7 @@ class WebGame:
     def _over(self, record: dict[str, Any] | None, result: str) -> None:
         with self.lock:
             self.status, self.result, self.record = "over", result, record
-            self.running, self.awaiting = None, None
+            self.running, self.awaiting, self.hold_until = None, None, 0.0
         self._changed()
 
     def human_turn(self, side: Side, game: Game, clock: Any) -> None:
@@ -174,6 +179,7 @@ class WebGame:
             if clock.opponent_ms is not None:
                 self.clocks[self.variant.side_name(side.other)] = int(clock.opponent_ms)
             self.running, self.running_since, self.awaiting = name, time.monotonic(), side
+            self.hold_until = 0.0
         self._changed()
 
     def _on_move(self, event: Any) -> None:
@@ -184,6 +190,13 @@ class WebGame:
             self._catch_up([Move.parse(m.move) for m in record.moves])
             self.moves[index].update(think_ms=entry.think_ms, clock_ms=entry.clock_ms, info=entry.info or {})
             self.clocks.update({side: int(ms) for side, ms in event.clocks.items()})
+            mover = self.seats[self.variant.side_by_name(entry.side)]
+            next_seat = self.seats[self.game.position.turn]
+            # Hold the push for the event that follows at once: the AI's reply to a person's move,
+            # the `turn` that asks the person after an AI's move (one state, drawn once).
+            hold = self.HOLD_S if mover.is_human and not next_seat.is_human else (
+                self.TURN_HOLD_S if next_seat.is_human and not mover.is_human else 0.0)
+            self.hold_until = time.monotonic() + hold if hold else 0.0
             if self.awaiting is None or len(self.game.moves) > index + 1:
                 self.running = self.variant.side_name(self.game.position.turn)
                 self.running_since = time.monotonic()
@@ -215,6 +228,10 @@ class WebGame:
         return ""
 
     # -- what a browser sees -------------------------------------------------------------------
+
+    def hold_s(self) -> float:
+        """How long a push should wait for the AI's reply to a person's move (0: push now)."""
+        return max(0.0, self.hold_until - time.monotonic())
 
     def _changed(self) -> None:
         with self.lock:

@@ -27,9 +27,12 @@
   modal.addEventListener("click", function (event) { if (event.target === modal) close(); });
   document.addEventListener("keydown", function (event) { if (event.key === "Escape" && !modal.hidden) close(); });
 
-  var wanted = /#game=([^&]+)/.exec(location.hash);
-  if (wanted) {
+  function openFromAddress() {
+    var wanted = /#game=([^&]+)/.exec(location.hash);
+    if (!wanted) return;
     var id = decodeURIComponent(wanted[1]);
     data.games.forEach(function (game, index) { if (game.id === id) open(index); });
   }
+  window.addEventListener("hashchange", openFromAddress);
+  openFromAddress();
 })();

@@ -16,6 +16,7 @@ import sys
 from dataclasses import dataclass, field
 from typing import Any
 
+from foxgeese.engine.userinput import shown
 from foxgeese.protocol.sandbox import check_available as sandbox_check
 
 CMD_PREFIX = "cmd:"
@@ -87,9 +88,9 @@ class BotConfig:
         if os.sep in program or (os.altsep and os.altsep in program):
             path = program if os.path.isabs(program) or self.cwd is None else os.path.join(self.cwd, program)
             if not (os.path.isfile(path) and os.access(path, os.X_OK)):
-                raise BotSpecError(f"bot {self.name!r}: program {program!r} does not exist or is not executable")
+                raise BotSpecError(f"bot {shown(self.name, 200)}: program {shown(program, 200)} does not exist or is not executable")
         elif shutil.which(program, path=self.environment().get("PATH")) is None:
-            raise BotSpecError(f"bot {self.name!r}: program {program!r} not found on PATH")
+            raise BotSpecError(f"bot {shown(self.name, 200)}: program {shown(program, 200)} not found on PATH")
 
     def to_json(self) -> dict[str, Any]:
         data = {"name": self.name, "command": list(self.command), "cwd": self.cwd, "spec": self.spec}
@@ -116,9 +117,9 @@ class BotConfig:
             try:
                 command = shlex.split(spec[len(CMD_PREFIX):])
             except ValueError as error:
-                raise BotSpecError(f"bad command line in {spec!r}: {error}") from None
+                raise BotSpecError(f"bad command line in {shown(spec, 200)}: {error}") from None
             if not command:
-                raise BotSpecError(f"{spec!r} has no command after 'cmd:'")
+                raise BotSpecError(f"{shown(spec, 200)} has no command after 'cmd:'")
             config = cls(name or os.path.basename(command[0]), command, spec=spec)
         elif spec == REMOTE:
             config = cls(name or REMOTE, (), spec=spec)
@@ -127,13 +128,13 @@ class BotConfig:
             player = player.lower()  # as the player registry reads it
             if not _NAME.match(player):
                 raise BotSpecError(
-                    f"bad player spec {spec!r}; expected NAME[:key=value,...] (e.g. 'random:seed=7') "
+                    f"bad player spec {shown(spec, 200)}; expected NAME[:key=value,...] (e.g. 'random:seed=7') "
                     "or cmd:COMMAND LINE"
                 )
             options = [item.strip() for item in options_text.split(",")] if options_text else []
             for item in options:
                 if not _OPTION.match(item):
-                    raise BotSpecError(f"bad option {item!r} in {spec!r}; options are key=value separated by commas")
+                    raise BotSpecError(f"bad option {shown(item, 200)} in {shown(spec, 200)}; options are key=value separated by commas")
             _check_builtin(player, options, spec)
             command = builtin_command(player, options)
             config = cls(name or spec, command, interactive=(player == HUMAN), spec=spec)
@@ -161,7 +162,7 @@ def _check_builtin(player: str, options: list[str], spec: str) -> None:
         return
     if player not in registry.PLAYER_NAMES:
         raise BotSpecError(
-            f"unknown player {player!r} in {spec!r}; valid: {', '.join(registry.PLAYER_NAMES)}, "
+            f"unknown player {shown(player, 200)} in {shown(spec, 200)}; valid: {', '.join(registry.PLAYER_NAMES)}, "
             "or cmd:COMMAND LINE for an external bot"
         )
     try:
@@ -171,8 +172,8 @@ def _check_builtin(player: str, options: list[str], spec: str) -> None:
     for item in options:
         key = item.partition("=")[0]
         if key not in valid:
-            raise BotSpecError(f"unknown option {key!r} for {player}; valid: {', '.join(valid) or 'none'}")
+            raise BotSpecError(f"unknown option {shown(key, 200)} for {player}; valid: {', '.join(valid) or 'none'}")
     try:
         registry.make_player(spec)  # the values too, exactly as the bot process will read them
     except ValueError as error:
-        raise BotSpecError(f"{error} (player spec {spec!r})") from None
+        raise BotSpecError(f"{error} (player spec {shown(spec, 200)})") from None

@@ -21,6 +21,7 @@ from typing import Any
 import zmq
 
 from foxgeese.engine import VARIANT_IDS, Game, Position, get_variant
+from foxgeese.engine.userinput import one_line
 from foxgeese.protocol import codec, workdir
 from foxgeese.protocol.botconfig import BotConfig, BotSpecError
 from foxgeese.protocol.process import BotLaunchError, BotProcess
@@ -301,8 +302,18 @@ class Checker:
                 lines = handle.read().decode("utf-8", "replace").strip().splitlines()
         except OSError:
             return
-        for line in lines[-10:]:
-            self.out(f"  bot output: {line}")
+        # The cause is often at the top (node: "Cannot find module 'zeromq'", then a stack) and
+        # sometimes at the bottom (Python's traceback): keep both ends of a long output.
+        head, tail = STDERR_HEAD_LINES, STDERR_TAIL_LINES
+        shown_lines = lines if len(lines) <= head + tail + 1 else [
+            *lines[:head], f"... {len(lines) - head - tail} lines skipped ...", *lines[-tail:]]
+        for line in shown_lines:
+            line = one_line(line)
+            self.out(f"  bot output: {line[:300]}{'...' if len(line) > 300 else ''}")
+
+
+STDERR_HEAD_LINES = 10
+STDERR_TAIL_LINES = 15
 
 
 def info_problem(info: Any) -> str:

@@ -25,6 +25,7 @@ import zmq
 from zmq.utils.monitor import recv_monitor_message
 
 from foxgeese.engine import Game, Side, get_variant
+from foxgeese.engine.userinput import shown
 from foxgeese.protocol import codec, sandbox, workdir
 from foxgeese.protocol.botconfig import BotConfig
 from foxgeese.protocol.codec import ProtocolError
@@ -578,16 +579,28 @@ def _source_fd(frame: zmq.Frame) -> int | None:
 
 
 def _check_endpoint(endpoint: str | None, bind_public: bool) -> None:
-    """Refuses a routable bind address unless the caller asked for one with bind_public."""
-    if endpoint is None or bind_public:
+    """Refuses an address bots in other processes cannot reach (inproc://, a port past 65535, which
+    ZeroMQ would silently wrap), and a routable one unless the caller asked with bind_public."""
+    if endpoint is None:
         return
+    if not isinstance(endpoint, str) or not endpoint.isprintable() or len(endpoint) > 1000:
+        raise RefereeConfigError(f"endpoint {shown(endpoint)}: use ipc://PATH or tcp://HOST:PORT")
     parsed = urllib.parse.urlsplit(endpoint)
-    if parsed.scheme in ("ipc", "inproc"):
+    if parsed.scheme == "inproc":
+        raise RefereeConfigError(f"endpoint {shown(endpoint)}: inproc:// reaches only this process, and bots "
+                                 "are other processes; use ipc://PATH or tcp://127.0.0.1:PORT")
+    if parsed.scheme == "ipc":
+        if not endpoint[len("ipc://"):]:
+            raise RefereeConfigError(f"endpoint {shown(endpoint)}: ipc:// needs a path, e.g. ipc:///tmp/referee.sock")
         return
     if parsed.scheme != "tcp":
-        raise RefereeConfigError(f"endpoint {endpoint!r}: use ipc://PATH or tcp://HOST:PORT")
-    host = endpoint[len("tcp://"):].rsplit(":", 1)[0].strip("[]")
-    if host == "localhost":
+        raise RefereeConfigError(f"endpoint {shown(endpoint)}: use ipc://PATH or tcp://HOST:PORT")
+    host, colon, port = endpoint[len("tcp://"):].rpartition(":")
+    if not colon or not host or not (port == "*" or (port.isascii() and port.isdigit() and int(port) <= 65535)):
+        raise RefereeConfigError(f"endpoint {shown(endpoint)}: give tcp://HOST:PORT with a port from 0 to 65535 "
+                                 "(or * for any free port)")
+    host = host.strip("[]")
+    if host == "localhost" or bind_public:
         return
     try:
         loopback = ipaddress.ip_address(host).is_loopback
@@ -595,7 +608,7 @@ def _check_endpoint(endpoint: str | None, bind_public: bool) -> None:
         loopback = False
     if not loopback:
         raise RefereeConfigError(
-            f"endpoint {endpoint!r} is reachable from other machines; pass bind_public=True "
+            f"endpoint {shown(endpoint)} is reachable from other machines; pass bind_public=True "
             "(--bind-public) to allow that, or bind tcp://127.0.0.1:PORT"
         )
 

@@ -97,7 +97,7 @@ def test_cmd_spec_is_split_by_shell_rules():
     ("random:seed", "options are key=value"),
     ("nosuchplayer", "unknown player 'nosuchplayer'"),
     ("random:depth=3", "unknown option 'depth' for random"),
-    ("minimax:depth=abc", "depth must be a positive number"),
+    ("minimax:depth=abc", "option depth of minimax must be a whole number"),
     ("minimax:depth=3,depth=4", "option 'depth' given twice"),
 ])
 def test_bad_specs_are_one_line_errors_before_anything_starts(spec, words):
@@ -137,7 +137,7 @@ def test_record_round_trips_and_keeps_the_replay_keys(tmp_path):
     assert record.result_line() == "fox wins by time-forfeit after 1 plies: geese took over 50 ms"
 
 
-@pytest.mark.parametrize("text,words", [("[]", "JSON object"), ("{", "not JSON"), ('{"format": 99}', "format 99"),
+@pytest.mark.parametrize("text,words", [("[]", "JSON object"), ("{", "not valid JSON"), ('{"format": 99}', "format 99"),
                                         ('{"format": 1, "game_id": "x"}', "not a complete game record")])
 def test_bad_records_are_record_errors(text, words):
     with pytest.raises(RecordError, match=words):

@@ -14,8 +14,10 @@ from __future__ import annotations
 
 import random
 from pathlib import Path
+from typing import Callable
 
 from foxgeese.engine import Clock, Game, Side
+from foxgeese.engine.userinput import shown
 from foxgeese.engine.variants import Variant
 from foxgeese.tournaments.bundled import bundled_names, resolve
 
@@ -41,12 +43,14 @@ def load_book(name_or_path: str, variant: Variant, base_dir: Path | None = None)
         text = path.read_text(encoding="utf-8")
     except FileNotFoundError:
         known = ", ".join(bundled_books()) or "none"
-        raise BookError(f"book {name_or_path!r}: no such file {str(path)!r} (bundled books: {known})") from None
+        raise BookError(f"book {shown(name_or_path, 200)}: no such file {shown(str(path), 200)} (bundled books: {known})") from None
     except OSError as error:
-        raise BookError(f"book {name_or_path!r}: cannot read {str(path)!r}: {error.strerror}") from None
+        raise BookError(f"book {shown(name_or_path, 200)}: cannot read {shown(str(path), 200)}: {error.strerror}") from None
+    except UnicodeDecodeError as error:
+        raise BookError(f"book {shown(name_or_path, 200)}: not UTF-8 text (byte {error.start})") from None
     openings = parse_book(text, variant, label=name_or_path)  # errors name the book as its user wrote it
     if not openings:
-        raise BookError(f"book {name_or_path!r}: holds no openings (one line of moves each, e.g. 'd4-d5 c3-c4')")
+        raise BookError(f"book {shown(name_or_path, 200)}: holds no openings (one line of moves each, e.g. 'd4-d5 c3-c4')")
     return openings
 
 
@@ -73,12 +77,14 @@ def parse_book(text: str, variant: Variant, label: str = "book") -> list[tuple[s
 
 
 def make_book(
-    variant: Variant, count: int, plies: int, random_side: Side, player_spec: str, seed: int = 0
+    variant: Variant, count: int, plies: int, random_side: Side, player_spec: str, seed: int = 0,
+    progress: Callable[[int, int], None] | None = None,
 ) -> list[tuple[str, ...]]:
     """`count` distinct openings of `plies` plies: `random_side` moves at random, the other side
     plays `player_spec` (a handicap that pushes the start towards the other side's game).
 
     Unfinished games only, at most 20 tries per opening; the same seed gives the same book.
+    `progress(found, count)` is called after each opening found.
     """
     from foxgeese.players.registry import make_player
 
@@ -100,6 +106,8 @@ def make_book(
         if game.outcome() is None and opening not in seen:
             seen.add(opening)
             book.append(opening)
+            if progress is not None:
+                progress(len(book), count)
     return book
 
 

@@ -3,7 +3,7 @@
 A game is read from a record file (what `foxgeese play --record` writes) or, by its id, from a
 tournament: `DIR` (its `journal.jsonl` is read) or the journal file itself. By default the output
 is the move list (think time, clock left, the bot's info), the final board and the result;
-`--all` draws the board after every move instead.
+`--all` draws the board after every move instead. MOVES after the game go on from its end.
 """
 
 from __future__ import annotations
@@ -14,80 +14,66 @@ from typing import Any
 
 import click
 
+from foxgeese.engine.cli import game_over_line, read_record, replay
 from foxgeese.engine.game import Game
 from foxgeese.engine.position import Position
 from foxgeese.engine.render import draw_board
+from foxgeese.engine.userinput import shown
 from foxgeese.tournaments.replay import result_text
 from foxgeese.usage import fail
 
 JOURNAL = "journal.jsonl"
 
 
-def is_game_source(source: str) -> bool:
-    """True for a record file, a journal file or a tournament folder (not a variant id)."""
-    return Path(source).is_file() or (Path(source) / JOURNAL).is_file()
-
-
-def show_game(source: str, game_ids: tuple[str, ...], all_boards: bool) -> None:
-    record, name = load_game(source, game_ids)
-    game = replay_record(record, name)
-    click.echo(_heading(record, game))
+def show_game(source: str, rest: tuple[str, ...], all_boards: bool) -> None:
+    """Prints one game; `rest` is [GAME_ID] for a tournament, then any MOVES to play after the game."""
+    record, name, extra = load_game(source, rest)
     entries = [entry if isinstance(entry, dict) else {"move": entry} for entry in record["moves"]]
+    game = replay(Game.from_position(Position.from_text(record["start"])), tuple(entry["move"] for entry in entries))
+    recorded = len(game.moves)
+    replay(game, extra)
+    entries += [{"move": str(move), "after": True} for move in game.moves[recorded:]]
     for entry, position in zip(entries, game.positions):
         entry["side"] = entry.get("side") or position.variant.side_name(position.turn)
+    click.echo(_heading(record, game))
     if all_boards:
         for number, position in enumerate(game.positions):
             heading = "start" if number == 0 else f"ply {number}: {entries[number - 1]['move']}"
-            click.echo(f"{heading}\n{draw_board(position)}\n")
+            after = "  (after the record)" if number > recorded else ""
+            click.echo(f"{heading}{after}\n{draw_board(position)}\n")
     else:
         for number, entry in enumerate(entries, 1):
             click.echo(_move_line(number, entry))
         click.echo(f"\nafter ply {len(game.moves)}:\n{draw_board(game.position)}")
     click.echo(game.position.text())
-    if record.get("termination"):
+    if record.get("termination") and not extra:
         click.echo(f"result: {result_text(record)}")
+    elif game.outcome():
+        click.echo(game_over_line(game.position.variant, game.outcome()))
 
 
-def load_game(source: str, game_ids: tuple[str, ...]) -> tuple[dict[str, Any], str]:
-    """The record named by SOURCE (and GAME_ID for a tournament), with a name for messages."""
+def load_game(source: str, rest: tuple[str, ...]) -> tuple[dict[str, Any], str, tuple[str, ...]]:
+    """The record named by SOURCE (and GAME_ID for a tournament), a name for it, the MOVES after it."""
     path = Path(source)
-    journal = path / JOURNAL if path.is_dir() else path if path.suffix == ".jsonl" else None
+    try:
+        is_dir = path.is_dir()
+    except OSError:  # a name the system cannot even look up (too long): read_record says so
+        is_dir = False
+    journal = path / JOURNAL if is_dir else path if path.suffix == ".jsonl" else None
     if journal is None:
-        if game_ids:
-            fail(f"{source} is one game record; drop {game_ids[0]!r} (game ids are for a tournament folder)")
-        try:
-            record = json.loads(path.read_text(encoding="utf-8"))
-            if not isinstance(record, dict) or "start" not in record or "moves" not in record:
-                raise ValueError("expected JSON with 'start' and 'moves'")
-        except (OSError, ValueError) as error:
-            fail(f"{source}: not a game record ({error}); for a tournament game give its folder and id: "
-                 "foxgeese show DIR GAME_ID")
-        return record, source
+        return read_record(source), source, rest
+    if is_dir and not journal.is_file():
+        fail(f"{shown(source)} is a folder without {JOURNAL}; give a tournament's output folder or a record file")
     games = dict(sorted(_journal_games(journal).items()))
-    if len(game_ids) != 1:
+    if not rest:
         listed = ", ".join(list(games)[:8]) + (", ..." if len(games) > 8 else "")
         fail(f"{source} holds {len(games)} games; name one: foxgeese show {source} GAME_ID"
              + (f" (ids: {listed})" if games else ""))
-    game_id = game_ids[0]
+    game_id = rest[0]
     if game_id not in games:
         listed = f"{next(iter(games))} to {list(games)[-1]}" if games else "none yet"
-        fail(f"no game {game_id!r} in {journal}; its games: {listed}")
-    return games[game_id], f"{source} {game_id}"
-
-
-def replay_record(record: dict[str, Any], name: str) -> Game:
-    """The game of a record, replayed from its `start` with every move checked."""
-    try:
-        game = Game.from_position(Position.from_text(record["start"]))
-        moves = [entry["move"] if isinstance(entry, dict) else entry for entry in record["moves"]]
-    except (ValueError, KeyError, TypeError) as error:
-        fail(f"{name}: not a game record ({error}); expected JSON with 'start' and 'moves'")
-    for number, text in enumerate(moves, 1):
-        try:
-            game.push(game.parse_move(text))
-        except ValueError as error:
-            fail(f"{name}: ply {number}: {error}")
-    return game
+        fail(f"no game {shown(game_id)} in {journal}; its games: {listed}")
+    return games[game_id], f"{source} {game_id}", rest[1:]
 
 
 def _journal_games(journal: Path) -> dict[str, dict[str, Any]]:
@@ -116,6 +102,8 @@ def _heading(record: dict[str, Any], game: Game) -> str:
 
 def _move_line(number: int, entry: dict[str, Any]) -> str:
     line = f"{number:4d}. {entry.get('side', ''):<6} {entry['move']:<14}"
+    if entry.get("after"):
+        return line + "(after the record)"
     if entry.get("book"):
         return line + "opening"
     line += f"{entry.get('think_ms', 0):6d} ms  clock {entry.get('clock_ms', 0) / 1000:8.3f}s"

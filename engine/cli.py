@@ -117,49 +117,31 @@ def legal_command(variant: str, moves: tuple[str, ...], geese: int | None, sidew
 @click.argument("moves", nargs=-1, metavar="[MOVES...|GAME_ID]")
 @variant_options
 @click.option("--position", "position_text", default=None, help="start from this position text instead")
-<<<<<<< HEAD
 @click.option("--all", "all_boards", is_flag=True, help="a game: draw the board after every move")
 def show_command(source: str, moves: tuple[str, ...], geese: int | None, sideways: bool | None,
                  position_text: str | None, all_boards: bool) -> None:
     """Draw the board after MOVES; or show a game: a RECORD file (JSON), or a tournament's game by
     its id (`foxgeese show DIR GAME_ID`, DIR being the tournament folder or its journal.jsonl):
-    the move list, the final board and the result (`--all`: every board)."""
-    from foxgeese.show import is_game_source, show_game
+    the move list, the final board and the result (`--all`: every board). MOVES after a game
+    go on from its end."""
+    if source.strip().lower() not in VARIANT_IDS:
+        if position_text is not None or geese is not None or sideways is not None:
+            fail(f"{shown(source)} is a record: its start position and variant come from the file; "
+                 "drop --position, --geese-count and --sideways")
+        from foxgeese.show import show_game
 
-    if source not in VARIANT_IDS and is_game_source(source):
         show_game(source, moves, all_boards)
         return
     game = replay(start_game(source, geese, sideways, position_text), moves)
     click.echo(draw_board(game.position))
     click.echo(game.position.text())
-=======
-def show_command(source: str, moves: tuple[str, ...], geese: int | None, sideways: bool | None, position_text: str | None) -> None:
-    """Draw the board after MOVES, or replay a game RECORD (JSON) move by move, then MOVES."""
-    if source.strip().lower() in VARIANT_IDS:
-        game = replay(start_game(source, geese, sideways, position_text), moves)
-        click.echo(draw_board(game.position))
-        click.echo(game.position.text())
-    else:
-        if position_text is not None or geese is not None or sideways is not None:
-            fail(f"{shown(source)} is a record: its start position and variant come from the file; "
-                 "drop --position, --geese-count and --sideways")
-        game = _game_from_record(source)
-        recorded = len(game.moves)
-        replay(game, moves)
-        for number, position in enumerate(game.positions):
-            heading = "start" if number == 0 else f"ply {number}: {game.moves[number - 1]}"
-            extra = "  (after the record)" if number > recorded else ""
-            click.echo(f"{heading}{extra}\n{draw_board(position)}\n")
->>>>>>> main
     outcome = game.outcome()
     if outcome:
         click.echo(game_over_line(game.position.variant, outcome))
 
 
-<<<<<<< HEAD
-=======
-def _game_from_record(source: str) -> Game:
-    """Rebuilds the game of a referee record: its `start` position text and `moves[i].move`."""
+def read_record(source: str) -> dict:
+    """A game record's JSON, checked enough to replay: `start` (position text) and `moves`."""
     expected = "expected a game record: JSON with 'start' (position text) and 'moves'"
     try:
         with open(source, "rb") as stream:
@@ -184,10 +166,10 @@ def _game_from_record(source: str) -> Game:
     if not all(isinstance(move, str) for move in moves):
         fail(f"{shown(source)}: every entry of 'moves' must be move text or an object with a 'move' text")
     try:
-        start = Position.from_text(record["start"])
+        Position.from_text(record["start"])
     except InvalidPositionError as error:
         fail(f"{shown(source)}: start: {error}")
-    return replay(Game.from_position(start), tuple(moves))
+    return record
 
 
 def _json_kind(value: object) -> str:
@@ -195,7 +177,6 @@ def _json_kind(value: object) -> str:
     return kinds.get(type(value), "number")
 
 
->>>>>>> main
 def register(group: click.Group) -> None:
     for command in (perft_command, legal_command, show_command):
         group.add_command(command)

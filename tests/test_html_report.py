@@ -103,4 +103,4 @@ def test_show_by_id_mistakes_are_one_line(tournament: Path) -> None:
     assert unknown.exit_code == 2 and len(unknown.stderr.splitlines()) == 1
     assert "no game 'nope' in" in unknown.stderr
     not_record = foxgeese("show", str(tournament / "results.json"))
-    assert not_record.exit_code == 2 and "not a game record" in not_record.stderr
+    assert not_record.exit_code == 2 and "expected a game record" in not_record.stderr

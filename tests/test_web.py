@@ -112,45 +112,50 @@ def test_a_closed_tab_leaves_the_game_waiting_until_its_clock_falls() -> None:
         assert status == 200 and 'id="fg-data"' in page
 
 
-def test_live_view_follows_the_event_stream_and_replays_from_the_journal(tmp_path: Path) -> None:
-    record_path = tmp_path / "game.json"
-    played = subprocess.run([sys.executable, "-m", "foxgeese", "play", "hare-and-hounds", "--hare", "random:seed=1",
-                             "--hounds", "random:seed=2", "--tc", "10+0", "--record", str(record_path), "--quiet"],
-                            capture_output=True, text=True, timeout=60)
-    assert played.returncode == 0, played.stderr
-    record = json.loads(record_path.read_text())
-    events = tmp_path / "events.jsonl"
-    start = "hare-and-hounds - hounds b5 b1,a2,c2 0 0 0"
+def real_tournament(folder: Path) -> Path:
+    """A small real run (two variants, four games) with its events.jsonl, journal and identity."""
+    from foxgeese.tournaments.config import load_config
+    from foxgeese.tournaments.runner import Runner
 
-    def emit(*lines: dict) -> None:
-        with open(events, "a") as stream:
-            for seq, line in enumerate(lines):
-                stream.write(json.dumps({"seq": seq, "time": time.time(), **line}) + "\n")
+    config = folder / "t.yaml"
+    config.write_text("name: live\nvariants:\n  - id: standard\n  - id: hare-and-hounds\nplayers:\n"
+                      "  - name: mm1\n    spec: minimax:depth=1\n  - name: rnd\n    spec: random:seed=2\n"
+                      "games_per_pairing: 2\ntime_control: 5+0.1\nconcurrency: 2\nseed: 4\nopening_plies: 2\n"
+                      "max_plies: 100\n")
+    out = folder / "out"
+    Runner(load_config(config), out).run()
+    return out
 
-    with web_server("--tournament", str(tmp_path)) as base:
+
+def test_live_view_follows_a_real_runs_event_stream_and_replays_from_its_journal(tmp_path: Path) -> None:
+    run = real_tournament(tmp_path)
+    events = (run / "events.jsonl").read_text().splitlines(keepends=True)
+    first_end = next(n for n, line in enumerate(events) if '"game_ended"' in line)
+    live = tmp_path / "live"  # the run's files, its event stream written in two steps
+    live.mkdir()
+    for name in ("tournament.json", "journal.jsonl"):
+        (live / name).write_bytes((run / name).read_bytes())
+    with web_server("--tournament", str(live)) as base:
         with connect(base.replace("http://", "ws://") + "/ws/tournament") as ws:
-            assert "does not exist yet" in receive(ws, lambda m: m["type"] == "tournament")["problem"]
-            emit({"event": "tournament_started", "name": "live", "players": ["a", "b"], "games_total": 2,
-                  "games_done": 0},
-                 {"event": "game_started", "game_id": "r0001", "variant": "hare-and-hounds", "options": {},
-                  "start": start, "opening": [], "seats": {"hare": "a", "hounds": "b"}, "seed": 1},
-                 {"event": "move", "game_id": "r0001", "ply": 1, "side": "hounds", "move": "b1-b2",
-                  "position": "hare-and-hounds - hare b5 a2,b2,c2 0 1 1", "think_ms": 3,
-                  "clocks": {"hare": 10000, "hounds": 9997}})
-            live = receive(ws, lambda m: m["type"] == "tournament" and m["live"] and m["live"][0]["ply"] == 1)
-            assert live["name"] == "live" and live["live"][0]["last"] == "b1-b2"
-            assert 'data-move="b1-b2"' in live["live"][0]["svg"]
-            (tmp_path / "journal.jsonl").write_text(json.dumps({"type": "game", "id": "r0001", "record": record}) + "\n")
-            emit({"event": "game_ended", "game_id": "r0001", "winner": record["winner"],
-                  "termination": record["termination"], "reason": "", "plies": record["plies"]},
-                 {"event": "standings", "rows": [{"name": "a", "games": 1, "points": 1, "score": 1.0},
-                                                 {"name": "b", "games": 1, "points": 0, "score": 0.0}]})
-            done = receive(ws, lambda m: m["type"] == "tournament" and m["standings"] and not m["live"])
-            assert done["games_done"] == 1 and done["ended"][0]["id"] == "r0001"
-        status, page = get(base + "/tournament/games/r0001")
+            before = receive(ws, lambda m: m["type"] == "tournament")
+            assert "not there" in before["problem"] and before["games_done"] == 4  # the journal, until events come
+            (live / "events.jsonl").write_text("".join(events[:first_end]))
+            during = receive(ws, lambda m: m["type"] == "tournament" and m["live"] and not m["problem"])
+            assert during["name"] == "live" and during["games_done"] == 0 and during["games_total"] == 4
+            game = during["live"][0]
+            assert game["svg"].startswith("<svg") and f'data-move="{game["last"]}"' in game["svg"]
+            assert set(game["seats"].values()) == {"mm1", "rnd"}
+            with open(live / "events.jsonl", "a") as stream:
+                stream.write("".join(events[first_end:]))
+            done = receive(ws, lambda m: m["type"] == "tournament" and m["finished"])
+            assert done["games_done"] == 4 and done["live"] == [] and len(done["ended"]) == 4
+            assert sorted(row["name"] for row in done["standings"]) == ["mm1", "rnd"]
+        game_id = done["ended"][0]["id"]
+        status, page = get(base + f"/tournament/games/{game_id}")
         assert status == 200
-        assert len(json.loads(re.search(r'id="fg-data">(.*?)</script>', page).group(1))["games"][0]["plies"]) == \
-            len(record["moves"]) + 1
+        replay = json.loads(re.search(r'id="fg-data">(.*?)</script>', page).group(1).replace("<\\/", "</"))["games"][0]
+        journal = {json.loads(line)["id"]: json.loads(line) for line in (run / "journal.jsonl").read_text().splitlines()}
+        assert len(replay["plies"]) == len(journal[game_id]["record"]["moves"]) + 1
         assert get(base + "/tournament/games/r9999")[0] == 404
 
 

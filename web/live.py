@@ -13,11 +13,11 @@ import json
 from pathlib import Path
 from typing import Any
 
-from foxgeese.engine import Move, Position, get_variant
+from foxgeese.engine import Game, Move, Position, get_variant
 from foxgeese.engine.svg import board_svg
 from foxgeese.tournaments.errors import TournamentError
-from foxgeese.tournaments.journal import read_journal
-from foxgeese.tournaments.report import game_entries, load_results
+from foxgeese.tournaments.journal import scan_journal
+from foxgeese.tournaments.report import game_entries, good_entries, summarize
 
 EVENTS = "events.jsonl"
 RECENT_RESULTS = 200
@@ -58,15 +58,17 @@ class TournamentFeed:
             data = self._partial + stream.read(size - self._offset)
         self._offset = size
         *lines, self._partial = data.split(b"\n")
+        if not self.version:  # the first events: what the journal showed until now is replaced
+            self.ended, self.standings, self.games_done = [], [], 0
         changed = False
         for line in lines:
             try:
                 event = json.loads(line)
-            except ValueError:
+                if isinstance(event, dict):
+                    self.apply(event)
+                    changed = True
+            except (ValueError, KeyError, TypeError):  # a line this version cannot read: skip it
                 continue
-            if isinstance(event, dict):
-                self.apply(event)
-                changed = True
         if changed:
             self.problem = ""
             self.version += 1
@@ -82,10 +84,13 @@ class TournamentFeed:
             self.live.clear()  # a new runner (a resume): games it did not finish will start again
             self.finished = False
         elif kind == "game_started":
-            start = Position.from_text(event["start"])
+            game = Game.from_position(Position.from_text(event["start"]))
+            for text in event.get("opening", []):  # opening moves come with the start, not as `move`s
+                game.push(game.parse_move(text))
+            last = str(game.moves[-1]) if game.moves else None
             self.live[event["game_id"]] = {
-                "id": event["game_id"], "variant": str(start.variant), "seats": event.get("seats", {}),
-                "position": start.text(), "start": start.text(), "last": None, "ply": start.ply,
+                "id": event["game_id"], "variant": str(game.position.variant), "seats": event.get("seats", {}),
+                "position": game.position.text(), "last": last, "ply": len(game.moves),
                 "clocks": {}, "think_ms": None, "opening": list(event.get("opening", [])),
             }
         elif kind == "move":
@@ -130,8 +135,8 @@ class TournamentFeed:
 
     def _from_journal(self) -> None:
         try:
-            results = load_results(self.directory)
-            entries = game_entries(read_journal(self.directory))
+            identity, good = good_entries(self.directory)
+            results, entries = summarize(identity, good), game_entries(good)
         except (TournamentError, OSError, ValueError):
             return
         self.name, self.games_total, self.games_done = results["name"], results["scheduled"], results["played"]
@@ -148,7 +153,7 @@ class TournamentFeed:
 
     def record(self, game_id: str) -> dict[str, Any] | None:
         """A finished game's record, from the journal."""
-        for entry in read_journal(self.directory):
+        for entry in scan_journal(self.directory).entries:  # good lines; a damaged one is skipped
             if entry.get("id") == game_id and isinstance(entry.get("record"), dict):
                 return entry["record"]
         return None

@@ -13,6 +13,8 @@ from typing import Any
 
 from foxgeese.engine import Clock, Game
 from foxgeese.players.base import Choice, Player
+from foxgeese.players.hare_hounds_solution import solution
+from foxgeese.players.minimax import MinimaxPlayer
 from foxgeese.players.tables import TableSet, describe, to_parent
 
 
@@ -35,8 +37,6 @@ class SolverPlayer(Player):
         """Loads (or, the first time, builds and caches) the Hare and Hounds solution before the clock runs."""
         super().new_game(variant, side)
         if getattr(variant, "id", None) == "hare-and-hounds":
-            from foxgeese.players.hare_hounds_solution import solution
-
             solution(self.tables)
         if self._fallback is not None:
             self._fallback.new_game(variant, side)
@@ -56,8 +56,6 @@ class SolverPlayer(Player):
     def score_moves(self, position: Any, moves: list) -> list[tuple[Any, int]] | None:
         """Every move with the mover's exact score after it, or None when the tables do not reach."""
         if position.variant.id == "hare-and-hounds":
-            from foxgeese.players.hare_hounds_solution import solution
-
             return [(entry.move, entry.score) for entry in solution(self.tables).move_scores(position, moves)]
         tables = self._tables_for(position.variant)
         if tables.score(position) is None:
@@ -78,8 +76,6 @@ class SolverPlayer(Player):
 
     def _minimax(self, game: Game, clock: Clock | None) -> Choice:
         if self._fallback is None:
-            from foxgeese.players.minimax import MinimaxPlayer
-
             self._fallback = MinimaxPlayer(depth=self.depth)
             self._fallback.new_game(game.variant, game.position.turn)
         choice = self._fallback.choose(game, clock)

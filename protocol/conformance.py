@@ -1,10 +1,11 @@
 """`foxgeese bot check`: walks one bot program through every step of protocol 2 (fastchess --compliance).
 
 The checker is a tiny private referee: it binds its own ROUTER on ipc://, launches the command as
-the referee does (FOXGEESE_ENDPOINT set, the token in the pipe named by FOXGEESE_TOKEN_FD), and for every variant the bot claims plays both sides through
-`new_game`, several `turn`s (the start, a mid-game position with history, and for fox variants a
-position where a capture chain is on), `game_over` and `ping`, then `quit`. Each step prints one
-line, `PASS step` or `FAIL step: expected ..., got ...`; the run fails if any step fails.
+the referee does (FOXGEESE_ENDPOINT set, the token behind the descriptor FOXGEESE_TOKEN_FD names),
+and for every variant the bot claims plays both sides through `new_game`, several `turn`s (the
+start, a mid-game position with history, and for fox variants a position where a capture chain is
+on), `game_over` and `ping`, then `quit`. Each step prints one line, `PASS step` or `FAIL step:
+expected ..., got ...`; the run fails if any step fails.
 """
 
 from __future__ import annotations
@@ -181,9 +182,9 @@ class Checker:
         if game.position.turn == side:
             self._turn(f"turn {where} {'start' if not label else 'position'}", game_id, game)
         if mid_game:
-            game = self._mid_game(start, side)
-            if game is not None:
-                self._turn(f"turn {where} mid-game (ply {len(game.moves)})", game_id, game)
+            reached = self._mid_game(start, side)
+            if reached is not None:
+                self._turn(f"turn {where} mid-game (ply {len(reached.moves)})", game_id, reached)
         self._send(codec.GAME_OVER, game_id=game_id, winner="draw", termination="aborted",
                    reason="conformance check")
         self._ping(f"game_over {where}, then ping")

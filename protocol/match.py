@@ -12,8 +12,9 @@ the referee's own work (checks, records, callbacks, printing, journals) is never
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, Callable
+from typing import Any
 
 from foxgeese import __version__
 from foxgeese.engine import Game, IllegalMoveError, InvalidMoveError, Position, Side
@@ -40,30 +41,31 @@ Adjudicator = Callable[[Position], "tuple[Any, str] | None"]
 # ----------------------------------------------------------------------------- actions
 
 
-@dataclass(frozen=True)
+@dataclass(slots=True)
 class Send:
     """Send `message_type` with `fields` to the bot in `side`'s seat."""
 
     side: Side
     message_type: str
     fields: dict[str, Any]
+    payload: bytes | None = None  # the message already packed (a turn), else the referee encodes `fields`
 
 
-@dataclass(frozen=True)
+@dataclass(slots=True)
 class StartClock:
     """The `turn` just sent starts `side`'s clock: call `clock_started(side, now)` right after sending."""
 
     side: Side
 
 
-@dataclass(frozen=True)
+@dataclass(slots=True)
 class Restart:
     """A reused bot did not answer `new_game`: end it, start a new one, and `seat` it again."""
 
     side: Side
 
 
-@dataclass(frozen=True)
+@dataclass(slots=True)
 class MoveEvent:
     """One move, as a live event stream shows it (the `on_move` callback's argument)."""
 
@@ -79,12 +81,12 @@ class MoveEvent:
     record: GameRecord
 
 
-@dataclass(frozen=True)
+@dataclass(slots=True)
 class MovePlayed:
     event: MoveEvent
 
 
-@dataclass(frozen=True)
+@dataclass(slots=True)
 class Finished:
     """The game is over; `record` is complete and every `game_over` is among the actions before."""
 
@@ -152,8 +154,13 @@ class Match:
         self.turn_deadline = math.inf
         self.idle_since: float | None = None  # when the referee's own work since the last reply began
         self.referee_ms = 0.0  # that work before the turn now out: off every clock, kept in the record
+        self.unrecorded: tuple[Any, ...] | None = None  # the last move, until its entry is written
         self.legal: dict[str, Any] = {}
+        self.events = True  # build a MoveEvent per move (the referee turns it off when nobody listens)
+        self._text_at = (-1, "")  # (plies, position text): the text is the hot path's dearest part
+        self._game_id_packed = codec.pack(game_id)
         self.move_texts: list[str] = [str(move) for move in game.moves]
+        self._moves_packed = bytearray(b"".join(map(codec.pack, self.move_texts)))  # the turn's `moves`, packed
         self._move_text: dict[Any, str] = {}
         self.outbox: list[Action] = []
         self.record = GameRecord(
@@ -238,7 +245,8 @@ class Match:
         kind = message["type"]
         try:
             if kind not in (codec.READY, codec.MOVE, codec.RESIGN) or self.phase == "hello":
-                raise ProtocolError(f"unexpected '{kind}' message {'now' if self.phase != 'hello' else 'before new_game'}")
+                when = "now" if self.phase != "hello" else "before new_game"
+                raise ProtocolError(f"unexpected '{kind}' message {when}")
             if message["game_id"] != self.game_id:
                 raise ProtocolError(f"'{kind}' names game {codec.cut(message['game_id'], codec.MAX_ECHO_CHARS)!r}, "
                                     f"the game is {self.game_id!r}")
@@ -290,21 +298,44 @@ class Match:
                                  f"{codec.cut(why, codec.MAX_ECHO_CHARS * 2)}", side))
                 return
             move_name = str(move)
+        assert move is not None  # parse_move returned one, or the game ended above
         self.game.push(move)
         self.move_texts.append(move_name)
+        self._moves_packed += codec.pack(move_name)
+        unrecorded = (move_name, name, elapsed_ms, message, self.clock.left_ms[name], self.seats[side].rtt_ms,
+                      self.referee_ms)
+        if self.events:  # a callback wants the entry now, before the next turn
+            entry = self._record(unrecorded)
+            self.outbox.append(MovePlayed(MoveEvent(
+                self.game_id, len(self.game.moves), name, move_name, entry.think_ms, entry.transport_ms,
+                dict(self.clock.left_ms), self._position_text(), entry, self.record)))
+        else:  # nobody waits for it: written once the next turn is out (see clock_started)
+            self.unrecorded = unrecorded
+        if self.adjudicator is not None:
+            self._adjudicate(self.game.position)
+
+    def _record(self, unrecorded: tuple[Any, ...]) -> MoveRecord:
+        """Appends one move's entry: the measured time split into the bot's thinking and transport.
+
+        The bot's own `think_ms` decides when it sent one; otherwise its last ping round trip is
+        taken as the transport part.
+        """
+        self.unrecorded = None
+        move_name, name, elapsed_ms, message, left_ms, rtt_ms, referee_ms = unrecorded
         elapsed = math.ceil(elapsed_ms)
         think = message.get("think_ms")
         if think is None or think > elapsed:
-            think = elapsed - min(elapsed, round(self.seats[side].rtt_ms or 0))
-        entry = MoveRecord(move_name, name, think, elapsed - think, self.clock.left_ms[name], message.get("info") or {},
-                           referee_ms=self.referee_ms)
+            think = elapsed - min(elapsed, round(rtt_ms or 0))
+        entry = MoveRecord(move_name, name, think, elapsed - think, left_ms, message.get("info") or {},
+                           referee_ms=referee_ms)
         self.record.moves.append(entry)
-        clocks = {self.names[s]: self.clock.left_ms[self.names[s]] for s in (Side.PREDATOR, Side.PREY)}
-        position = self.game.position
-        self.outbox.append(MovePlayed(MoveEvent(
-            self.game_id, len(self.game.moves), name, move_name, think, elapsed - think, clocks,
-            position.text(), entry, self.record)))
-        self._adjudicate(position)
+        return entry
+
+    def _position_text(self) -> str:
+        plies = len(self.game.moves)
+        if self._text_at[0] != plies:
+            self._text_at = (plies, self.game.position.text())
+        return self._text_at[1]
 
     def _adjudicate(self, position: Position) -> None:
         if self.adjudicator is None or self.over:
@@ -312,7 +343,7 @@ class Match:
         verdict = self.adjudicator(position)
         if verdict is not None:
             winner, reason = verdict
-            self._end(Ending(getattr(winner, "value", winner), RefereeTermination.ADJUDICATED.value, str(reason)))
+            self._end(Ending(str(getattr(winner, "value", winner)), RefereeTermination.ADJUDICATED.value, str(reason)))
 
     # ----------------------------------------------------------------- events: time
 
@@ -321,6 +352,8 @@ class Match:
         self.turn_sent_at = now
         self.turn_deadline = now + self.clock.budget_ms(self.names[side]) / 1000
         self.referee_ms = round((now - self.idle_since) * 1000, 3) if self.idle_since is not None else 0.0
+        if self.unrecorded is not None:  # bookkeeping while the bot thinks: it is on no clock either way
+            self._record(self.unrecorded)
 
     def next_deadline(self) -> float:
         """When `advance` must be called next at the latest (math.inf: only an event can move the game)."""
@@ -400,9 +433,11 @@ class Match:
     def _advance_play(self, now: float) -> None:
         if self.mover is not None:
             if now >= self.turn_deadline:
-                self.mover, side = None, self.mover
-                self.clock.charge(self.names[side], self.clock.budget_ms(self.names[side]) + 1)
-                self._time_forfeit(side, self.clock.budget_ms(self.names[side]))
+                side = self.mover
+                self.mover = None
+                budget_ms = self.clock.budget_ms(self.names[side])
+                self.clock.charge(self.names[side], budget_ms + 1)  # the clock reads 0
+                self._time_forfeit(side, budget_ms)
             return
         game = self.game
         moves = game.legal_moves()  # [] exactly when the game is over: one generation per ply
@@ -416,12 +451,7 @@ class Match:
         if self.max_plies is not None and len(game.moves) >= self.max_plies:
             self._end(Ending(DRAW, RefereeTermination.MAX_PLIES.value, f"stopped after {self.max_plies} plies"))
             return
-        move_text = self._move_text
-        try:  # move texts are cached (str(move) was the hot path's biggest cost); map/zip run in C
-            texts = list(map(move_text.__getitem__, moves))
-        except KeyError:
-            move_text.update((move, str(move)) for move in moves if move not in move_text)
-            texts = list(map(move_text.__getitem__, moves))
+        texts = self._texts(moves)
         self.legal = dict(zip(texts, moves))
         side = game.position.turn
         self.request_id += 1
@@ -429,12 +459,25 @@ class Match:
         self.turn_deadline = math.inf  # set by clock_started
         predator, prey = self.names[Side.PREDATOR], self.names[Side.PREY]
         clock, control = self.clock, self.control
+        position = self._position_text()
+        clocks = {predator: clock.on_turn_ms(predator), prey: clock.on_turn_ms(prey)}
+        payload = codec.pack_turn(  # the moves so far are packed as they are played
+            self._game_id_packed, self.request_id, codec.pack(position),
+            codec.pack_array(len(self.move_texts), self._moves_packed), codec.pack(texts), clocks,
+            control.increment_ms, control.per_move_ms)
         self.outbox.append(Send(side, codec.TURN, {
-            "game_id": self.game_id, "request_id": self.request_id, "position": game.position.text(),
-            "moves": self.move_texts, "legal": texts,
-            "clocks": {predator: clock.on_turn_ms(predator), prey: clock.on_turn_ms(prey)},
-            "increment_ms": control.increment_ms, "per_move_ms": control.per_move_ms}))
+            "game_id": self.game_id, "request_id": self.request_id, "position": position,
+            "moves": self.move_texts, "legal": texts, "clocks": clocks,
+            "increment_ms": control.increment_ms, "per_move_ms": control.per_move_ms}, payload))
         self.outbox.append(StartClock(side))
+
+    def _texts(self, moves: list[Any]) -> list[str]:
+        move_text = self._move_text
+        try:  # move texts are cached (str(move) was the hot path's biggest cost); map runs in C
+            return list(map(move_text.__getitem__, moves))
+        except KeyError:
+            move_text.update((move, str(move)) for move in moves if move not in move_text)
+            return list(map(move_text.__getitem__, moves))
 
     def _time_forfeit(self, side: Side, budget_ms: int) -> None:
         name = self.names[side]
@@ -458,6 +501,8 @@ class Match:
             return
         self.phase = "over"
         self.mover = None
+        if self.unrecorded is not None:
+            self._record(self.unrecorded)
         record = self.record
         record.winner, record.termination, record.reason = ending.winner, ending.termination, ending.reason
         record.plies = len(self.game.moves)

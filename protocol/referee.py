@@ -18,8 +18,9 @@ import os
 import secrets
 import time
 import urllib.parse
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, Callable
+from typing import Any, cast
 
 import zmq
 from zmq.utils.monitor import recv_monitor_message
@@ -30,7 +31,15 @@ from foxgeese.protocol import codec, sandbox, workdir
 from foxgeese.protocol.botconfig import BotConfig
 from foxgeese.protocol.codec import ProtocolError
 from foxgeese.protocol.match import (
-    REFEREE_NAME, Adjudicator, Finished, Match, MoveEvent, MovePlayed, Restart, Send, StartClock,
+    REFEREE_NAME,
+    Adjudicator,
+    Finished,
+    Match,
+    MoveEvent,
+    MovePlayed,
+    Restart,
+    Send,
+    StartClock,
 )
 from foxgeese.protocol.process import BotLaunchError, BotProcess, descends_from, peer_pid
 from foxgeese.protocol.record import GameRecord, SeatRecord
@@ -43,6 +52,11 @@ _PROCESS_CHECK_S = 0.02
 HEARTBEAT_MISSES = 3  # with heartbeat_s: intervals without a sign of life before a connection is closed
 # Plain ints: pyzmq's enum flags cost a Python-level operator call each time on the hot path.
 _EVENTS, _POLLIN, _NOBLOCK = int(zmq.EVENTS), int(zmq.POLLIN), int(zmq.NOBLOCK)
+
+
+def _pending(socket: zmq.Socket) -> bool:
+    """Whether a message waits on `socket` (ZMQ_EVENTS is an int option; pyzmq types it int | bytes)."""
+    return bool(cast(int, socket.getsockopt(_EVENTS)) & _POLLIN)
 _SNDMORE_NOBLOCK = int(zmq.SNDMORE) | _NOBLOCK
 _RCVMORE = int(zmq.RCVMORE)
 _SRCFD = int(zmq.SRCFD)  # the descriptor of the connection a message came in on
@@ -247,6 +261,7 @@ class Referee:
             game.push(game.parse_move(text))  # a bad opening is the caller's error: it raises
         match = Match(variant, game, time_control, game_id or self._new_game_id(), seed=seed, max_plies=max_plies,
                       lag_margin_ms=self.lag_margin_ms, ready_timeout_s=self.ready_timeout_s, adjudicator=adjudicator)
+        match.events = on_move is not None
         self._match, self._on_move = match, on_move
         try:
             self._run(match, seats)
@@ -267,25 +282,42 @@ class Referee:
     # ------------------------------------------------------------ the poll loop
 
     def _run(self, match: Match, seats: dict[Side, BotConfig]) -> None:
-        """The one poll loop, for one game: poll, dispatch, check processes and deadlines."""
+        """The one poll loop, for one game: poll, dispatch, check processes and deadlines.
+
+        A message is stamped with the moment the referee stopped waiting: the poll's return, or, for
+        one found already queued when the referee comes back from its own work, the moment that work
+        began. So no message is stamped later than it arrived, and the referee's work (recording a
+        move while the next bot thinks, say) is never charged to a bot.
+        """
         for side in (Side.PREDATOR, Side.PREY):
             self._seat(side, self._acquire(seats[side], list(self._bot_of.values())))
         self._carry_out(match.advance(time.monotonic()))
-        poll, monotonic = self._poller.poll, time.monotonic
+        monotonic, socket = time.monotonic, self._socket
+        # The monitor (remote bots' disconnections) is polled only while a remote bot is about.
+        watch_remote = any(bot.config.is_remote for bot in self._bots)
+        poll = self._poller.poll if watch_remote else socket.poll
+        busy_since = monotonic()
+        drained = False  # the last drain ended on an empty queue: no need to ask again at once
         while not match.over:
             now = monotonic()
             if now >= self._next_process_check:
                 self._check_processes(now)
                 if match.over:
                     break
+                drained = False
+            if not drained and self._drain(busy_since):  # it came while the referee was busy
+                drained = True
+                continue
             wake = min(match.next_deadline(), self._next_process_check)
             if wake > now:
-                if poll(max(1, math.ceil((wake - now) * 1000)) if wake < math.inf else None):
-                    self._drain(monotonic())
-            else:
-                self._drain(now)  # a message may sit in the queue right at the deadline
-            if not match.over:
-                self._carry_out(match.advance(monotonic()))
+                if poll(max(1, math.ceil((wake - now) * 1000))):
+                    busy_since = monotonic()
+                    self._drain(busy_since, ready=not watch_remote)
+                    drained = True
+                    continue
+                now = monotonic()
+            busy_since, drained = now, False
+            self._carry_out(match.advance(now))  # a deadline, or a process check, is due
 
     def _carry_out(self, actions: list[Any]) -> None:
         """Does what the match asked for, in order."""
@@ -294,7 +326,7 @@ class Referee:
         for action in actions:
             kind = action.__class__
             if kind is Send:
-                self._send(self._bot_of[action.side], action.message_type, action.fields)
+                self._send(self._bot_of[action.side], action.message_type, action.fields, action.payload)
             elif kind is StartClock:
                 match.clock_started(action.side, time.monotonic())
             elif kind is MovePlayed:
@@ -351,33 +383,40 @@ class Referee:
             if match.over:
                 return
 
-    def _drain(self, arrival: float) -> None:
-        """Dispatches every message waiting now, each stamped `arrival` (when the poll saw it come).
+    def _drain(self, arrival: float, ready: bool = False) -> bool:
+        """Dispatches every message waiting now, each stamped `arrival`; True if there was one.
 
-        Closed connections are read first: a newcomer can reuse the descriptor of a connection
-        that just closed, and that closing must not be charged to it."""
-        self._read_disconnects(arrival)
+        `ready`: the poll just said a message is there (saves asking the socket once: every
+        getsockopt costs microseconds on the hot path, and is still cheaper than catching
+        zmq.Again). Closed connections are read first: a newcomer can reuse the descriptor of a
+        connection that just closed, and that closing must not be charged to it."""
+        if self._remote_by_fd:
+            self._read_disconnects(arrival)
         socket = self._socket
+        getsockopt, recv, known = socket.getsockopt, socket.recv, self._by_identity
+        any_read = False
         try:
-            while socket.getsockopt(_EVENTS) & _POLLIN:  # cheaper than catching zmq.Again
-                identity = socket.recv(_NOBLOCK)
+            while ready or getsockopt(_EVENTS) & _POLLIN:  # type: ignore[operator]  # an int option
+                ready, any_read = False, True
+                identity = recv(_NOBLOCK)
                 fd = None
-                if identity in self._by_identity or identity in self._ignored:
-                    frames = [identity, socket.recv(_NOBLOCK)]
+                if identity in known or identity in self._ignored:
+                    frames = [identity, recv(_NOBLOCK)]
                 else:  # a newcomer: keep its connection's descriptor for a remote bot's hello
-                    first = socket.recv(_NOBLOCK, copy=False)
+                    first = recv(_NOBLOCK, copy=False)
                     frames, fd = [identity, first.bytes], _source_fd(first)
-                while socket.getsockopt(_RCVMORE):
-                    frames.append(socket.recv(_NOBLOCK))
+                while getsockopt(_RCVMORE):
+                    frames.append(recv(_NOBLOCK))
                 self._dispatch(frames, arrival, fd)
         except zmq.ZMQError:
-            return
+            pass
+        return any_read
 
     def _read_disconnects(self, now: float) -> None:
         """Marks the remote bots whose connection the monitor reports closed."""
         monitor = self._monitor
         try:
-            while monitor.getsockopt(_EVENTS) & _POLLIN:
+            while _pending(monitor):
                 event = recv_monitor_message(monitor, _NOBLOCK)
                 bot = self._remote_by_fd.pop(int(event["value"]), None)
                 if bot is not None:
@@ -388,14 +427,14 @@ class Referee:
 
     # ------------------------------------------------------------- messages
 
-    def _send(self, bot: _Bot, message_type: str, fields: dict[str, Any]) -> None:
+    def _send(self, bot: _Bot, message_type: str, fields: dict[str, Any], payload: bytes | None = None) -> None:
         if bot.identity is None:
             return
         if self.trace is not None:
             self.trace("->", bot.config.name, {"v": codec.PROTOCOL_VERSION, "type": message_type, **fields})
         try:  # two plain sends: send_multipart's per-frame checks cost more than the send
             self._socket.send(bot.identity, _SNDMORE_NOBLOCK)
-            self._socket.send(codec.encode(message_type, **fields), _NOBLOCK)
+            self._socket.send(payload or codec.encode(message_type, **fields), _NOBLOCK)
         except zmq.ZMQError:
             pass  # a peer that went away or stopped reading; its deadlines will tell
 

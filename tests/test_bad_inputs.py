@@ -199,7 +199,7 @@ def _laughs() -> str:
     ("a: &a [*a]\n", "a YAML alias refers to a value that contains it"),
     ("name: s\n" + SMALL_PLAYERS + "".join(f"k{i}: 1\n" for i in range(50_000)), "larger than 256 KB"),
     ("name: s\n" + SMALL_PLAYERS + "".join(f"k{i}: 1\n" for i in range(5_000)), "a mapping of 5003 keys"),
-    ("[" * 50_000, "nesting depth"),
+    ("[" * 50_000, "nested too deep"),
     ("name: s\n" + SMALL_PLAYERS + "sprt: {elo0: .nan, elo1: 5}\n", "sprt.elo0: Input should be a finite number"),
 ])
 def test_tournament_yaml_limits(tmp_path, text, words):
@@ -294,7 +294,7 @@ def test_every_referee_ending_has_a_documented_exit_status():
     assert statuses == {"time-forfeit": 3, "illegal-move": 4, "protocol-error": 5, "crash": 6, "no-show": 7,
                         "resignation": 0, "max-plies": 0, "adjudicated": 0}
     help_text = " ".join((play.help or "").split())
-    for termination, code in EXIT_STATUS.items():
+    for code in EXIT_STATUS.values():
         assert f"{code} " in help_text
 
 

@@ -31,7 +31,7 @@ def started(tc: str = "move=0.5", **options: Any) -> tuple[Match, list[Any]]:
 
 
 def move(match: Match, side: Side, text: str, arrival: float, **extra: Any) -> list[Any]:
-    return match.receive(side, {"type": codec.MOVE, "game_id": "m1", "request_id": match.request_id,
+    return match.receive(side, {"type": codec.MOVE, "game_id": match.game_id, "request_id": match.request_id,
                                 "move": text, **extra}, arrival)
 
 
@@ -54,7 +54,7 @@ def test_the_clock_runs_from_the_turn_being_sent_to_the_reply_arriving():
 def test_a_slow_callback_is_never_charged_with_a_fixed_time_per_move():
     match, actions = started("move=0.5")
     now = 0.0
-    for ply in range(6):
+    for _ in range(6):
         turn = sends(actions, codec.TURN)[0]
         assert actions[-1] == StartClock(turn.side)  # the referee sends the turn, then starts the clock
         match.clock_started(turn.side, now)
@@ -79,13 +79,20 @@ def test_a_reply_after_the_deadline_or_none_at_all_is_a_time_forfeit():
     move(match, Side.PREY, "b1-b2", arrival=0.551)
     assert match.record.termination == "time-forfeit"
 
+    match, _ = started("2+1", lag_margin_ms=50)  # Fischer: the reason names the budget the bot had
+    match.clock_started(Side.PREY, 0.0)
+    match.advance(2.05)
+    assert match.record.reason == "hounds took over 2050 ms (clock plus 50 ms lag margin)"
+    assert match.clock.left_ms["hounds"] == 0
+
 
 def test_move_then_resign_is_a_resignation_and_resign_is_allowed_at_any_time():
     match, _ = started()
     match.clock_started(Side.PREY, 0.0)
     move(match, Side.PREY, "b1-b2", arrival=0.1)
     actions = match.receive(Side.PREY, {"type": codec.RESIGN, "game_id": "m1", "request_id": 1}, 0.1)
-    assert (match.record.termination, match.record.winner, match.record.reason) == ("resignation", "hare", "hounds resigned")
+    record = match.record
+    assert (record.termination, record.winner, record.reason) == ("resignation", "hare", "hounds resigned")
     assert not sends(actions, codec.ERROR)
     match, _ = started()  # the side not on move resigns, with any request_id
     match.receive(Side.PREDATOR, {"type": codec.RESIGN, "game_id": "m1", "request_id": 99}, 0.1)
@@ -146,3 +153,22 @@ def test_a_reused_bot_that_does_not_answer_is_restarted_once():
     assert [s.side for s in sends(actions, codec.NEW_GAME)] == [Side.PREDATOR]  # the hounds were told once
     actions = match.advance(11.0)
     assert match.record.termination == "no-show" and "no 'ready' within 5s" in match.record.reason
+
+
+def test_the_turn_packed_from_parts_is_the_bytes_encode_gives():
+    game = Game(HH)
+    game.push(game.parse_move("b1-b2"))  # an opening move: packed ahead too
+    match = Match(HH, game, TimeControl.parse("3+1"), "m3", seed=1, max_plies=8)
+    for side in (Side.PREDATOR, Side.PREY):
+        match.seat(side, SeatRecord(name="x"), connected=True, hello=HELLO)
+    match.advance(0.0)
+    match.receive(Side.PREY, {"type": codec.READY, "game_id": "m3"}, 0.0)
+    actions = match.receive(Side.PREDATOR, {"type": codec.READY, "game_id": "m3"}, 0.0)
+    turns = 0
+    while not match.over:
+        turn = sends(actions, codec.TURN)[0]
+        assert turn.payload == codec.encode(codec.TURN, **turn.fields)
+        match.clock_started(turn.side, turns)
+        actions = move(match, turn.side, turn.fields["legal"][-1], arrival=turns + 0.01)
+        turns += 1
+    assert turns == 7

@@ -9,6 +9,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from tournament_support import BOT, comparable
 
 from foxgeese.tournaments.journal import read_identity, read_journal
@@ -34,7 +36,7 @@ def test_rerun_says_nothing_was_played_and_a_raised_games_per_pairing_extends(tm
     again = run_cli("run", str(path), "--out", str(out), "--quiet")
     assert again.returncode == 0, again.stderr
     assert (f"nothing to play: all 2 games of {out} are in its journal; raise games_per_pairing to extend "
-            "the tournament") in " ".join(again.stdout.split())
+            "the tournament") in again.stdout.splitlines()
     assert read_journal(out) == first
     old_hash = read_identity(out)["config_hash"]
 
@@ -113,3 +115,14 @@ def test_a_player_entry_can_sandbox_its_bot_without_changing_the_tournament(tmp_
     Runner(boxed, out).run()
     games = read_journal(out)
     assert len(games) == 2 and all(game["termination"] not in ("crash", "no-show") for game in games), games
+
+
+@pytest.mark.parametrize("body", ["[]", '{"config_hash": "x"}', '{"schedule": [], "config_hash": "x", "scheduled": 0}'])
+def test_a_damaged_tournament_json_is_one_line_in_report_and_run(tmp_path: Path, body: str) -> None:
+    out = tmp_path / "out"
+    out.mkdir()
+    (out / "tournament.json").write_text(body)
+    for args in (("report", str(out)), ("run", str(small_config(tmp_path)), "--out", str(out))):
+        done = run_cli(*args)
+        assert done.returncode == 2 and len(done.stderr.splitlines()) == 1, done.stderr
+        assert done.stderr.startswith(f"foxgeese: {out}/tournament.json: damaged ("), done.stderr

@@ -26,8 +26,10 @@ class _LimitError(yaml.constructor.ConstructorError):
     """Valid YAML past one of the limits (the message says which)."""
 
 
-# libyaml's parser when it is there: ten times faster on a large file than the pure-Python one.
-_BASE_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+# The pure-Python loader, not libyaml's: libyaml's composer recurses in C without a depth limit,
+# so `[` nested 50,000 deep overflows the stack and kills the process (seen with PyYAML 6.0.3),
+# where the Python one raises RecursionError. A config is short; the speed does not matter.
+_BASE_LOADER = yaml.SafeLoader
 
 
 class _LimitedLoader(_BASE_LOADER):  # type: ignore[misc, valid-type]

@@ -46,10 +46,11 @@ def show_game(source: str, rest: tuple[str, ...], all_boards: bool) -> None:
             click.echo(_move_line(number, entry))
         click.echo(f"\nafter ply {len(game.moves)}:\n{draw_board(game.position)}")
     click.echo(game.position.text())
+    outcome = game.outcome()
     if record.get("termination") and not extra:
         click.echo(f"result: {result_text(record)}")
-    elif game.outcome():
-        click.echo(game_over_line(game.position.variant, game.outcome()))
+    elif outcome is not None:
+        click.echo(game_over_line(game.position.variant, outcome))
 
 
 def load_game(source: str, rest: tuple[str, ...]) -> tuple[dict[str, Any], str, tuple[str, ...]]:

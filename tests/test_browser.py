@@ -8,7 +8,6 @@ import statistics
 from pathlib import Path
 
 import pytest
-
 from browser import browser_missing, chrome, click_point, lit, my_turn, play_by_clicking, wait_for, web_server
 
 pytestmark = pytest.mark.skipif(bool(browser_missing()), reason=browser_missing() or "browser present")

@@ -98,7 +98,8 @@ def test_show_opens_a_tournament_game_by_id(tournament: Path) -> None:
 def test_show_by_id_mistakes_are_one_line(tournament: Path) -> None:
     no_id = foxgeese("show", str(tournament))
     assert no_id.exit_code == 2
-    assert no_id.stderr.startswith(f"foxgeese: {tournament} holds 12 games; name one: foxgeese show {tournament} GAME_ID")
+    assert no_id.stderr.startswith(
+        f"foxgeese: {tournament} holds 12 games; name one: foxgeese show {tournament} GAME_ID")
     unknown = foxgeese("show", str(tournament), "nope")
     assert unknown.exit_code == 2 and len(unknown.stderr.splitlines()) == 1
     assert "no game 'nope' in" in unknown.stderr

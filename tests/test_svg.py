@@ -30,7 +30,8 @@ def test_every_point_line_and_piece_of_every_variant_is_drawn(variant_id: str) -
     hits = group(root, "hits")
     assert sorted(hit.get("data-point") for hit in hits) == sorted(_names(variant.board.points))
     pieces = root.findall(".//svg:use", NS)
-    prey = [p.get("data-point") for p in pieces if "piece" in p.get("class") and p.get("href") != f"#fg-{variant.predator_name}"]
+    predator_href = f"#fg-{variant.predator_name}"
+    prey = [p.get("data-point") for p in pieces if "piece" in p.get("class") and p.get("href") != predator_href]
     assert sorted(prey) == sorted(_names(position.prey_points))
     (predator,) = [p for p in pieces if p.get("href") == f"#fg-{variant.predator_name}"]
     assert predator.get("data-point") == _names([position.predator])[0]

@@ -10,7 +10,6 @@ import sys
 from pathlib import Path
 
 import pytest
-
 from tournament_support import BOT, comparable
 
 from foxgeese.tournaments.journal import read_identity, read_journal

@@ -5,16 +5,14 @@ from __future__ import annotations
 
 import json
 import re
-import subprocess
 import sys
 import time
 import urllib.error
 import urllib.request
 from pathlib import Path
 
-from websockets.sync.client import connect
-
 from browser import web_server
+from websockets.sync.client import connect
 
 
 def post(url: str, data: object) -> tuple[int, dict]:
@@ -66,7 +64,8 @@ def test_mistakes_get_a_message_and_the_server_stays_up() -> None:
         assert status == 404 and "There is no game &#x27;no-such-game&#x27; on this server" in page
         with connect(base.replace("http://", "ws://") + "/ws/game/no-such-game") as ws:
             message = json.loads(ws.recv(timeout=10))
-            assert message == {"type": "error", "fatal": True, "message": "there is no game with this link on this server"}
+            assert message == {"type": "error", "fatal": True,
+                               "message": "there is no game with this link on this server"}
 
         status, answer = post(base + "/api/games", {"variant": "standard", "tc": "60+0",
                                                     "players": {"fox": "human", "geese": "random"}})
@@ -154,7 +153,8 @@ def test_live_view_follows_a_real_runs_event_stream_and_replays_from_its_journal
         status, page = get(base + f"/tournament/games/{game_id}")
         assert status == 200
         replay = json.loads(re.search(r'id="fg-data">(.*?)</script>', page).group(1).replace("<\\/", "</"))["games"][0]
-        journal = {json.loads(line)["id"]: json.loads(line) for line in (run / "journal.jsonl").read_text().splitlines()}
+        lines = (run / "journal.jsonl").read_text().splitlines()
+        journal = {json.loads(line)["id"]: json.loads(line) for line in lines}
         assert len(replay["plies"]) == len(journal[game_id]["record"]["moves"]) + 1
         assert get(base + "/tournament/games/r9999")[0] == 404
 
@@ -162,11 +162,12 @@ def test_live_view_follows_a_real_runs_event_stream_and_replays_from_its_journal
 def test_a_cmd_bot_plays_in_the_browser_game() -> None:
     bot = Path(__file__).resolve().parent.parent / "examples" / "bots" / "python" / "bot.py"
     with web_server() as base:
-        status, answer = post(base + "/api/games", {"variant": "great-cross", "tc": "60+0",
-                                                    "players": {"fox": "human", "geese": f"cmd:{sys.executable} {bot}"}})
+        players = {"fox": "human", "geese": f"cmd:{sys.executable} {bot}"}
+        status, answer = post(base + "/api/games", {"variant": "great-cross", "tc": "60+0", "players": players})
         assert status == 200, answer
         with connect(socket_url(base, answer["links"]["fox"])) as fox:
             state = receive(fox, my_turn)
             fox.send(json.dumps({"type": "move", "move": state["legal"][0]}))
-            reply = receive(fox, lambda m: m["type"] == "state" and len(m["moves"]) == 2 and m["moves"][1]["think_ms"] is not None)
+            reply = receive(fox, lambda m: m["type"] == "state" and len(m["moves"]) == 2
+                            and m["moves"][1]["think_ms"] is not None)
             assert reply["moves"][1]["side"] == "geese" and reply["seats"]["geese"]["name"].startswith("cmd:")

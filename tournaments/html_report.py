@@ -135,7 +135,8 @@ def elo_plot_svg(rated: dict[str, dict[str, float]], order: list[str]) -> str:
         value += tick
     zero = x_of(0.0) if low <= 0 <= high else None
     if zero is not None:
-        out.append(f'<line x1="{zero}" y1="10" x2="{zero}" y2="{height - 24}" stroke="#9b8b6b" stroke-dasharray="4 3"/>')
+        out.append(f'<line x1="{zero}" y1="10" x2="{zero}" y2="{height - 24}" stroke="#9b8b6b" '
+                   'stroke-dasharray="4 3"/>')
     for row, (name, (a, b)) in enumerate(zip(names, spans)):
         y = 24 + row * PLOT_ROW
         elo = rated[name]["elo"]

@@ -81,7 +81,8 @@ def result_text(record: dict[str, Any]) -> str:
     winner = record.get("winner", "draw")
     plural = winner in ("geese", "hounds")
     verdict = "draw" if winner == "draw" else f"{winner} {'win' if plural else 'wins'}"
-    line = f"{verdict} by {record.get('termination', '?')} after {record.get('plies', len(record.get('moves', [])))} plies"
+    plies = record.get("plies", len(record.get("moves", [])))
+    line = f"{verdict} by {record.get('termination', '?')} after {plies} plies"
     return f"{line}: {record['reason']}" if record.get("reason") else line
 
 
@@ -117,7 +118,8 @@ def replay_page(record: dict[str, Any], title: str = "", back_link: str = "") ->
     back = f'<p><a href="{escape(back_link)}">&larr; back</a></p>' if back_link else ""
     return (
         "<!doctype html><html lang=en><head><meta charset=utf-8>"
-        f"<title>{escape(heading)}</title><link rel=icon href='data:,'><meta name=viewport content='width=device-width,initial-scale=1'>"
+        f"<title>{escape(heading)}</title><link rel=icon href='data:,'>"
+        "<meta name=viewport content='width=device-width,initial-scale=1'>"
         f"<style>{asset('replay.css')}</style></head><body>{back}<h1>{escape(heading)}</h1>"
         '<div id="fg-viewer" class="fg-viewer"></div>'
         f'<script type="application/json" id="fg-data">{script_json({"boards": boards, "games": [game]})}</script>'

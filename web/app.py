@@ -101,7 +101,8 @@ def page(title: str, body: str, scripts: tuple[str, ...] = (), viewer: bool = Fa
 
 
 def not_found(message: str) -> HTMLResponse:
-    response = page("not found", f"<div class='problem big'>{escape(message)}</div><p><a href='/'>Start a new game</a></p>")
+    body = f"<div class='problem big'>{escape(message)}</div><p><a href='/'>Start a new game</a></p>"
+    response = page("not found", body)
     response.status_code = 404
     return response
 

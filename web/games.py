@@ -19,8 +19,9 @@ import queue
 import secrets
 import threading
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, Callable
+from typing import Any
 
 from foxgeese.engine import Game, Move, Side, get_variant
 from foxgeese.engine.svg import board_svg
@@ -246,7 +247,8 @@ class WebGame:
                 self._svg = (len(self.game.moves), board_svg(self.game.position, last_move=last))
             clocks = dict(self.clocks)
             if self.running is not None and not self.control.is_per_move:
-                clocks[self.running] = max(0, clocks[self.running] - round((time.monotonic() - self.running_since) * 1000))
+                spent_ms = round((time.monotonic() - self.running_since) * 1000)
+                clocks[self.running] = max(0, clocks[self.running] - spent_ms)
             mine = seat is not None and self.awaiting == seat.side and self.status == "playing"
             return {
                 "type": "state",

@@ -1,4 +1,4 @@
-"""`foxgeese show RECORD` and `foxgeese show DIR GAME_ID`: a finished game as text.
+"""`foxgeese show`: a board after some moves, or a finished game as text (`show RECORD`, `show DIR GAME_ID`).
 
 A game is read from a record file (what `foxgeese play --record` writes) or, by its id, from a
 tournament: `DIR` (its `journal.jsonl` is read) or the journal file itself. By default the output
@@ -14,15 +14,85 @@ from typing import Any
 
 import click
 
-from foxgeese.engine.cli import game_over_line, read_record, replay
+from foxgeese.engine.errors import InvalidPositionError
 from foxgeese.engine.game import Game
 from foxgeese.engine.position import Position
 from foxgeese.engine.render import draw_board
-from foxgeese.engine.userinput import shown
+from foxgeese.engine.userinput import JsonInputError, load_json, shown
+from foxgeese.engine.variants import VARIANT_IDS
+from foxgeese.engine_commands import game_over_line, replay, start_game, variant_options
 from foxgeese.tournaments.replay import result_text
 from foxgeese.usage import fail
 
 JOURNAL = "journal.jsonl"
+MAX_RECORD_BYTES = 16 * 1024 * 1024
+
+
+@click.command("show")
+@click.argument("source", metavar="VARIANT|RECORD|DIR")
+@click.argument("moves", nargs=-1, metavar="[MOVES...|GAME_ID]")
+@variant_options
+@click.option("--position", "position_text", default=None, help="start from this position text instead")
+@click.option("--all", "all_boards", is_flag=True, help="a game: draw the board after every move")
+def show_command(source: str, moves: tuple[str, ...], geese: int | None, sideways: bool | None,
+                 position_text: str | None, all_boards: bool) -> None:
+    """Draw the board after MOVES; or show a game: a RECORD file (JSON), or a tournament's game by
+    its id (`foxgeese show DIR GAME_ID`, DIR being the tournament folder or its journal.jsonl):
+    the move list, the final board and the result (`--all`: every board). MOVES after a game
+    go on from its end."""
+    if source.strip().lower() not in VARIANT_IDS:
+        if position_text is not None or geese is not None or sideways is not None:
+            fail(f"{shown(source)} is a record: its start position and variant come from the file; "
+                 "drop --position, --geese-count and --sideways")
+        show_game(source, moves, all_boards)
+        return
+    game = replay(start_game(source, geese, sideways, position_text), moves)
+    click.echo(draw_board(game.position))
+    click.echo(game.position.text())
+    outcome = game.outcome()
+    if outcome:
+        click.echo(game_over_line(game.position.variant, outcome))
+
+
+def read_record(source: str) -> dict:
+    """A game record's JSON, checked enough to replay: `start` (position text) and `moves`."""
+    expected = "expected a game record: JSON with 'start' (position text) and 'moves'"
+    try:
+        with open(source, "rb") as stream:
+            data = stream.read(MAX_RECORD_BYTES + 1)
+    except FileNotFoundError:
+        fail(f"{shown(source)} is neither a variant ({', '.join(VARIANT_IDS)}) nor a record file")
+    except OSError as error:
+        fail(f"cannot read {shown(source)}: {error.strerror or error}")
+    if len(data) > MAX_RECORD_BYTES:
+        fail(f"{shown(source)}: larger than {MAX_RECORD_BYTES // (1024 * 1024)} MB; {expected}")
+    try:
+        record = load_json(data)
+    except JsonInputError as error:
+        fail(f"{shown(source)}: {error}; {expected}")
+    if not isinstance(record, dict):
+        fail(f"{shown(source)}: holds a JSON {_json_kind(record)}; {expected}")
+    for key, kind in (("start", str), ("moves", list)):
+        if not isinstance(record.get(key), kind):
+            found = "missing" if key not in record else f"a JSON {_json_kind(record[key])}"
+            fail(f"{shown(source)}: '{key}' is {found}; {expected}")
+    moves = [entry.get("move") if isinstance(entry, dict) else entry for entry in record["moves"]]
+    if not all(isinstance(move, str) for move in moves):
+        fail(f"{shown(source)}: every entry of 'moves' must be move text or an object with a 'move' text")
+    try:
+        Position.from_text(record["start"])
+    except InvalidPositionError as error:
+        fail(f"{shown(source)}: start: {error}")
+    return record
+
+
+def _json_kind(value: object) -> str:
+    kinds = {dict: "object", list: "array", str: "string", bool: "boolean", type(None): "null"}
+    return kinds.get(type(value), "number")
+
+
+def register(group: click.Group) -> None:
+    group.add_command(show_command)
 
 
 def show_game(source: str, rest: tuple[str, ...], all_boards: bool) -> None:

@@ -104,8 +104,10 @@ def test_ray_plays_the_same_games_and_replays_the_game_of_a_killed_actor(
     tries = [e["worker"]["pid"] for e in stream if e["event"] == "game_started" and e["game_id"] == game_id]
     assert len(tries) == 2 and tries[0] == victim["worker"]["pid"] != tries[1]
     assert stream[0]["executor"] == "ray" and stream[-1]["event"] == "tournament_ended"
-    nodes = {e["worker"]["node"] for e in stream if e["event"] == "game_started"}
-    assert len(nodes) == 2  # both nodes played
+    workers = [e["worker"] for e in stream if e["event"] == "game_started"]
+    assert len({worker["node"] for worker in workers}) == 2  # both nodes played
+    # The bots ran from the nodes' copies of the config's folder (Ray's runtime environment).
+    assert all(worker["cwd"].startswith(folder) and "runtime_resources" in worker["cwd"] for worker in workers)
     assert not ray.is_initialized()  # the runner disconnected from the cluster it joined
 
 

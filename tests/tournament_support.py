@@ -29,7 +29,7 @@ def scale_config(folder: Path, extra: str = "", delay: float = 0.0, variants: st
     path = folder / f"{name}.yaml"
     path.write_text(
         f"name: {name}\n"
-        f"variants: [{', '.join(f'{{id: {v}}}' for v in variants.split(', '))}]\n"
+        f"variants: [{', '.join('{id: ' + v + '}' for v in variants.split(', '))}]\n"
         "players:\n"
         f'  - {{name: h1, command: ["{sys.executable}", "bots/{BOT.name}", "--seed", "1"{slow}]}}\n'
         f'  - {{name: h2, command: ["{sys.executable}", "bots/{BOT.name}", "--seed", "2"{slow}]}}\n'

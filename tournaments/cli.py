@@ -61,6 +61,8 @@ def run(config: str, out: str | None, concurrency: int | None, ray_address: str 
             state = runner.run()
         results = summarize(state.identity, state.journal)  # the journal as the runner read and wrote it
         write_results(directory, results, state.journal)
+    except BrokenPipeError:  # our reader went away (`| head`): the top level stops quietly
+        raise
     except (TournamentError, ValueError, OSError) as error:
         raise UsageProblem(str(error)) from None
     from rich.console import Console  # rich loads only for tournament commands

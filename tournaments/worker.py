@@ -157,8 +157,9 @@ def take_batch(source: queue.SimpleQueue[Any]) -> list[Any]:
 
 
 def where() -> dict[str, Any]:
-    """Which worker this is, for `game_started` events and the operator's eye."""
-    return {"host": socket.gethostname(), "pid": os.getpid()}
+    """Which worker this is, for `game_started` events and the operator's eye (`cwd`: its working
+    folder; on Ray the node's copy of the shipped folder, where relative bot paths start)."""
+    return {"host": socket.gethostname(), "pid": os.getpid(), "cwd": os.getcwd()}
 
 
 # --------------------------------------------------------------- a local worker process

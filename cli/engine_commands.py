@@ -1,5 +1,8 @@
 """`foxgeese perft`, `foxgeese legal` and `foxgeese show`: the rules from the command line.
 
+The engine's click code lives here, in the package root, because the engine imports nothing but
+itself and the standard library; these commands only turn arguments into engine calls.
+
 Other tools drive these, so their output is plain: one item per line, the answer last.
 """
 
@@ -14,13 +17,9 @@ from foxgeese.engine.game import Game
 from foxgeese.engine.outcome import Outcome, Side, Termination, Winner
 from foxgeese.engine.perft import divide, perft
 from foxgeese.engine.position import Position
-from foxgeese.engine.render import draw_board
-from foxgeese.engine.userinput import JsonInputError, load_json, shown
-from foxgeese.engine.variants import VARIANT_IDS, Variant, get_variant
+from foxgeese.engine.variants import Variant, get_variant
 from foxgeese.params import Integer
 from foxgeese.usage import fail
-
-MAX_RECORD_BYTES = 16 * 1024 * 1024
 
 
 def variant_options(function):
@@ -80,7 +79,9 @@ def replay(game: Game, moves: tuple[str, ...]) -> Game:
 @variant_options
 @click.option("--divide", "show_divide", is_flag=True, help="also list the count below each first move")
 @click.option("--no-hash", is_flag=True, help="count every subtree, sharing nothing (slower)")
-def perft_command(variant: str, depth: int, geese: int | None, sideways: bool | None, show_divide: bool, no_hash: bool) -> None:
+def perft_command(
+    variant: str, depth: int, geese: int | None, sideways: bool | None, show_divide: bool, no_hash: bool
+) -> None:
     """Count the move sequences of DEPTH plies from the start; the count is the last line."""
     game = start_game(variant, geese, sideways)
     began = time.perf_counter()
@@ -101,7 +102,9 @@ def perft_command(variant: str, depth: int, geese: int | None, sideways: bool | 
 @click.argument("moves", nargs=-1)
 @variant_options
 @click.option("--position", "position_text", default=None, help="start from this position text instead")
-def legal_command(variant: str, moves: tuple[str, ...], geese: int | None, sideways: bool | None, position_text: str | None) -> None:
+def legal_command(
+    variant: str, moves: tuple[str, ...], geese: int | None, sideways: bool | None, position_text: str | None
+) -> None:
     """Play MOVES from the start and list the legal moves, or `game over: WINNER TERMINATION`."""
     game = replay(start_game(variant, geese, sideways, position_text), moves)
     outcome = game.outcome()
@@ -112,71 +115,6 @@ def legal_command(variant: str, moves: tuple[str, ...], geese: int | None, sidew
         click.echo(str(move))
 
 
-@click.command("show")
-@click.argument("source", metavar="VARIANT|RECORD|DIR")
-@click.argument("moves", nargs=-1, metavar="[MOVES...|GAME_ID]")
-@variant_options
-@click.option("--position", "position_text", default=None, help="start from this position text instead")
-@click.option("--all", "all_boards", is_flag=True, help="a game: draw the board after every move")
-def show_command(source: str, moves: tuple[str, ...], geese: int | None, sideways: bool | None,
-                 position_text: str | None, all_boards: bool) -> None:
-    """Draw the board after MOVES; or show a game: a RECORD file (JSON), or a tournament's game by
-    its id (`foxgeese show DIR GAME_ID`, DIR being the tournament folder or its journal.jsonl):
-    the move list, the final board and the result (`--all`: every board). MOVES after a game
-    go on from its end."""
-    if source.strip().lower() not in VARIANT_IDS:
-        if position_text is not None or geese is not None or sideways is not None:
-            fail(f"{shown(source)} is a record: its start position and variant come from the file; "
-                 "drop --position, --geese-count and --sideways")
-        from foxgeese.show import show_game
-
-        show_game(source, moves, all_boards)
-        return
-    game = replay(start_game(source, geese, sideways, position_text), moves)
-    click.echo(draw_board(game.position))
-    click.echo(game.position.text())
-    outcome = game.outcome()
-    if outcome:
-        click.echo(game_over_line(game.position.variant, outcome))
-
-
-def read_record(source: str) -> dict:
-    """A game record's JSON, checked enough to replay: `start` (position text) and `moves`."""
-    expected = "expected a game record: JSON with 'start' (position text) and 'moves'"
-    try:
-        with open(source, "rb") as stream:
-            data = stream.read(MAX_RECORD_BYTES + 1)
-    except FileNotFoundError:
-        fail(f"{shown(source)} is neither a variant ({', '.join(VARIANT_IDS)}) nor a record file")
-    except OSError as error:
-        fail(f"cannot read {shown(source)}: {error.strerror or error}")
-    if len(data) > MAX_RECORD_BYTES:
-        fail(f"{shown(source)}: larger than {MAX_RECORD_BYTES // (1024 * 1024)} MB; {expected}")
-    try:
-        record = load_json(data)
-    except JsonInputError as error:
-        fail(f"{shown(source)}: {error}; {expected}")
-    if not isinstance(record, dict):
-        fail(f"{shown(source)}: holds a JSON {_json_kind(record)}; {expected}")
-    for key, kind in (("start", str), ("moves", list)):
-        if not isinstance(record.get(key), kind):
-            found = "missing" if key not in record else f"a JSON {_json_kind(record[key])}"
-            fail(f"{shown(source)}: '{key}' is {found}; {expected}")
-    moves = [entry.get("move") if isinstance(entry, dict) else entry for entry in record["moves"]]
-    if not all(isinstance(move, str) for move in moves):
-        fail(f"{shown(source)}: every entry of 'moves' must be move text or an object with a 'move' text")
-    try:
-        Position.from_text(record["start"])
-    except InvalidPositionError as error:
-        fail(f"{shown(source)}: start: {error}")
-    return record
-
-
-def _json_kind(value: object) -> str:
-    kinds = {dict: "object", list: "array", str: "string", bool: "boolean", type(None): "null"}
-    return kinds.get(type(value), "number")
-
-
 def register(group: click.Group) -> None:
-    for command in (perft_command, legal_command, show_command):
+    for command in (perft_command, legal_command):
         group.add_command(command)

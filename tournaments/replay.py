@@ -9,11 +9,13 @@ viewer's script and style (assets/) are the same in the HTML report and in `foxg
 from __future__ import annotations
 
 import json
+from html import escape
 from importlib import resources
 from typing import Any
 
 from foxgeese.engine import Game, Position
 from foxgeese.engine.svg import board_parts, overlay_svg
+from foxgeese.protocol.timecontrol import TimeControl, TimeControlError
 
 ASSETS = "assets"
 
@@ -88,8 +90,6 @@ def result_text(record: dict[str, Any]) -> str:
 
 def _start_clocks(time_control: str, sides: list[str]) -> dict[str, int]:
     """Both clocks at the start, from the record's time control text; {} when it does not read."""
-    from foxgeese.protocol.timecontrol import TimeControl, TimeControlError
-
     try:
         control = TimeControl.parse(time_control)
     except (TimeControlError, TypeError, ValueError):
@@ -110,8 +110,6 @@ def script_json(data: Any) -> str:
 
 def replay_page(record: dict[str, Any], title: str = "", back_link: str = "") -> str:
     """One self-contained HTML page replaying one game."""
-    from html import escape
-
     boards: dict[str, list[str]] = {}
     game = replay_data(record, boards)
     heading = title or f"game {game['id']}"

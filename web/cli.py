@@ -6,8 +6,11 @@ import socket
 from pathlib import Path
 
 import click
+import uvicorn
+from uvicorn.config import WS_PROTOCOLS
 
 from foxgeese.usage import UsageProblem
+from foxgeese.web.app import create_app
 
 
 @click.command("serve")
@@ -21,10 +24,6 @@ from foxgeese.usage import UsageProblem
 def serve(host: str, port: int, public: bool, tournament_dir: str | None) -> None:
     """Serve the web app: a new game against any player or a person by link, a tournament's live
     view, and the replay of any game record."""
-    import uvicorn
-
-    from foxgeese.web.app import create_app
-
     if host not in ("127.0.0.1", "localhost", "::1") and not public:
         raise UsageProblem(f"--host {host} can be reached from other machines; add --public to allow that, "
                            "or keep the default 127.0.0.1")
@@ -45,8 +44,6 @@ def serve(host: str, port: int, public: bool, tournament_dir: str | None) -> Non
     shown = f"[{host}]" if ":" in host else host
     click.echo(f"foxgeese serve: open http://{shown}:{bound}/ (Ctrl-C stops)", err=True)
     app = create_app(Path(tournament_dir) if tournament_dir else None)
-    from uvicorn.config import WS_PROTOCOLS
-
     ws = "websockets-sansio" if "websockets-sansio" in WS_PROTOCOLS else "websockets"
     config = uvicorn.Config(app, log_level="warning", ws=ws, lifespan="on")
     try:

@@ -17,13 +17,9 @@ from foxgeese.engine.game import Game
 from foxgeese.engine.outcome import Outcome, Side, Termination, Winner
 from foxgeese.engine.perft import divide, perft
 from foxgeese.engine.position import Position
-from foxgeese.engine.render import draw_board
-from foxgeese.engine.userinput import JsonInputError, load_json, shown
-from foxgeese.engine.variants import VARIANT_IDS, Variant, get_variant
+from foxgeese.engine.variants import Variant, get_variant
 from foxgeese.params import Integer
 from foxgeese.usage import fail
-
-MAX_RECORD_BYTES = 16 * 1024 * 1024
 
 
 def variant_options(function):
@@ -119,72 +115,6 @@ def legal_command(
         click.echo(str(move))
 
 
-@click.command("show")
-@click.argument("source", metavar="VARIANT|RECORD")
-@click.argument("moves", nargs=-1)
-@variant_options
-@click.option("--position", "position_text", default=None, help="start from this position text instead")
-def show_command(
-    source: str, moves: tuple[str, ...], geese: int | None, sideways: bool | None, position_text: str | None
-) -> None:
-    """Draw the board after MOVES, or replay a game RECORD (JSON) move by move, then MOVES."""
-    if source.strip().lower() in VARIANT_IDS:
-        game = replay(start_game(source, geese, sideways, position_text), moves)
-        click.echo(draw_board(game.position))
-        click.echo(game.position.text())
-    else:
-        if position_text is not None or geese is not None or sideways is not None:
-            fail(f"{shown(source)} is a record: its start position and variant come from the file; "
-                 "drop --position, --geese-count and --sideways")
-        game = _game_from_record(source)
-        recorded = len(game.moves)
-        replay(game, moves)
-        for number, position in enumerate(game.positions):
-            heading = "start" if number == 0 else f"ply {number}: {game.moves[number - 1]}"
-            extra = "  (after the record)" if number > recorded else ""
-            click.echo(f"{heading}{extra}\n{draw_board(position)}\n")
-    outcome = game.outcome()
-    if outcome:
-        click.echo(game_over_line(game.position.variant, outcome))
-
-
-def _game_from_record(source: str) -> Game:
-    """Rebuilds the game of a referee record: its `start` position text and `moves[i].move`."""
-    expected = "expected a game record: JSON with 'start' (position text) and 'moves'"
-    try:
-        with open(source, "rb") as stream:
-            data = stream.read(MAX_RECORD_BYTES + 1)
-    except FileNotFoundError:
-        fail(f"{shown(source)} is neither a variant ({', '.join(VARIANT_IDS)}) nor a record file")
-    except OSError as error:
-        fail(f"cannot read {shown(source)}: {error.strerror or error}")
-    if len(data) > MAX_RECORD_BYTES:
-        fail(f"{shown(source)}: larger than {MAX_RECORD_BYTES // (1024 * 1024)} MB; {expected}")
-    try:
-        record = load_json(data)
-    except JsonInputError as error:
-        fail(f"{shown(source)}: {error}; {expected}")
-    if not isinstance(record, dict):
-        fail(f"{shown(source)}: holds a JSON {_json_kind(record)}; {expected}")
-    for key, kind in (("start", str), ("moves", list)):
-        if not isinstance(record.get(key), kind):
-            found = "missing" if key not in record else f"a JSON {_json_kind(record[key])}"
-            fail(f"{shown(source)}: '{key}' is {found}; {expected}")
-    moves = [entry.get("move") if isinstance(entry, dict) else entry for entry in record["moves"]]
-    if not all(isinstance(move, str) for move in moves):
-        fail(f"{shown(source)}: every entry of 'moves' must be move text or an object with a 'move' text")
-    try:
-        start = Position.from_text(record["start"])
-    except InvalidPositionError as error:
-        fail(f"{shown(source)}: start: {error}")
-    return replay(Game.from_position(start), tuple(str(move) for move in moves))  # all text: checked above
-
-
-def _json_kind(value: object) -> str:
-    kinds = {dict: "object", list: "array", str: "string", bool: "boolean", type(None): "null"}
-    return kinds.get(type(value), "number")
-
-
 def register(group: click.Group) -> None:
-    for command in (perft_command, legal_command, show_command):
+    for command in (perft_command, legal_command):
         group.add_command(command)

@@ -12,10 +12,12 @@ from foxgeese.usage import FoxgeeseGroup
 # Subpackage modules that define `register(group: click.Group) -> None`.
 COMMAND_MODULES = (
     "foxgeese.engine_commands",
+    "foxgeese.show",
     "foxgeese.protocol.cli",
     "foxgeese.protocol.bot_cli",
     "foxgeese.players.cli",
     "foxgeese.tournaments.cli",
+    "foxgeese.web.cli",
 )
 
 

@@ -1,11 +1,13 @@
 #!/usr/bin/env bash
-# Installs what the example bots (examples/bots/) need, on a fresh Debian bookworm machine, as root:
+# Installs what the tests need beyond Python packages, on a fresh Debian bookworm machine, as root:
 # libzmq and msgpack-c headers for the C bot, the npm packages of the Node.js bot (from
-# package-lock.json), and the C bot's binary. Idempotent and quiet: safe to run before every test run.
+# package-lock.json), the C bot's binary, and Debian's Chromium with its WebDriver for the browser
+# tests (tests/test_browser.py; Selenium is given the driver's path and downloads nothing).
+# Idempotent and quiet: safe to run before every test run.
 set -euo pipefail
 
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
-packages=(libzmq3-dev libmsgpack-dev pkg-config make gcc bubblewrap)
+packages=(libzmq3-dev libmsgpack-dev pkg-config make gcc bubblewrap chromium chromium-driver fonts-dejavu-core)
 
 missing=()
 for package in "${packages[@]}"; do

@@ -99,7 +99,7 @@ def test_show_of_a_record_then_moves_plays_the_moves(tmp_path):
     path.write_text(json.dumps({"start": POSITION, "moves": ["a4-a5"]}))  # the geese's move; the fox is on d4
     status, out, err = run("show", str(path), "g4-g5")
     assert status == 2 and "ply 2: g4-g5: no fox on g4" in err  # MOVES go on from the record's end
-    status, out, err = run("show", str(path), "d4-d5")
+    status, out, err = run("show", str(path), "d4-d5", "--all")
     assert status == 0, err
     assert "ply 1: a4-a5\n" in out and "ply 2: d4-d5  (after the record)" in out
 

@@ -39,7 +39,7 @@ def test_play_prints_moves_and_result_and_writes_a_replayable_record(tmp_path):
     record = load_record(record_path)
     assert record.options == {"geese": 15, "sideways": True} and record.plies == 9
     assert all(Path(path).is_file() for path in json.loads(record_path.read_text())["stderr"].values())
-    shown = foxgeese("show", str(record_path))
+    shown = foxgeese("show", str(record_path), "--all")
     assert shown.returncode == 0, shown.stderr
     assert [f"ply {n}: {move.move}" for n, move in enumerate(record.moves, 1)] == [
         line for line in shown.stdout.splitlines() if line.startswith("ply ")]

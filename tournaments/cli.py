@@ -86,7 +86,9 @@ def run(config: str, out: str | None, concurrency: int | None, ray_address: str 
 @tournament.command()
 @click.argument("directory", type=click.Path(exists=True, file_okay=False))
 @click.option("--json", "as_json", is_flag=True, help="Print results.json to stdout instead of tables.")
-def report(directory: str, as_json: bool) -> None:
+@click.option("--html", "html_path", type=click.Path(dir_okay=False), default=None, metavar="FILE",
+              help="Also write a self-contained HTML report (tables, Elo plot, every game's replay).")
+def report(directory: str, as_json: bool, html_path: str | None) -> None:
     """Tables and ratings of the tournament in DIRECTORY (finished, running or interrupted);
     also (re)writes its results.json, results.csv and games.csv."""
     from foxgeese.tournaments.report import good_entries, render, summarize, write_results
@@ -104,6 +106,8 @@ def report(directory: str, as_json: bool) -> None:
         more = f" ({len(problems) - 10} more not shown)" if len(problems) > 10 else ""
         click.echo(f"foxgeese: {len(problems)} journal lines left out{more}; "
                    f"`foxgeese tournament repair {directory}` drops them for good", err=True)
+    if html_path is not None:
+        _write_html(results, entries, Path(html_path))
     if as_json:
         click.echo(json.dumps(results, indent=2, sort_keys=True))
     else:
@@ -189,6 +193,18 @@ def book(variant_id: str, geese: int | None, sideways: bool | None, random_role:
         click.echo(f"{len(openings)} openings written to {out}", err=True)
     if len(openings) < count:
         click.echo(f"only {len(openings)} distinct openings found (asked for {count})", err=True)
+
+
+def _write_html(results: dict[str, Any], entries: list[dict[str, Any]], path: Path) -> None:
+    from foxgeese.tournaments.html_report import write_html_report
+
+    if not path.resolve().parent.is_dir():
+        raise UsageProblem(f"--html {path}: no such folder")
+    try:
+        replayable = write_html_report(results, entries, path)
+    except OSError as error:
+        raise UsageProblem(f"--html {path}: cannot write: {error.strerror or error}") from None
+    click.echo(f"HTML report ({replayable} games to replay) written to {path}", err=True)
 
 
 class _BookProgress:

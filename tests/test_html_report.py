@@ -1,0 +1,107 @@
+"""The HTML tournament report and `foxgeese show DIR GAME_ID`, on a real small tournament."""
+
+from __future__ import annotations
+
+import json
+import re
+import sys
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner, Result
+
+from foxgeese.main import main
+from foxgeese.tournaments.config import load_config
+from foxgeese.tournaments.html_report import html_report
+from foxgeese.tournaments.journal import read_journal
+from foxgeese.tournaments.report import game_entries, load_results
+from foxgeese.tournaments.runner import Runner
+
+BOT = Path(__file__).parent / "bots" / "tournament_bot.py"
+LEGEND = re.compile(r"[FH] (fox|hare), [GD] (geese|hounds); \w+ to move$")  # under each board drawn
+
+
+@pytest.fixture(scope="module")
+def tournament(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """Two variants, a minimax, a random player and a bot that plays an illegal move (forfeits)."""
+    folder = tmp_path_factory.mktemp("tournament")
+    illegal = json.dumps([sys.executable, str(BOT), "--mode", "illegal"])
+    config = folder / "t.yaml"
+    config.write_text(
+        "name: webtest\nvariants:\n  - id: standard\n  - id: hare-and-hounds\nplayers:\n"
+        "  - name: mm1\n    spec: minimax:depth=1\n  - name: rnd\n    spec: random:seed=3\n"
+        f"  - name: illegal\n    command: {illegal}\n"
+        "games_per_pairing: 2\ntime_control: move=0.5\nconcurrency: 2\nseed: 2\nopening_plies: 2\nmax_plies: 120\n")
+    Runner(load_config(config), folder / "out").run()
+    return folder / "out"
+
+
+def foxgeese(*args: str) -> Result:
+    """The command line in this process (click's runner): exit code, stdout and stderr apart."""
+    return CliRunner().invoke(main, list(args))
+
+
+def embedded_data(page: str) -> dict:
+    found = re.search(r'<script type="application/json" id="fg-data">(.*?)</script>', page, re.S)
+    return json.loads(found.group(1).replace("<\\/", "</"))
+
+
+def test_the_report_holds_every_section_and_every_game_replays(tournament: Path) -> None:
+    journal = read_journal(tournament)
+    games = game_entries(journal)
+    page, replayable = html_report(load_results(tournament), journal)
+    assert replayable == len(games) == 12
+    for heading in ("Standings", "Elo with 95% intervals", "standard: 6 games", "hare-and-hounds: 6 games",
+                    "Likelihood of superiority", "Endings and forfeits per bot", "Games"):
+        assert f"{heading}</h2>" in page
+    assert "<th>as fox</th><th>as geese</th>" in page and "<th>as hare</th><th>as hounds</th>" in page
+    assert "illegal-move" in page
+    assert page.count('class="elo-row"') == 3
+    # Self-contained: no address outside the page.
+    assert not re.search(r'(src|href)\s*=\s*["\']?(https?:|//)', page)
+    data = embedded_data(page)
+    by_id = {game["id"]: game for game in games}
+    for replay in data["games"]:
+        record = by_id[replay["id"]]["record"]
+        assert len(replay["plies"]) == len(record["moves"]) + 1
+        assert replay["plies"][-1]["position"] == record["final"]
+        assert replay["board"] in data["boards"]
+        assert all(set(ply["clocks"]) == set(replay["sides"]) for ply in replay["plies"])
+    assert any(ply.get("info") for replay in data["games"] for ply in replay["plies"])  # minimax's info
+
+
+def test_report_html_command_writes_the_file_and_bad_paths_are_one_line(tournament: Path, tmp_path: Path) -> None:
+    out = tmp_path / "report.html"
+    result = foxgeese("tournament", "report", str(tournament), "--html", str(out))
+    assert result.exit_code == 0, result.stderr
+    assert "12 games to replay" in result.stderr and out.read_text().startswith("<!doctype html>")
+    missing = foxgeese("tournament", "report", str(tournament), "--html", str(tmp_path / "no" / "r.html"))
+    assert missing.exit_code == 2 and missing.stderr.strip().splitlines() == [
+        f"foxgeese: --html {tmp_path / 'no' / 'r.html'}: no such folder"]
+
+
+def test_show_opens_a_tournament_game_by_id(tournament: Path) -> None:
+    games = sorted(game_entries(read_journal(tournament)), key=lambda g: g["id"])
+    game = games[0]
+    for source in (str(tournament), str(tournament / "journal.jsonl")):
+        shown = foxgeese("show", source, game["id"])
+        assert shown.exit_code == 0, shown.stderr
+        lines = shown.stdout.splitlines()
+        moves = [line.split()[2] for line in lines if re.match(r"\s*\d+\. ", line)]
+        assert moves == [move["move"] for move in game["record"]["moves"]]
+        assert lines[-2] == game["record"]["final"] and lines[-1].startswith("result: ")
+        assert sum(1 for line in lines if LEGEND.match(line)) == 1  # the final board only
+    every = foxgeese("show", str(tournament), game["id"], "--all")
+    assert sum(1 for line in every.stdout.splitlines() if LEGEND.match(line)) == len(game["record"]["moves"]) + 1
+
+
+def test_show_by_id_mistakes_are_one_line(tournament: Path) -> None:
+    no_id = foxgeese("show", str(tournament))
+    assert no_id.exit_code == 2
+    assert no_id.stderr.startswith(
+        f"foxgeese: {tournament} holds 12 games; name one: foxgeese show {tournament} GAME_ID")
+    unknown = foxgeese("show", str(tournament), "nope")
+    assert unknown.exit_code == 2 and len(unknown.stderr.splitlines()) == 1
+    assert "no game 'nope' in" in unknown.stderr
+    not_record = foxgeese("show", str(tournament / "results.json"))
+    assert not_record.exit_code == 2 and "expected a game record" in not_record.stderr

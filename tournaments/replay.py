@@ -1,0 +1,127 @@
+"""The replay viewer: a game record turned into what a page steps through, and the viewer itself.
+
+`replay_data(record)` replays the record with the engine and keeps, for every ply, the board's
+overlay (engine/svg.py), the move, both clocks, the think time and the bot's `info`. The board's
+fixed layers are stored once per variant (`boards`), so a report of many games stays small. The
+viewer's script and style (assets/) are the same in the HTML report and in `foxgeese serve`.
+"""
+
+from __future__ import annotations
+
+import json
+from html import escape
+from importlib import resources
+from typing import Any
+
+from foxgeese.engine import Game, Position
+from foxgeese.engine.svg import board_parts, overlay_svg
+from foxgeese.protocol.timecontrol import TimeControl, TimeControlError
+
+ASSETS = "assets"
+
+
+class ReplayError(ValueError):
+    """A record whose moves do not replay from its start position."""
+
+
+def board_key(position: Position) -> str:
+    """Which fixed board layers a position needs: its variant and options (`standard geese=13,...`)."""
+    return f"{position.variant.id} {position.variant.options_text()}"
+
+
+def replay_data(record: dict[str, Any], boards: dict[str, list[str]] | None = None) -> dict[str, Any]:
+    """The viewer's data for one record (a `GameRecord.to_dict()`); adds its board to `boards`."""
+    try:
+        start = Position.from_text(record["start"])
+        entries = list(record["moves"])
+    except (KeyError, TypeError, ValueError) as error:
+        raise ReplayError(f"not a game record: {error}") from None
+    boards = {} if boards is None else boards
+    key = board_key(start)
+    if key not in boards:
+        boards[key] = list(board_parts(start.variant))
+    variant = start.variant
+    seats = {side: (seat or {}).get("name", "?") for side, seat in (record.get("bots") or {}).items()}
+    clocks = _start_clocks(record.get("time_control", ""), [variant.predator_name, variant.prey_name])
+    game = Game.from_position(start)
+    plies = [{"overlay": overlay_svg(start), "position": start.text(), "clocks": dict(clocks)}]
+    for number, entry in enumerate(entries, 1):
+        text = entry["move"] if isinstance(entry, dict) else str(entry)
+        entry = entry if isinstance(entry, dict) else {"move": text}
+        side = variant.side_name(game.position.turn)
+        try:
+            move = game.parse_move(text)
+        except ValueError as error:
+            raise ReplayError(f"ply {number}: {error}") from None
+        game.push(move)
+        if not entry.get("book") and clocks:
+            clocks[side] = int(entry.get("clock_ms", 0))
+        plies.append({
+            "overlay": overlay_svg(game.position, last_move=move),
+            "position": game.position.text(),
+            "move": str(move),
+            "side": side,
+            "think_ms": int(entry.get("think_ms", 0)),
+            "book": bool(entry.get("book")),
+            "info": entry.get("info") or {},
+            "clocks": dict(clocks),
+        })
+    return {
+        "id": str(record.get("game_id", "")),
+        "board": key,
+        "variant": str(variant),
+        "sides": [variant.predator_name, variant.prey_name],
+        "seats": seats,
+        "time_control": record.get("time_control", ""),
+        "result": result_text(record),
+        "plies": plies,
+    }
+
+
+def result_text(record: dict[str, Any]) -> str:
+    """`fox wins by captured after 40 plies: reason` (the record's own result line)."""
+    winner = record.get("winner", "draw")
+    plural = winner in ("geese", "hounds")
+    verdict = "draw" if winner == "draw" else f"{winner} {'win' if plural else 'wins'}"
+    plies = record.get("plies", len(record.get("moves", [])))
+    line = f"{verdict} by {record.get('termination', '?')} after {plies} plies"
+    return f"{line}: {record['reason']}" if record.get("reason") else line
+
+
+def _start_clocks(time_control: str, sides: list[str]) -> dict[str, int]:
+    """Both clocks at the start, from the record's time control text; {} when it does not read."""
+    try:
+        control = TimeControl.parse(time_control)
+    except (TimeControlError, TypeError, ValueError):
+        return {}
+    start = control.per_move_ms if control.is_per_move else control.base_ms
+    return {side: start for side in sides}
+
+
+def asset(name: str) -> str:
+    """The text of one of the viewer's files (replay.js, replay.css, ...)."""
+    return resources.files("foxgeese.tournaments").joinpath(ASSETS, name).read_text(encoding="utf-8")
+
+
+def script_json(data: Any) -> str:
+    """JSON safe inside `<script type="application/json">` (no `</` can close the element)."""
+    return json.dumps(data, separators=(",", ":"), sort_keys=True).replace("</", "<\\/")
+
+
+def replay_page(record: dict[str, Any], title: str = "", back_link: str = "") -> str:
+    """One self-contained HTML page replaying one game."""
+    boards: dict[str, list[str]] = {}
+    game = replay_data(record, boards)
+    heading = title or f"game {game['id']}"
+    back = f'<p><a href="{escape(back_link)}">&larr; back</a></p>' if back_link else ""
+    return (
+        "<!doctype html><html lang=en><head><meta charset=utf-8>"
+        f"<title>{escape(heading)}</title><link rel=icon href='data:,'>"
+        "<meta name=viewport content='width=device-width,initial-scale=1'>"
+        f"<style>{asset('replay.css')}</style></head><body>{back}<h1>{escape(heading)}</h1>"
+        '<div id="fg-viewer" class="fg-viewer"></div>'
+        f'<script type="application/json" id="fg-data">{script_json({"boards": boards, "games": [game]})}</script>'
+        f"<script>{asset('replay.js')}</script>"
+        "<script>FoxgeeseReplay.mountFromData('fg-viewer','fg-data',0);</script></body></html>"
+    )
+

@@ -1,0 +1,285 @@
+"""`foxgeese serve`: Starlette routes and one WebSocket per open game page, over the real referee.
+
+Pages are thin HTML shells; the state comes over the WebSocket as JSON (`WebGame.view`), the
+board inside it as SVG from engine/svg.py. What a user can get wrong (an unknown link, a move
+that is not legal, a seat already open elsewhere) is answered with a message in the page; the
+server never stops for it.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import secrets
+from html import escape
+from importlib import resources
+from pathlib import Path
+from typing import Any
+
+from starlette.applications import Starlette
+from starlette.requests import Request
+from starlette.responses import HTMLResponse, JSONResponse, Response
+from starlette.routing import Mount, Route, WebSocketRoute
+from starlette.staticfiles import StaticFiles
+from starlette.websockets import WebSocket, WebSocketDisconnect
+
+from foxgeese.engine import VARIANT_IDS
+from foxgeese.players.registry import PLAYER_NAMES
+from foxgeese.tournaments.replay import ReplayError, asset, replay_page
+from foxgeese.web.games import WebGame, WebGameError, new_game
+from foxgeese.web.live import TournamentFeed
+
+LIVE_POLL_S = 0.25
+MAX_RECORD_BYTES = 8 << 20
+MAX_KEPT_GAMES = 500
+
+
+class Server:
+    """What the routes share: the games, uploaded records, the followed tournament, the sockets."""
+
+    def __init__(self, tournament_dir: Path | None = None) -> None:
+        self.games: dict[str, WebGame] = {}
+        self.records: dict[str, dict[str, Any]] = {}
+        self.sockets: dict[str, set[tuple[WebSocket, Any]]] = {}
+        self.feed = TournamentFeed(tournament_dir) if tournament_dir is not None else None
+        self.live_sockets: set[WebSocket] = set()
+        self.loop: asyncio.AbstractEventLoop | None = None
+
+    # -- pushing state ------------------------------------------------------------------------
+
+    def notify(self, game: WebGame) -> None:
+        """Called from any thread when a game changed: its browsers get the new state.
+
+        Right after a person's move the push waits (at most `WebGame.HOLD_S`) for the AI's reply,
+        so the page draws both at once instead of drawing twice in a row."""
+        if self.loop is not None and not self.loop.is_closed():
+            self.loop.call_soon_threadsafe(self._schedule, game, game.hold_s())
+
+    def _schedule(self, game: WebGame, delay_s: float) -> None:
+        if delay_s > 0:
+            self.loop.call_later(delay_s, self._schedule, game, 0.0)
+        else:
+            asyncio.ensure_future(self.push(game))
+
+    async def push(self, game: WebGame) -> None:
+        version = game.version
+        if version == game.pushed:  # a held push after the state it waited for went out
+            return
+        game.pushed = version
+        for websocket, seat in list(self.sockets.get(game.id, ())):
+            with contextlib.suppress(Exception):  # a socket closing right now: its handler tidies up
+                await websocket.send_text(json.dumps(game.view(seat)))
+
+    async def follow_tournament(self) -> None:
+        while True:
+            if self.feed.poll() or not self.feed.version:
+                message = json.dumps(self.feed.view())
+                for websocket in list(self.live_sockets):
+                    with contextlib.suppress(Exception):
+                        await websocket.send_text(message)
+            await asyncio.sleep(LIVE_POLL_S)
+
+    def add_game(self, game: WebGame) -> None:
+        if len(self.games) >= MAX_KEPT_GAMES:  # forget the oldest finished games
+            for old in [g for g in self.games.values() if g.status == "over"][: len(self.games) // 4 or 1]:
+                self.games.pop(old.id, None)
+        self.games[game.id] = game
+
+
+def page(title: str, body: str, scripts: tuple[str, ...] = (), viewer: bool = False) -> HTMLResponse:
+    head = "<link rel=stylesheet href='/viewer/replay.css'>" if viewer else ""
+    tags = "".join(f"<script src='{src}'></script>" for src in scripts)
+    return HTMLResponse(
+        "<!doctype html><html lang=en><head><meta charset=utf-8>"
+        f"<meta name=viewport content='width=device-width,initial-scale=1'><title>{escape(title)} · foxgeese</title>"
+        f"<link rel=icon href='data:,'><link rel=stylesheet href='/static/app.css'>{head}</head><body>"
+        "<header class=top><a href='/' class=brand>foxgeese</a><nav><a href='/'>new game</a>"
+        "<a href='/tournament'>tournament</a></nav></header>"
+        f"<main>{body}</main>{tags}</body></html>"
+    )
+
+
+def not_found(message: str) -> HTMLResponse:
+    body = f"<div class='problem big'>{escape(message)}</div><p><a href='/'>Start a new game</a></p>"
+    response = page("not found", body)
+    response.status_code = 404
+    return response
+
+
+def create_app(tournament_dir: Path | None = None) -> Starlette:
+    server = Server(tournament_dir)
+
+    async def home(request: Request) -> Response:
+        players = [name for name in PLAYER_NAMES if name != "human"]
+        config = {"variants": list(VARIANT_IDS), "players": players,
+                  "games": [{"id": g.id, "variant": str(g.variant), "status": g.status,
+                             "seats": {g.variant.side_name(s): seat.name for s, seat in g.seats.items()}}
+                            for g in list(server.games.values())[-20:]]}
+        body = (f"<script type=application/json id=fg-config>{json.dumps(config)}</script>"
+                + resources.files("foxgeese.web").joinpath("static", "home.html").read_text(encoding="utf-8"))
+        return page("play", body, ("/viewer/replay.js", "/static/home.js"))
+
+    async def create_game(request: Request) -> Response:
+        try:
+            data = await request.json()
+            if not isinstance(data, dict):
+                raise ValueError
+        except ValueError:
+            return JSONResponse({"error": "send the new game as a JSON object"}, status_code=400)
+        try:
+            game = new_game(data, server.notify)
+        except WebGameError as error:
+            return JSONResponse({"error": str(error)}, status_code=400)
+        server.add_game(game)
+        links = {game.variant.side_name(side): f"/game/{game.id}?seat={seat.secret}"
+                 for side, seat in game.seats.items() if seat.is_human}
+        return JSONResponse({"id": game.id, "links": links, "watch": f"/game/{game.id}"})
+
+    async def game_page(request: Request) -> Response:
+        game_id = request.path_params["game_id"]
+        if game_id not in server.games:
+            return not_found(f"There is no game {game_id!r} on this server. Games live as long as the server "
+                             "that plays them: this one may have been restarted, or the link is mistyped.")
+        body = resources.files("foxgeese.web").joinpath("static", "game.html").read_text(encoding="utf-8")
+        return page("game", body, ("/viewer/replay.js", "/static/game.js"))
+
+    async def game_socket(websocket: WebSocket) -> None:
+        await websocket.accept()
+        game = server.games.get(websocket.path_params["game_id"])
+        if game is None:
+            await websocket.send_json({"type": "error", "fatal": True,
+                                       "message": "there is no game with this link on this server"})
+            await websocket.close()
+            return
+        seat = None
+        secret = websocket.query_params.get("seat", "")
+        if secret:
+            seat = game.seat_by_secret(secret)
+            if seat is None:
+                await websocket.send_json({"type": "error", "message": "this link's seat secret does not match "
+                                           "any seat of this game; you are watching"})
+            else:
+                problem = game.attach(seat)
+                if problem:
+                    await websocket.send_json({"type": "error", "message": problem + "; meanwhile you watch"})
+                    seat = None
+        entry = (websocket, seat)
+        server.sockets.setdefault(game.id, set()).add(entry)
+        try:
+            await websocket.send_text(json.dumps(game.view(seat)))
+            while True:
+                try:
+                    message = json.loads(await websocket.receive_text())
+                except ValueError:
+                    message = None
+                if not isinstance(message, dict) or message.get("type") != "move":
+                    await websocket.send_json({"type": "error", "message": "expected {\"type\": \"move\", ...}"})
+                    continue
+                if seat is None:
+                    await websocket.send_json({"type": "error", "message": "you are watching: only a player's "
+                                               "link can move"})
+                    continue
+                problem = game.play(seat, str(message.get("move", "")))
+                if problem:
+                    await websocket.send_json({"type": "error", "message": problem})
+        except WebSocketDisconnect:
+            pass
+        finally:
+            server.sockets.get(game.id, set()).discard(entry)
+            if seat is not None:
+                game.detach(seat)
+
+    async def game_replay(request: Request) -> Response:
+        game = server.games.get(request.path_params["game_id"])
+        if game is None or game.record is None:
+            return not_found("No finished game with this link on this server.")
+        return HTMLResponse(replay_page(game.record, back_link=f"/game/{game.id}"))
+
+    async def upload_record(request: Request) -> Response:
+        body = await request.body()
+        if len(body) > MAX_RECORD_BYTES:
+            return JSONResponse({"error": "that file is too big to be a game record"}, status_code=400)
+        try:
+            record = json.loads(body)
+            if not isinstance(record, dict):
+                raise ValueError("not a JSON object")
+            replay_page(record)  # it replays, or says why not
+        except (ValueError, ReplayError) as error:
+            return JSONResponse({"error": f"not a game record: {error}"}, status_code=400)
+        record_id = secrets.token_urlsafe(6)
+        server.records[record_id] = record
+        return JSONResponse({"url": f"/replay/record/{record_id}"})
+
+    async def record_replay(request: Request) -> Response:
+        record = server.records.get(request.path_params["record_id"])
+        if record is None:
+            return not_found("No uploaded record with this link on this server; upload it again from the home page.")
+        return HTMLResponse(replay_page(record, back_link="/"))
+
+    async def tournament_page(request: Request) -> Response:
+        if server.feed is None:
+            return not_found("This server follows no tournament; start it with "
+                             "foxgeese serve --tournament DIR (the runner's output folder).")
+        body = resources.files("foxgeese.web").joinpath("static", "live.html").read_text(encoding="utf-8")
+        return page("tournament", body, ("/viewer/replay.js", "/static/live.js"))
+
+    async def tournament_socket(websocket: WebSocket) -> None:
+        await websocket.accept()
+        if server.feed is None:
+            await websocket.send_json({"type": "error", "fatal": True, "message": "this server follows no tournament"})
+            await websocket.close()
+            return
+        server.live_sockets.add(websocket)
+        try:
+            await websocket.send_text(json.dumps(server.feed.view()))
+            while True:
+                await websocket.receive_text()
+        except WebSocketDisconnect:
+            pass
+        finally:
+            server.live_sockets.discard(websocket)
+
+    async def tournament_replay(request: Request) -> Response:
+        game_id = request.path_params["game_id"]
+        record = server.feed.record(game_id) if server.feed is not None else None
+        if record is None:
+            return not_found(f"No finished game {game_id!r} in the tournament's journal.")
+        return HTMLResponse(replay_page(record, title=f"{server.feed.name}: game {game_id}", back_link="/tournament"))
+
+    async def viewer_asset(request: Request) -> Response:
+        name = request.path_params["name"]
+        if name not in ("replay.js", "replay.css"):
+            return Response("not found", status_code=404)
+        media = "text/javascript" if name.endswith(".js") else "text/css"
+        return Response(asset(name), media_type=media)
+
+    @contextlib.asynccontextmanager
+    async def lifespan(app: Starlette):
+        server.loop = asyncio.get_running_loop()
+        follower = asyncio.ensure_future(server.follow_tournament()) if server.feed is not None else None
+        try:
+            yield
+        finally:
+            if follower is not None:
+                follower.cancel()
+            for game in server.games.values():
+                game.shutdown()
+
+    static = StaticFiles(directory=str(resources.files("foxgeese.web").joinpath("static")))
+    app = Starlette(routes=[
+        Route("/", home),
+        Route("/api/games", create_game, methods=["POST"]),
+        Route("/game/{game_id}", game_page),
+        WebSocketRoute("/ws/game/{game_id}", game_socket),
+        Route("/replay/game/{game_id}", game_replay),
+        Route("/api/records", upload_record, methods=["POST"]),
+        Route("/replay/record/{record_id}", record_replay),
+        Route("/tournament", tournament_page),
+        WebSocketRoute("/ws/tournament", tournament_socket),
+        Route("/tournament/games/{game_id}", tournament_replay),
+        Route("/viewer/{name}", viewer_asset),
+        Mount("/static", static, name="static"),
+    ], lifespan=lifespan)
+    app.state.server = server
+    return app

@@ -1,0 +1,57 @@
+"""`foxgeese serve`: the web app on 127.0.0.1 (play, play a friend by link, watch a tournament, replay)."""
+
+from __future__ import annotations
+
+import socket
+from pathlib import Path
+
+import click
+import uvicorn
+from uvicorn.config import WS_PROTOCOLS
+
+from foxgeese.usage import UsageProblem
+from foxgeese.web.app import create_app
+
+
+@click.command("serve")
+@click.option("--host", default="127.0.0.1", show_default=True,
+              help="Address to listen on; anything but a loopback address also needs --public.")
+@click.option("--port", type=click.IntRange(0, 65535), default=8000, show_default=True,
+              help="Port (0: any free one; the address is printed).")
+@click.option("--public", is_flag=True, help="Allow --host to be an address other machines can reach.")
+@click.option("--tournament", "tournament_dir", type=click.Path(file_okay=False), default=None, metavar="DIR",
+              help="Follow this tournament's output folder live (its events.jsonl) at /tournament.")
+def serve(host: str, port: int, public: bool, tournament_dir: str | None) -> None:
+    """Serve the web app: a new game against any player or a person by link, a tournament's live
+    view, and the replay of any game record."""
+    if host not in ("127.0.0.1", "localhost", "::1") and not public:
+        raise UsageProblem(f"--host {host} can be reached from other machines; add --public to allow that, "
+                           "or keep the default 127.0.0.1")
+    if tournament_dir is not None and not Path(tournament_dir).is_dir():
+        raise UsageProblem(f"--tournament {tournament_dir}: no such folder (give a tournament's output folder)")
+    # proto=IPPROTO_TCP matters: asyncio turns Nagle off (TCP_NODELAY) only on sockets that say
+    # so, and with Nagle on, a state pushed right after another waits ~40 ms for the delayed ACK.
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    listener = socket.socket(family, socket.SOCK_STREAM, socket.IPPROTO_TCP)
+    listener.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    try:
+        listener.bind((host, port))
+    except OSError as error:
+        listener.close()
+        raise UsageProblem(f"cannot listen on {host}:{port}: {error.strerror}; pick another --port") from None
+    listener.listen(64)
+    bound = listener.getsockname()[1]
+    shown = f"[{host}]" if ":" in host else host
+    click.echo(f"foxgeese serve: open http://{shown}:{bound}/ (Ctrl-C stops)", err=True)
+    app = create_app(Path(tournament_dir) if tournament_dir else None)
+    ws = "websockets-sansio" if "websockets-sansio" in WS_PROTOCOLS else "websockets"
+    config = uvicorn.Config(app, log_level="warning", ws=ws, lifespan="on")
+    try:
+        uvicorn.Server(config).run(sockets=[listener])
+    except KeyboardInterrupt:  # uvicorn stops cleanly on Ctrl-C, then raises it again
+        pass
+    click.echo("foxgeese serve: stopped", err=True)
+
+
+def register(group: click.Group) -> None:
+    group.add_command(serve)

@@ -9,7 +9,7 @@ from __future__ import annotations
 import enum
 import json
 import os
-from dataclasses import asdict, dataclass, field, fields
+from dataclasses import MISSING, asdict, dataclass, field, fields
 from datetime import UTC, datetime
 from typing import Any
 
@@ -111,13 +111,13 @@ class GameRecord:
         values = _checked(cls, data, "record")
         bots = values.get("bots", {})
         moves = values.get("moves", [])
-        values["bots"] = {side: SeatRecord(**_checked(SeatRecord, seat, f"bots[{shown(side, 20)}]"))
-                          for side, seat in bots.items()}
-        values["moves"] = [MoveRecord(**_checked(MoveRecord, move, f"moves[{index}]"))
-                           for index, move in enumerate(moves)]
         try:
+            values["bots"] = {side: SeatRecord(**_checked(SeatRecord, seat, f"bots[{shown(side, 20)}]"))
+                              for side, seat in bots.items()}
+            values["moves"] = [MoveRecord(**_checked(MoveRecord, move, f"moves[{index}]"))
+                               for index, move in enumerate(moves)]
             return cls(**values)
-        except TypeError as error:  # a required key is missing
+        except TypeError as error:  # a required key is missing, in the record or in a seat or move
             raise RecordError(f"not a complete game record: {error}") from None
 
     @classmethod
@@ -174,6 +174,11 @@ def _checked(cls: type, data: Any, where: str) -> dict[str, Any]:
             names = " or ".join("null" if kind is type(None) else kind.__name__ for kind in allowed)
             raise RecordError(f"{where}.{item.name}: expected {names}, not {shown(value, 30)}")
         values[item.name] = value
+    missing = [item.name for item in fields(cls)
+               if item.name not in values and item.default is MISSING and item.default_factory is MISSING]
+    if missing:
+        noun = "key" if len(missing) == 1 else "keys"
+        raise RecordError(f"{where}: missing {noun} {', '.join(repr(name) for name in missing)}")
     if not all(isinstance(part, str) for part in values.get("command", [])):
         raise RecordError(f"{where}.command: expected a list of strings")
     return values

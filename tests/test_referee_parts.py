@@ -139,7 +139,7 @@ def test_record_round_trips_and_keeps_the_replay_keys(tmp_path):
 
 
 @pytest.mark.parametrize("text,words", [("[]", "JSON object"), ("{", "not valid JSON"), ('{"format": 99}', "format 99"),
-                                        ('{"format": 1, "game_id": "x"}', "not a complete game record")])
+                                        ('{"format": 1, "game_id": "x"}', "record: missing keys 'variant'")])
 def test_bad_records_are_record_errors(text, words):
     with pytest.raises(RecordError, match=words):
         GameRecord.from_json(text)

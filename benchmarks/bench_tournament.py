@@ -138,8 +138,10 @@ def throughput(players: dict[str, str], games: int, yardstick: float, kind: str)
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--part", type=int, choices=(1, 2), default=None)
-    parser.add_argument("--games", type=int, default=20, help="games per pairing, fast players (even)")
-    parser.add_argument("--search-games", type=int, default=4, help="games per pairing, searching players")
+    # Enough games that starting the workers and their bots (seconds on a loaded machine, and twice
+    # as many bots at concurrency 2) does not decide the figure.
+    parser.add_argument("--games", type=int, default=60, help="games per pairing, fast players (even)")
+    parser.add_argument("--search-games", type=int, default=6, help="games per pairing, searching players")
     parser.add_argument("--forfeit-games", type=int, default=4, help="games per pairing for part 2 (even)")
     args = parser.parse_args()
     print(f"measured {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}, {os.cpu_count()} cores, "

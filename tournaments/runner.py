@@ -14,6 +14,7 @@ the same config gives the same games at any concurrency and on any executor.
 
 from __future__ import annotations
 
+import os
 import sys
 import threading
 from collections import deque
@@ -159,6 +160,7 @@ class Runner:
     the directory or drawn), before any game. `executor` is "local" (default: the config's) or
     "ray", or an Executor object.
     """
+
     def __init__(self, loaded: LoadedConfig, directory: Path, listener: Listener | None = None,
                  concurrency: int | None = None, referee_options: dict[str, Any] | None = None,
                  executor: str | Executor | None = None, ray_address: str | None = None,
@@ -243,8 +245,6 @@ class Runner:
 
     def _setup(self, index: int, generation: int) -> WorkerSetup:
         """What the worker of slot `index` needs (its bot logs stay with the tournament)."""
-        import os
-
         suffix = f".{generation}" if generation else ""
         log_dir = self.directory / "logs" / f"run{os.getpid()}-w{index}{suffix}"
         return WorkerSetup(player_defs(self.loaded), str(self.loaded.base_dir), str(log_dir.resolve()),

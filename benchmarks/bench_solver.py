@@ -18,9 +18,9 @@ import time
 from pathlib import Path
 
 from foxgeese.engine import get_variant
-from foxgeese.players.hare_hounds_solution import load_solution, solve
-from foxgeese.players.retrograde import build_tables
-from foxgeese.players.tables import table_path, to_parent
+from foxgeese.players.solver.hare_hounds_solution import load_solution, solve
+from foxgeese.players.solver.retrograde import build_tables
+from foxgeese.players.solver.tables import table_path, to_parent
 
 
 def peak_mb() -> float:

@@ -16,7 +16,7 @@ import click
 def solve_command(variant_id: str, sideways: bool | None, build: bool, max_geese: int | None, rebuild: bool,
                   position_text: str | None, tables: str | None) -> None:
     """Solve VARIANT: Hare and Hounds whole, the fox variants by endgame tables per goose count."""
-    from foxgeese.players.solve_report import solve  # numpy and the tables load only here
+    from foxgeese.players.solver.report import solve  # numpy and the tables load only here
 
     solve(variant_id, sideways, build, max_geese, rebuild, position_text, tables)
 

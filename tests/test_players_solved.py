@@ -16,8 +16,8 @@ from foxgeese.engine import Clock, Game, get_variant
 from foxgeese.players.mcts import MctsPlayer
 from foxgeese.players.minimax import MinimaxPlayer
 
-from foxgeese.players import hare_hounds_solution
-from foxgeese.players.tables import WIN, to_parent
+from foxgeese.players.solver import hare_hounds_solution
+from foxgeese.players.solver.tables import WIN, to_parent
 
 
 @pytest.fixture(scope="module")

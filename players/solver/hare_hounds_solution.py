@@ -27,7 +27,7 @@ from typing import Any, NamedTuple
 import numpy as np
 
 from foxgeese.engine import Move, Position, Side, get_variant
-from foxgeese.players.tables import (
+from foxgeese.players.solver.tables import (
     NO_MOVE,
     SCORE_DTYPE,
     WIN,

@@ -13,7 +13,7 @@ from typing import Any
 
 from foxgeese.engine import Clock, Game
 from foxgeese.players.base import Choice, Player
-from foxgeese.players.tables import TableSet, describe, to_parent
+from foxgeese.players.solver.tables import TableSet, describe, to_parent
 
 
 class SolverPlayer(Player):
@@ -35,7 +35,7 @@ class SolverPlayer(Player):
         """Loads (or, the first time, builds and caches) the Hare and Hounds solution before the clock runs."""
         super().new_game(variant, side)
         if getattr(variant, "id", None) == "hare-and-hounds":
-            from foxgeese.players.hare_hounds_solution import solution
+            from foxgeese.players.solver.hare_hounds_solution import solution
 
             solution(self.tables)
         if self._fallback is not None:
@@ -56,7 +56,7 @@ class SolverPlayer(Player):
     def score_moves(self, position: Any, moves: list) -> list[tuple[Any, int]] | None:
         """Every move with the mover's exact score after it, or None when the tables do not reach."""
         if position.variant.id == "hare-and-hounds":
-            from foxgeese.players.hare_hounds_solution import solution
+            from foxgeese.players.solver.hare_hounds_solution import solution
 
             return [(entry.move, entry.score) for entry in solution(self.tables).move_scores(position, moves)]
         tables = self._tables_for(position.variant)

@@ -14,7 +14,7 @@ import click
 
 from foxgeese.engine import InvalidPositionError, Position, UnknownVariantError, get_variant
 from foxgeese.usage import fail
-from foxgeese.players.tables import TableError, TableSet, table_dir, table_path, to_parent, winner_text
+from foxgeese.players.solver.tables import TableError, TableSet, table_dir, table_path, to_parent, winner_text
 
 
 def _verdict(position: Position, score: int) -> str:
@@ -39,7 +39,7 @@ def _fox_move_scores(position: Position, table_set: TableSet) -> list[tuple[Any,
 
 
 def _hare_and_hounds(position: Position | None, tables: str | None, rebuild: bool) -> None:
-    from foxgeese.players.hare_hounds_solution import load_solution, reachable
+    from foxgeese.players.solver.hare_hounds_solution import load_solution, reachable
 
     started = time.perf_counter()
     solution = load_solution(tables, rebuild=rebuild)
@@ -61,7 +61,7 @@ def _fox_tables(variant: Any, position: Position | None, tables: str | None, bui
                 rebuild: bool) -> None:
     directory = table_dir(tables)
     if build:
-        from foxgeese.players.retrograde import build_tables
+        from foxgeese.players.solver.retrograde import build_tables
 
         if max_geese is None:
             fail("--build needs --max-geese N (4 to 6 is practical for standard)")

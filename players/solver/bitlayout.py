@@ -232,6 +232,26 @@ class Layout:
         slot = bin(empty & ((1 << fox_bit) - 1)).count("1")
         return int(self.block_word[code]) * 64 + self.set_index(mask, code) * self.slots(geese) + slot
 
+    def bits_of(self, masks: np.ndarray, fox_bits: np.ndarray) -> np.ndarray:
+        """`bit_of` for arrays of goose masks and fox grid bits (numpy, for tests and analyses)."""
+        masks = np.asarray(masks, dtype=np.int64)
+        fox_bits = np.asarray(fox_bits, dtype=np.int64)
+        codes = np.zeros(masks.shape, dtype=np.int64)
+        index = np.zeros(masks.shape, dtype=np.int64)
+        rows = [(masks >> (SIDE * r)) & 127 for r in range(SIDE)]
+        for r in range(SIDE):
+            codes += _pop(rows[r]) * self.radix[r]
+        for r in range(SIDE):
+            index += self.row_rank[r, rows[r]] * self.stride[codes, r]
+        empty = self.board & ~masks
+        slots = _pop(empty & ((np.int64(1) << fox_bits) - 1))
+        return self.block_word[codes] * 64 + index * (self.points - _pop(masks)) + slots
+
+
+
+def _pop(values: np.ndarray) -> np.ndarray:
+    return np.bitwise_count(values.astype(np.uint64)).astype(np.int64)
+
 
 def _colex_key(subset: int) -> tuple[int, ...]:
     return tuple(sorted((b for b in range(7) if subset >> b & 1), reverse=True))

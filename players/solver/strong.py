@@ -41,7 +41,7 @@ MAGIC = b"FOXGEESE-BITS\n"
 HEADER_BYTES = 1 << 16
 LARGEST = 17  # the most geese any standard start has: no table reads the chains of 17
 KEY = "standard-sideways0"
-WINS, CHAINS = "wins", "chains"
+WINS, CHAINS, FOX = "wins", "chains", "fox"  # FOX: fox to move, bit set = the fox wins (optional)
 
 
 def bits_path(directory: Path, geese: int, array: str, *, partial: bool = False) -> Path:
@@ -104,9 +104,10 @@ class StrongBuilder:
     """Builds the bit tables for 4..max geese; each goose count from the chains of the one below."""
 
     def __init__(self, directory: Any = None, *, progress: Callable[[str], None] | None = None,
-                 threads: int | None = None, keep_chains: bool = False) -> None:
+                 threads: int | None = None, keep_chains: bool = False, with_fox: bool = False) -> None:
         self.directory = table_dir(directory)
         self.keep_chains = keep_chains
+        self.with_fox = with_fox  # also write the fox-to-move bits (tests and analyses; doubles the disk)
         self.layout = standard_layout()
         self.progress = progress or (lambda _text: None)
         self.threads = threads
@@ -151,31 +152,35 @@ class StrongBuilder:
             below = _READ_ONLY_EMPTY
         wins_part = bits_path(self.directory, geese, WINS, partial=True)
         chains_part = bits_path(self.directory, geese, CHAINS, partial=True)
+        fox_part = bits_path(self.directory, geese, FOX, partial=True)
         header = self._resume_header(wins_part, geese)
+        if header is not None and self.with_fox and not fox_part.exists():
+            header = None  # the fox-to-move bits of the levels done are not on disk: start this count again
         if header is None:
             header = {"layout": layout.fingerprint(), "variant": KEY, "geese": geese, "array": WINS, "words": words,
                       "points": layout.point_names(), "complete": False, "levels_done": [], "figures": {},
                       "build_seconds": 0.0}
-            for path in (wins_part, chains_part):
+            for path in (wins_part, chains_part, fox_part):
                 with open(path, "wb") as stream:
                     stream.truncate(HEADER_BYTES + words * 8)
-        fd_wins = os.open(wins_part, os.O_RDWR)
-        fd_chains = os.open(chains_part, os.O_RDWR) if with_chains else None
-        try:
-            self._levels(kernels, geese, header, below, fd_wins, fd_chains, started)
-            header["complete"] = True
-            write_header(fd_wins, header)
-            if fd_chains is not None:
-                write_header(fd_chains, dict(header, array=CHAINS, figures={}))
-        finally:
-            os.close(fd_wins)
-            if fd_chains is not None:
-                os.close(fd_chains)
-        os.replace(wins_part, bits_path(self.directory, geese, WINS))
+        fds = {WINS: os.open(wins_part, os.O_RDWR)}
         if with_chains:
-            os.replace(chains_part, bits_path(self.directory, geese, CHAINS))
-        else:
-            chains_part.unlink(missing_ok=True)
+            fds[CHAINS] = os.open(chains_part, os.O_RDWR)
+        if self.with_fox:
+            fds[FOX] = os.open(fox_part, os.O_RDWR)
+        try:
+            self._levels(kernels, geese, header, below, fds, started)
+            header["complete"] = True
+            for array, fd in fds.items():
+                write_header(fd, header if array == WINS else dict(header, array=array, figures={}))
+        finally:
+            for fd in fds.values():
+                os.close(fd)
+        for array, part in ((WINS, wins_part), (CHAINS, chains_part), (FOX, fox_part)):
+            if array in fds:
+                os.replace(part, bits_path(self.directory, geese, array))
+            else:
+                part.unlink(missing_ok=True)
         return header
 
     def _resume_header(self, path: Path, geese: int) -> dict[str, Any] | None:
@@ -189,8 +194,8 @@ class StrongBuilder:
             return None
         return header
 
-    def _levels(self, kernels: Any, geese: int, header: dict[str, Any], below: np.ndarray, fd_wins: int,
-                fd_chains: int | None, started: float) -> None:
+    def _levels(self, kernels: Any, geese: int, header: dict[str, Any], below: np.ndarray, fds: dict[str, int],
+                started: float) -> None:
         layout = self.layout
         levels = layout.levels[geese][::-1]  # highest row sum first
         done = set(header["levels_done"])
@@ -212,7 +217,7 @@ class StrongBuilder:
             x_out = np.zeros(size, dtype=np.int64)
             g_in = _READ_ONLY_EMPTY
             if finished:  # resuming: this level's fox-to-move words are rebuilt from its saved G
-                g_in = np.frombuffer(os.pread(fd_wins, size * 8, HEADER_BYTES + level.start_word * 8), dtype="<i8")
+                g_in = np.frombuffer(os.pread(fds[WINS], size * 8, HEADER_BYTES + level.start_word * 8), dtype="<i8")
                 g_out = np.zeros(size, dtype=np.int64)
             kernels.solve_level(codes, starts, geese, layout.board, layout.row_sub, layout.row_count,
                                 layout.row_rank, layout.radix, layout.code_rows, layout.stride, layout.block_word,
@@ -223,9 +228,9 @@ class StrongBuilder:
             above, above_base = f_out, level.start_word
             if finished:
                 continue
-            if fd_chains is not None:
-                os.pwrite(fd_chains, x_out, HEADER_BYTES + level.start_word * 8)
-            os.pwrite(fd_wins, g_out, HEADER_BYTES + level.start_word * 8)
+            for array, words in ((CHAINS, x_out), (FOX, f_out), (WINS, g_out)):  # WINS last: its header says done
+                if array in fds:
+                    os.pwrite(fds[array], words, HEADER_BYTES + level.start_word * 8)
             figures = header["figures"]
             figures[str(level.row_sum)] = {"sets": level.sets,
                                            "geese_to_move_geese_wins": int(np.bitwise_count(g_out.view(np.uint64)).sum()),
@@ -233,7 +238,7 @@ class StrongBuilder:
             header["levels_done"].append(level.row_sum)
             sets_done += level.sets
             header["build_seconds"] = round(resumed_seconds + time.perf_counter() - started, 2)
-            write_header(fd_wins, header)
+            write_header(fds[WINS], header)
             self.progress(f"{geese} geese: row sum {level.row_sum} done ({len(header['levels_done'])}/{len(levels)} "
                           f"levels, {100 * sets_done / total_sets:.0f}% of {total_sets * slots * 2:,} positions), "
                           f"{header['build_seconds']:.0f} s")
@@ -311,6 +316,14 @@ class StrongTables:
             if after.prey.bit_count() < MIN_GEESE or not self._geese_to_move(after.prey, after.predator):
                 return False
         return True  # every move loses, or none (trapped)
+
+    def mover_wins_after(self, position: Position, move: Any) -> bool | None:
+        """Whether the side to move in `position` wins with best play after playing `move`."""
+        after = position.play(move)
+        geese_win = self.geese_win(after)
+        if geese_win is None:
+            return None
+        return geese_win == (position.turn == Side.PREY)
 
     def _geese_to_move(self, prey: int, fox: int) -> bool:
         geese = prey.bit_count()

@@ -1,0 +1,190 @@
+"""The strong solve (one bit a position) of standard without sideways, checked three ways: against
+the int16 endgame tables on every position of 4-6 geese, against a plain recursive solver over the
+engine's moves on random positions of up to 8 geese, and against the engine's move generator
+(each table bit is the OR / AND of its children). Plus the file format and a resumed build."""
+
+from __future__ import annotations
+
+import os
+import random
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from foxgeese.engine import Position, Side, get_variant
+from foxgeese.players.solver.bitlayout import grid_bit
+from foxgeese.players.solver.retrograde import build_tables
+from foxgeese.players.solver.strong import (
+    FOX,
+    HEADER_BYTES,
+    WINS,
+    StrongBuilder,
+    StrongTables,
+    bits_path,
+    read_bits_header,
+    totals,
+)
+from foxgeese.players.solver.tables import Geometry, TableError, colex, load_table, table_path
+
+STANDARD = get_variant("standard", sideways=False)
+TOP = 8
+# The first test builds 4-8 geese (and numba compiles the kernel, once: it is cached), one the
+# int16 tables of 4-6 geese (half a minute): more than the suite's default timeout on a busy machine.
+pytestmark = pytest.mark.timeout(600)
+
+
+@pytest.fixture(scope="module")
+def strong(tmp_path_factory) -> StrongTables:
+    directory = tmp_path_factory.mktemp("strong")
+    StrongBuilder(directory, with_fox=True, keep_chains=True).build(TOP)
+    return StrongTables(directory)
+
+
+def bits(tables: StrongTables, geese: int, array: str, indices: np.ndarray) -> np.ndarray:
+    path = bits_path(tables.directory, geese, array)
+    words = np.memmap(path, dtype="<i8", mode="r", offset=HEADER_BYTES)
+    return ((words[indices >> 6].view(np.uint64) >> (indices & 63).astype(np.uint64)) & np.uint64(1)).astype(bool)
+
+
+def test_every_position_of_four_to_six_geese_agrees_with_the_int16_tables(strong, tmp_path):
+    build_tables(STANDARD, 6, tmp_path)
+    geometry = Geometry(STANDARD)
+    to_grid = np.array([grid_bit(int(p)) for p in geometry.grid], dtype=np.int64)
+    checked = 0
+    for geese in (4, 5, 6):
+        _, arrays = load_table(table_path(tmp_path, STANDARD, geese))
+        combos = colex(geometry.size, geese).astype(np.int64)
+        masks = np.bitwise_or.reduce(np.int64(1) << to_grid[combos], axis=1)
+        for fox in range(geometry.size):
+            free = (masks >> to_grid[fox]) & 1 == 0
+            index = strong.layout.bits_of(masks[free], np.full(free.sum(), to_grid[fox]))
+            assert np.array_equal(bits(strong, geese, WINS, index), np.asarray(arrays["prey"])[fox, free] > 0)
+            assert np.array_equal(bits(strong, geese, FOX, index), np.asarray(arrays["fox"])[fox, free] > 0)
+            checked += 2 * int(free.sum())
+    assert checked == 2_373_360 + 13_290_816 + 59_808_672  # every position, both sides to move
+
+
+def mover_wins(position: Position, memo: dict) -> bool:
+    """Plain recursion over the engine's moves (no draws: without sideways steps every line ends)."""
+    key = (position.predator, position.prey, position.turn)
+    if key not in memo:
+        ended = position.outcome()
+        if ended is not None:
+            memo[key] = ended.winner.value == position.variant.side_name(position.turn)
+        else:
+            memo[key] = any(not mover_wins(position.play(move), memo) for move in position.legal_moves())
+    return memo[key]
+
+
+def random_position(rng: random.Random, geese: int, lowest_row: int) -> Position:
+    points = sorted(STANDARD.board.points)
+    prey = rng.sample([p for p in points if p // 9 >= lowest_row], geese)
+    fox = rng.choice([p for p in points if p not in prey])
+    return Position(STANDARD, fox, sum(1 << p for p in prey), rng.choice([Side.PREDATOR, Side.PREY]))
+
+
+def test_random_positions_of_up_to_eight_geese_agree_with_a_plain_recursive_solver(strong):
+    rng = random.Random(14)
+    memo: dict = {}
+    for geese in range(4, TOP + 1):
+        for _ in range(6):
+            mover_wins(random_position(rng, geese, lowest_row=3 if geese > 6 else 2), memo)
+    by_geese = {}
+    for (fox, prey, turn), wins in memo.items():
+        geese = prey.bit_count()
+        if geese < 4:
+            continue
+        position = Position(STANDARD, fox, prey, turn)
+        assert strong.geese_win(position) == (wins == (turn == Side.PREY)), position.text()
+        by_geese[geese] = by_geese.get(geese, 0) + 1
+    assert sorted(by_geese) == list(range(4, TOP + 1)) and sum(by_geese.values()) > 20_000, by_geese
+
+
+def test_each_bit_is_what_the_engines_moves_make_of_its_children(strong):
+    rng = random.Random(3)
+    geese_won = 0
+    for _ in range(1500):
+        position = random_position(rng, rng.randint(4, TOP), lowest_row=0)
+        children = [position.play(move) for move in position.legal_moves()]
+        mover_is_geese = position.turn == Side.PREY
+        # the mover wins iff some move leaves the other side lost (no move: the mover has lost)
+        expected = any(strong.geese_win(child) == mover_is_geese for child in children)
+        assert strong.geese_win(position) == (expected == mover_is_geese), position.text()
+        geese_won += strong.geese_win(position)
+    assert 0 < geese_won < 1500
+
+
+def test_figures_count_every_position_and_the_geese_first_win_with_six(strong):
+    counts = {h: totals(strong.headers[h], strong.layout) for h in range(4, TOP + 1) if strong._array(h) is not None}
+    assert counts[4] == {"positions_per_side": 1_186_680, "geese_to_move_geese_wins": 0, "fox_to_move_geese_wins": 0}
+    assert counts[6]["geese_to_move_geese_wins"] == 57 and counts[6]["fox_to_move_geese_wins"] == 12
+    assert strong.available() == TOP
+
+
+class Stop(Exception):
+    pass
+
+
+def test_a_stopped_build_resumes_at_the_next_level_and_gives_the_same_file(strong, tmp_path):
+    calls = []
+
+    def stop_in_seven(text: str) -> None:
+        calls.append(text)
+        if text.startswith("7 geese") and sum(c.startswith("7 geese") for c in calls) == 5:
+            raise Stop
+
+    with pytest.raises(Stop):
+        StrongBuilder(tmp_path, progress=stop_in_seven).build(7)
+    part = bits_path(tmp_path, 7, WINS, partial=True)
+    assert len(read_bits_header(part)["levels_done"]) == 5
+    resumed = []
+    StrongBuilder(tmp_path, progress=resumed.append).build(7)
+    assert not any(text.startswith(("4 geese", "5 geese", "6 geese")) for text in resumed)
+    assert sum(text.startswith("7 geese") for text in resumed) == len(StrongTables(tmp_path).layout.levels[7]) - 5
+    mine = bits_path(tmp_path, 7, WINS).read_bytes()[HEADER_BYTES:]
+    assert mine == bits_path(strong.directory, 7, WINS).read_bytes()[HEADER_BYTES:]
+    assert not bits_path(tmp_path, 6, "chains").exists()  # read for the last time by the 7-geese build
+    assert bits_path(tmp_path, 7, "chains").exists()  # kept: a later build goes on from it
+
+
+def test_a_bit_table_of_another_format_version_is_refused(strong, tmp_path):
+    source = bits_path(strong.directory, 4, WINS)
+    copy = bits_path(tmp_path, 4, WINS)
+    data = bytearray(source.read_bytes())
+    at = data.index(b'"format_version": 1')
+    data[at: at + 19] = b'"format_version": 9'
+    copy.write_bytes(bytes(data))
+    with pytest.raises(TableError, match="format version 9, this build reads 1; delete it and build again"):
+        read_bits_header(copy)
+
+
+def run_cli(*args: str, env: dict | None = None) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "foxgeese", *args], capture_output=True, text=True, timeout=120,
+                          env=env)
+
+
+def test_solve_geese_reports_counts_and_a_position_with_every_move(strong):
+    position = "standard geese=13,sideways=0 fox d4 c1,d1,e1,c2,d2,e2 0 0 0"
+    done = run_cli("solve", "standard", "--geese", "6", "--tables", str(strong.directory), "--position", position)
+    assert done.returncode == 0, done.stderr
+    lines = done.stdout.splitlines()
+    assert any(line.split()[:4] == ["6", "59,808,672", "57", "12"] for line in lines), done.stdout
+    assert f"{position}: fox wins" in done.stdout
+    assert "  d4-d3        fox wins" in done.stdout
+    assert "replies to the winning move" in done.stdout
+
+
+@pytest.mark.parametrize("args, message", [
+    (["--geese", "3"], "foxgeese: --geese must be between 4 and 17, not 3"),
+    (["--geese", "6", "--sideways"], "foxgeese: --geese solves standard without sideways steps"),
+    (["--geese", "6", "--threads", "0"], "foxgeese: --threads must be at least 1, not 0"),
+    (["--geese", "5", "--position", "standard - fox d4 c1,d1,e1,c2,d2,e2 0 0 0"],
+     "foxgeese: the position has 6 geese: use --geese 6 or more"),
+])
+def test_solve_geese_mistakes_are_one_line(strong, args, message):
+    done = run_cli("solve", "standard", "--tables", str(strong.directory), *args)
+    assert done.returncode == 2
+    assert done.stderr.startswith(message) and done.stderr.count("\n") == 1, done.stderr

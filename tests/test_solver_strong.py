@@ -105,7 +105,7 @@ def test_random_positions_of_up_to_eight_geese_agree_with_a_plain_recursive_solv
 
 def test_each_bit_is_what_the_engines_moves_make_of_its_children(strong):
     rng = random.Random(3)
-    geese_won = 0
+    sides = []
     for _ in range(1500):
         position = random_position(rng, rng.randint(4, TOP), lowest_row=0)
         children = [position.play(move) for move in position.legal_moves()]
@@ -113,8 +113,8 @@ def test_each_bit_is_what_the_engines_moves_make_of_its_children(strong):
         # the mover wins iff some move leaves the other side lost (no move: the mover has lost)
         expected = any(strong.geese_win(child) == mover_is_geese for child in children)
         assert strong.geese_win(position) == (expected == mover_is_geese), position.text()
-        geese_won += strong.geese_win(position)
-    assert 0 < geese_won < 1500
+        sides.append(position.turn)
+    assert 600 < sides.count(Side.PREY) < 900
 
 
 def test_figures_count_every_position_and_the_geese_first_win_with_six(strong):
@@ -188,3 +188,131 @@ def test_solve_geese_mistakes_are_one_line(strong, args, message):
     done = run_cli("solve", "standard", "--tables", str(strong.directory), *args)
     assert done.returncode == 2
     assert done.stderr.startswith(message) and done.stderr.count("\n") == 1, done.stderr
+
+
+def opening_to(geese: int, seed: int) -> list[str]:
+    """Moves from the 13-geese start down to `geese` geese: random geese, a fox that captures most."""
+    rng = random.Random(seed)
+    position = get_variant("standard").start_position()
+    moves: list[str] = []
+    while position.prey.bit_count() > geese or position.turn != Side.PREY:
+        legal = sorted(position.legal_moves(), key=str)
+        assert legal and position.outcome() is None
+        if position.turn == Side.PREDATOR:
+            most = max(len(m.path) for m in legal)
+            move = rng.choice([m for m in legal if len(m.path) == most])
+        else:
+            move = rng.choice(legal)
+        moves.append(str(move))
+        position = position.play(move)
+    return moves
+
+
+def test_the_solver_never_turns_a_won_position_into_a_loss_through_the_real_referee(strong, tmp_path):
+    from foxgeese.players.solver.analyse import Judge, analyse_record
+    from foxgeese.protocol.botconfig import BotConfig
+    from foxgeese.protocol.referee import Referee
+
+    judge = Judge(str(strong.directory))
+    solver = BotConfig.from_spec(f"solver:tables={strong.directory},seed=1")
+    opponent = BotConfig.from_spec("minimax:depth=2")
+    played = 0
+    with Referee(log_dir=str(tmp_path)) as referee:
+        for seed in range(3):
+            opening = opening_to(TOP, seed)
+            position = get_variant("standard").start_position()
+            for move in opening:
+                position = position.play(position.parse_move(move))
+            winner = Side.PREY if strong.geese_win(position) else Side.PREDATOR
+            seats = {winner: solver, winner.other: opponent}
+            record = referee.play_game(get_variant("standard"), seats, "move=2", opening=opening,
+                                       game_id=f"won-{seed}")
+            assert record.winner == ("geese" if winner == Side.PREY else "fox"), record.result_line()
+            solver_side = analyse_record(record.to_dict(), judge).sides[record.winner]
+            assert solver_side.judged > 0 and solver_side.mistakes == 0
+            assert all(m.info.get("source") == "tables" for m in record.moves[len(opening):] if m.side == record.winner)
+            played += 1
+    assert played == 3
+
+
+def test_a_strategy_from_the_tables_verifies_with_the_engine_and_plays_its_moves(strong, tmp_path):
+    from foxgeese.players.solver.strategy import (
+        StrategyError,
+        load_strategy,
+        make_strategy,
+        save_strategy,
+        verify,
+    )
+
+    opening = opening_to(6, seed=7)
+    start = get_variant("standard").start_position()
+    for move in opening:
+        start = start.play(start.parse_move(move))
+    header, table = make_strategy(start, strong)
+    path = tmp_path / "s.fgs"
+    save_strategy(path, header, table)
+    strategy = load_strategy(path)
+    figures = verify(strategy)
+    assert figures["winner_positions"] == len(table) > 10 and figures["endings"] > 0
+    # a strategy that leaves one of the loser's lines without a move fails the check, naming the position
+    first = min(table)
+    del table[first]
+    save_strategy(path, header, table)
+    with pytest.raises(StrategyError, match="the strategy has no move for the|holds"):
+        verify(load_strategy(path))
+
+
+def test_analyse_counts_the_moves_that_threw_a_win_away(strong, tmp_path):
+    import json
+
+    opening = opening_to(TOP, seed=11)
+    position = get_variant("standard").start_position()
+    for move in opening:
+        position = position.play(position.parse_move(move))
+    moves = []
+    mistakes = {"fox": 0, "geese": 0}
+    rng = random.Random(2)
+    while position.outcome() is None:
+        legal = sorted(position.legal_moves(), key=str)
+        mover = "geese" if position.turn == Side.PREY else "fox"
+        move = rng.choice(legal)
+        before = strong.geese_win(position) == (position.turn == Side.PREY)
+        after = position.play(move)
+        if before and strong.geese_win(after) != (position.turn == Side.PREY):
+            mistakes[mover] += 1
+        moves.append({"move": str(move), "side": mover})
+        position = after
+    record = {"game_id": "g1", "variant": "standard", "options": {"geese": 13, "sideways": False},
+              "start": get_variant("standard").start_position().text(),
+              "bots": {"fox": {"name": "rf"}, "geese": {"name": "rg"}},
+              "moves": [{"move": m, "side": ""} for m in opening] + moves, "winner": "fox",
+              "termination": "captured", "plies": len(opening) + len(moves), "format": 1}
+    path = tmp_path / "g1.json"
+    path.write_text(json.dumps(record))
+    done = run_cli("analyse", str(path), "--tables", str(strong.directory), "--json")
+    assert done.returncode == 0, done.stderr
+    bots = json.loads(done.stdout)["bots"]
+    assert sum(mistakes.values()) > 0
+    assert {name: line["mistakes"] for name, line in bots.items()} == {"rf": mistakes["fox"], "rg": mistakes["geese"]}
+    text = run_cli("analyse", str(path), "--tables", str(strong.directory)).stdout
+    assert "mistakes in" in text and "rf" in text
+    missing = run_cli("analyse", str(tmp_path / "nope.json"))
+    assert missing.returncode == 2 and missing.stderr.startswith("foxgeese: no record file or run directory")
+
+
+def test_a_book_of_known_values_is_half_won_by_each_side(tmp_path):
+    from foxgeese.players.solver.analyse import Judge
+    from foxgeese.tournaments.book import make_book
+
+    variant = get_variant("hare-and-hounds")  # solved whole: every position has a known value
+    book = make_book(variant, 6, 6, Side.PREY, "minimax:depth=2", seed=3, known=True, tables=str(tmp_path))
+    judge = Judge(str(tmp_path))
+    winners = []
+    for opening in book:
+        position = variant.start_position()
+        for move in opening:
+            position = position.play(position.parse_move(move))
+        value = judge.value(position)
+        assert value in (1, -1)
+        winners.append(position.turn if value > 0 else position.turn.other)
+    assert sorted(winners) == [Side.PREDATOR] * 3 + [Side.PREY] * 3

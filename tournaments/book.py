@@ -73,19 +73,29 @@ def parse_book(text: str, variant: Variant, label: str = "book") -> list[tuple[s
 
 
 def make_book(
-    variant: Variant, count: int, plies: int, random_side: Side, player_spec: str, seed: int = 0
+    variant: Variant, count: int, plies: int, random_side: Side, player_spec: str, seed: int = 0,
+    known: bool = False, tables: str | None = None,
 ) -> list[tuple[str, ...]]:
     """`count` distinct openings of `plies` plies: `random_side` moves at random, the other side
     plays `player_spec` (a handicap that pushes the start towards the other side's game).
 
     Unfinished games only, at most 20 tries per opening; the same seed gives the same book.
+    `known`: keep only openings whose end position a solved table knows the value of, half of them
+    won by each side with best play (at most 200 tries per opening), so a match from the book
+    asks each player to win won positions and to hold the others.
     """
     from foxgeese.players.registry import make_player
 
     rng = random.Random(seed)
     book: list[tuple[str, ...]] = []
     seen: set[tuple[str, ...]] = set()
-    for _ in range(20 * count):
+    judge = None
+    if known:
+        from foxgeese.players.solver.analyse import Judge
+
+        judge = Judge(tables)
+        quota = {Side.PREDATOR: (count + 1) // 2, Side.PREY: count // 2}
+    for _ in range((200 if known else 20) * count):
         if len(book) == count:
             break
         player = make_player(player_spec)
@@ -97,9 +107,18 @@ def make_book(
             else:
                 game.push(player.choose(game, Clock()).move)
         opening = tuple(str(move) for move in game.moves)
-        if game.outcome() is None and opening not in seen:
-            seen.add(opening)
-            book.append(opening)
+        if game.outcome() is not None or opening in seen:
+            continue
+        if judge is not None:
+            value = judge.value(game.position)
+            if not value:  # unknown, or a draw
+                continue
+            winner = game.position.turn if value > 0 else game.position.turn.other
+            if quota[winner] == 0:
+                continue
+            quota[winner] -= 1
+        seen.add(opening)
+        book.append(opening)
     return book
 
 

@@ -90,6 +90,7 @@ def make_book(
     book: list[tuple[str, ...]] = []
     seen: set[tuple[str, ...]] = set()
     judge = None
+    won_by: list[Side] = []
     if known:
         from foxgeese.players.solver.analyse import Judge
 
@@ -117,8 +118,14 @@ def make_book(
             if quota[winner] == 0:
                 continue
             quota[winner] -= 1
+            won_by.append(winner)
         seen.add(opening)
         book.append(opening)
+    if known:  # alternate the winners, so that the first 2n openings of the book are balanced too
+        fox_won = [o for o, w in zip(book, won_by) if w == Side.PREDATOR]
+        geese_won = [o for o, w in zip(book, won_by) if w == Side.PREY]
+        book = [o for pair in zip(fox_won, geese_won) for o in pair] + fox_won[len(geese_won):] + \
+            geese_won[len(fox_won):]
     return book
 
 

@@ -92,7 +92,7 @@ def analyse_record(record: dict[str, Any], judge: Judge) -> GameAccuracy:
         after_position = position.play(move)
         after = judge.value(after_position)
         side = sides[variant.side_name(position.turn)]
-        if before is not None and after is not None:
+        if before is not None and after is not None and not entry.get("book"):  # book moves are no bot's
             side.judged += 1
             if -after < before:
                 side.mistakes += 1

@@ -124,32 +124,32 @@ class Layout:
         for r in range(SIDE):
             self.radix[r] = total
             total *= widths[r] + 1
-        self.code_rows = np.full((total, SIDE), -1, dtype=np.int64)
+        codes = np.arange(total, dtype=np.int64)
+        self.code_rows = np.stack([(codes // self.radix[r]) % (widths[r] + 1) for r in range(SIDE)], axis=1)
         self.stride = np.zeros((total, SIDE), dtype=np.int64)
+        size = np.ones(total, dtype=np.int64)
+        for r in ROW_ORDER:
+            self.stride[:, r] = size
+            size = size * self.row_count[r, self.code_rows[:, r]]
+        self.block_sets = size
+        geese = self.code_rows.sum(axis=1)
+        row_sums = (self.code_rows * np.arange(SIDE)).sum(axis=1)
         self.block_word = np.full(total, -1, dtype=np.int64)
-        self.block_sets = np.zeros(total, dtype=np.int64)
-        by_level: dict[tuple[int, int], list[int]] = {}
-        for code in range(total):
-            rows = [(code // int(self.radix[r])) % (widths[r] + 1) for r in range(SIDE)]
-            self.code_rows[code] = rows
-            size = 1
-            for r in ROW_ORDER:
-                self.stride[code, r] = size
-                size *= comb(widths[r], rows[r])
-            self.block_sets[code] = size
-            k = sum(rows)
-            by_level.setdefault((k, sum(r * n for r, n in enumerate(rows))), []).append(code)
-        for (k, row_sum) in sorted(by_level):
-            slots = self.points - k
-            word = self.words.get(k, 0)
-            start = word
-            codes = by_level[(k, row_sum)]
-            for code in codes:
-                self.block_word[code] = word
-                word += (int(self.block_sets[code]) * slots + 63) // 64
-            self.words[k] = word
-            sets = int(sum(int(self.block_sets[c]) for c in codes))
-            self.levels.setdefault(k, []).append(Level(k, row_sum, np.array(codes, dtype=np.int64), start, word, sets))
+        order = np.lexsort((codes, row_sums, geese))  # by goose count, then row sum, then code
+        words = (self.block_sets[order] * (self.points - geese[order]) + 63) // 64
+        for k in np.unique(geese):
+            in_k = order[geese[order] == k]
+            ends = np.cumsum(words[geese[order] == k])
+            self.block_word[in_k] = ends - words[geese[order] == k]
+            self.words[int(k)] = int(ends[-1])
+            level_sums = row_sums[in_k]
+            for row_sum in np.unique(level_sums):
+                members = in_k[level_sums == row_sum]
+                first, last = members[0], members[-1]
+                end_word = int(self.block_word[last] + (self.block_sets[last] * (self.points - k) + 63) // 64)
+                self.levels.setdefault(int(k), []).append(Level(int(k), int(row_sum), members.astype(np.int64),
+                                                                int(self.block_word[first]), end_word,
+                                                                int(self.block_sets[members].sum())))
         self._moves(board)
         self._bit_tables()
 

@@ -45,6 +45,8 @@ class SolverPlayer(Player):
             from foxgeese.players.solver.hare_hounds_solution import solution
 
             solution(self.tables)
+        if getattr(variant, "id", None) == "standard" and not variant.option_dict.get("sideways"):
+            self._strong_judge()  # maps the bit tables (and builds their index) before the clock runs
         if self._fallback is not None:
             self._fallback.new_game(variant, side)
 

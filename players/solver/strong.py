@@ -26,6 +26,7 @@ import json
 import os
 import struct
 import time
+from functools import lru_cache
 from pathlib import Path
 from typing import Any, Callable
 
@@ -48,7 +49,9 @@ def bits_path(directory: Path, geese: int, array: str, *, partial: bool = False)
     return directory / f"{KEY}-{geese}geese.{array}.fgb{'.part' if partial else ''}"
 
 
+@lru_cache(maxsize=1)
 def standard_layout() -> Layout:
+    """One per process: building the index tables takes about a second."""
     return Layout.for_variant(get_variant("standard", sideways=False))
 
 

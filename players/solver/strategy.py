@@ -12,7 +12,7 @@ the first in move-text order) — fewer replies, a smaller file.
 
 File format (version `STRATEGY_FORMAT_VERSION`): the magic line, a 4-byte little-endian JSON
 length, the JSON header (goose count, winner, positions), then the sorted keys (uint64:
-`engine prey mask << 7 | fox point`) and one uint8 per key: the index of the move in the
+the geese's 7x7 grid mask << 6 | the fox's grid bit) and one uint8 per key: the index of the move in the
 position's legal moves sorted by text.
 """
 
@@ -27,6 +27,7 @@ from typing import Any, Callable
 import numpy as np
 
 from foxgeese.engine import Move, Position, Side
+from foxgeese.players.solver.bitlayout import grid_bit, mask_of
 
 STRATEGY_FORMAT_VERSION = 1
 MAGIC = b"FOXGEESE-STRATEGY\n"
@@ -43,7 +44,8 @@ def strategy_path(geese: int, directory: Path = SHIPPED) -> Path:
 
 
 def key_of(position: Position) -> int:
-    return position.prey << 7 | position.predator
+    """The pieces as one 55-bit key: the geese as a 7x7 grid mask, then the fox's grid bit."""
+    return mask_of(position.prey) << 6 | grid_bit(position.predator)
 
 
 def sorted_moves(position: Position) -> list[Move]:

@@ -5,6 +5,7 @@
 
 from __future__ import annotations
 
+import argparse
 import time
 
 from foxgeese.engine import Game, get_variant, perft
@@ -19,6 +20,7 @@ CASES = [
 
 
 def main() -> None:
+    argparse.ArgumentParser(description=__doc__.splitlines()[0]).parse_args()  # --help, and no stray options
     print(f"{'variant':<28} {'depth':>5} {'leaves':>12} {'hash s':>8} {'leaves/s':>12} {'plain s':>8} {'leaves/s':>12}")
     for variant_id, options, depth in CASES:
         game = Game(get_variant(variant_id, **options))

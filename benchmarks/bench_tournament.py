@@ -1,8 +1,12 @@
 """Tournament throughput and time forfeits.
 
-1. Games per minute of a round robin of fast bots through the referee (real processes, ZeroMQ) at
-   concurrency 1 and 2, next to the same games played in-process (players called directly on a
-   `Game`, no protocol, no clocks).
+1. Games per minute of a round robin through the referee (real processes, ZeroMQ; one worker
+   process per concurrency slot) at concurrency 1 and 2, next to the same games played in-process
+   (players called directly on a `Game`, no protocol, no clocks), for fast bots and for searching
+   bots. The yardsticks: concurrency 2 gives at least 1.85x the games of concurrency 1 with
+   searching bots and 1.7x with fast ones on 2 cores, and fast bots through the referee at
+   concurrency 2 reach at least 0.4x in-process play. The load average is printed beside them:
+   other programs on the machine take cores from the second slot.
 2. The issue's claim: at concurrency 2 and time control 1+0.1, how many games the built-in
    players (the bundled quick config's players) lose on time. It should be 0.
 
@@ -13,6 +17,7 @@
 from __future__ import annotations
 
 import argparse
+import os
 import tempfile
 import time
 from collections import Counter
@@ -25,6 +30,7 @@ from foxgeese.tournaments.journal import read_journal
 from foxgeese.tournaments.report import game_entries
 from foxgeese.tournaments.runner import Runner
 from foxgeese.tournaments.schedule import make_schedule
+from foxgeese.tournaments.worker import game_seed
 
 FAST_PLAYERS = {"r1": "random:seed=1", "r2": "random:seed=2", "mm1": "minimax:depth=1"}
 SEARCH_PLAYERS = {"mm2": "minimax:depth=2", "mm3": "minimax:depth=3", "mcts300": "mcts:playouts=300,seed=1"}
@@ -72,7 +78,7 @@ def in_process(players: dict[str, str], games: int) -> tuple[int, float]:
 
         players = {Side.PREDATOR: make_player(specs[scheduled.predator]), Side.PREY: make_player(specs[scheduled.prey])}
         for side, player in players.items():
-            player.new_game(variant, side)
+            player.new_game(variant, side, game_seed(config.seed, scheduled.id))
         while game.outcome() is None and len(game.moves) < (config.max_plies or 10**9):
             game.push(players[game.position.turn].choose(game, Clock()).move)
     return len(schedule), time.perf_counter() - started
@@ -110,27 +116,41 @@ def time_forfeits(games: int) -> None:
         print(f"  {name}: lowest clock after a move {lowest[name]} ms, slowest move {slowest[name]} ms")
 
 
+def throughput(players: dict[str, str], games: int, yardstick: float, kind: str) -> float:
+    """Prints the three modes; returns concurrency 2 over in-process (for the fast bots' yardstick)."""
+    names = ", ".join(f"{name} ({spec})" for name, spec in players.items())
+    print(f"{kind}: round robin of {names}; standard + hare-and-hounds; {games} games per pairing")
+    print(f"  {'mode':<28}{'games':>6}{'seconds':>9}{'games/min':>11}")
+    rates = {}
+    for label, run in (
+        ("referee, concurrency 1", lambda: through_referee(players, games, 1)),
+        ("referee, concurrency 2", lambda: through_referee(players, games, 2)),
+        ("in-process, no protocol", lambda: in_process(players, games)),
+    ):
+        played, elapsed = run()
+        rates[label] = played / elapsed * 60
+        print(f"  {label:<28}{played:>6}{elapsed:>9.2f}{rates[label]:>11.0f}")
+    scaling = rates["referee, concurrency 2"] / rates["referee, concurrency 1"]
+    print(f"  concurrency 2 / concurrency 1: {scaling:.2f}x (yardstick: at least {yardstick}x)")
+    return rates["referee, concurrency 2"] / rates["in-process, no protocol"]
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--part", type=int, choices=(1, 2), default=None)
-    parser.add_argument("--games", type=int, default=6, help="games per pairing for part 1 (even)")
-    parser.add_argument("--search-games", type=int, default=2, help="games per pairing, searching players")
+    parser.add_argument("--games", type=int, default=20, help="games per pairing, fast players (even)")
+    parser.add_argument("--search-games", type=int, default=4, help="games per pairing, searching players")
     parser.add_argument("--forfeit-games", type=int, default=4, help="games per pairing for part 2 (even)")
     args = parser.parse_args()
+    print(f"measured {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}, {os.cpu_count()} cores, "
+          f"load average before: {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
     if args.part in (None, 1):
-        for players, games in ((FAST_PLAYERS, args.games), (SEARCH_PLAYERS, args.search_games)):
-            names = ", ".join(f"{name} ({spec})" for name, spec in players.items())
-            print(f"round robin of {names}; standard + hare-and-hounds; {games} games per pairing")
-            print(f"  {'mode':<28}{'games':>6}{'seconds':>9}{'games/min':>11}")
-            for label, run in (
-                ("referee, concurrency 1", lambda: through_referee(players, games, 1)),
-                ("referee, concurrency 2", lambda: through_referee(players, games, 2)),
-                ("in-process, no protocol", lambda: in_process(players, games)),
-            ):
-                played, elapsed = run()
-                print(f"  {label:<28}{played:>6}{elapsed:>9.2f}{played / elapsed * 60:>11.0f}")
+        versus = throughput(FAST_PLAYERS, args.games, 1.7, "fast bots")
+        print(f"  fast bots, concurrency 2 / in-process: {versus:.2f}x (yardstick: at least 0.4x)")
+        throughput(SEARCH_PLAYERS, args.search_games, 1.85, "searching bots")
     if args.part in (None, 2):
         time_forfeits(args.forfeit_games)
+    print(f"load average after: {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
 
 
 if __name__ == "__main__":

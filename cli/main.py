@@ -7,6 +7,7 @@ import importlib
 import click
 
 from foxgeese import __version__
+from foxgeese.usage import FoxgeeseGroup
 
 # Subpackage modules that define `register(group: click.Group) -> None`.
 COMMAND_MODULES = (
@@ -18,7 +19,7 @@ COMMAND_MODULES = (
 )
 
 
-@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+@click.group(cls=FoxgeeseGroup, context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(__version__, prog_name="foxgeese")
 def main() -> None:
     """Play, judge and compare AIs for Fox and Geese, Hare and Hounds and the Great Cross."""

@@ -7,9 +7,11 @@ between two jump ends their average, and turns "every goose steps north-east" in
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 
 from foxgeese.engine.errors import InvalidMoveError
+from foxgeese.engine.userinput import shown
 
 GRID_WIDTH = 9
 COLUMN_LETTERS = "abcdefghi"
@@ -34,13 +36,17 @@ def point_name(index: int) -> str:
 
 
 def parse_point(text: str) -> int:
-    """Reads `d4` (any case) as a grid index; raises InvalidMoveError for anything else."""
-    text = text.strip().lower()
-    if len(text) >= 2 and text[0] in COLUMN_LETTERS and text[1:].isdigit():
-        row = int(text[1:])
-        if 1 <= row <= GRID_WIDTH:
-            return point_index(COLUMN_LETTERS.index(text[0]), row - 1)
-    raise InvalidMoveError(f"bad point '{text}': expected a column letter a-i and a row 1-9, like d4")
+    """Reads `d4` (any case) as a grid index; raises InvalidMoveError for anything else.
+
+    Only the canonical form: ASCII digits without leading zeros (`d٤` and `d04` are not `d4`).
+    """
+    cleaned = text.strip().lower()
+    if _POINT.fullmatch(cleaned):
+        return point_index(COLUMN_LETTERS.index(cleaned[0]), int(cleaned[1]) - 1)
+    raise InvalidMoveError(f"bad point {shown(text.strip())}: expected a column letter a-i and a row 1-9, like d4")
+
+
+_POINT = re.compile(r"[a-i][1-9]", re.ASCII)
 
 
 def delta(direction: tuple[int, int]) -> int:

@@ -5,19 +5,22 @@ Other tools drive these, so their output is plain: one item per line, the answer
 
 from __future__ import annotations
 
-import json
 import time
-from pathlib import Path
 
 import click
 
 from foxgeese.engine.errors import InvalidPositionError, UnknownVariantError
 from foxgeese.engine.game import Game
+from foxgeese.engine.outcome import Outcome, Side, Termination, Winner
 from foxgeese.engine.perft import divide, perft
 from foxgeese.engine.position import Position
 from foxgeese.engine.render import draw_board
-from foxgeese.engine.variants import VARIANT_IDS, get_variant
+from foxgeese.engine.userinput import JsonInputError, load_json, shown
+from foxgeese.engine.variants import VARIANT_IDS, Variant, get_variant
+from foxgeese.params import Integer
 from foxgeese.usage import fail
+
+MAX_RECORD_BYTES = 16 * 1024 * 1024
 
 
 def variant_options(function):
@@ -25,19 +28,39 @@ def variant_options(function):
     function = click.option("--sideways", is_flag=True, default=None, help="standard: geese may also step sideways")(
         function
     )
-    function = click.option(
-        "--geese", "geese", type=int, default=None, help="standard: 13 (default), 15 or 17 geese"
+    function = click.option(  # --geese-count as in `play`, where --geese names the geese's player
+        "--geese-count", "--geese", "geese", type=Integer(), default=None, help="standard: 13 (default), 15 or 17 geese"
     )(function)
     return function
 
 
 def start_game(variant_id: str, geese: int | None, sideways: bool | None, position_text: str | None = None) -> Game:
+    """The game to start from: VARIANT's start, or `--position`, which must be of that VARIANT."""
     try:
-        if position_text:
-            return Game.from_position(Position.from_text(position_text))
-        return Game(get_variant(variant_id, geese=geese, sideways=sideways))
+        variant = get_variant(variant_id, geese=geese, sideways=sideways)
+        if position_text is None:
+            return Game(variant)
+        position = Position.from_text(position_text)
     except (UnknownVariantError, InvalidPositionError) as error:
         fail(str(error))
+    given_options = geese is not None or sideways is not None
+    if position.variant.id != variant.id or (given_options and position.variant is not variant):
+        fail(f"--position is a position of {position.variant}, not of {variant}; "
+             f"give VARIANT {position.variant.id} (the position text carries its own options)")
+    return Game.from_position(position)
+
+
+def game_over_line(variant: Variant, outcome: Outcome) -> str:
+    """`game over: geese win, fox trapped` — who won, and what happened to whom."""
+    if outcome.winner == Winner.DRAW:
+        return f"game over: draw by {outcome.termination.value}"
+    winner = outcome.winner.value
+    verb = "win" if winner in ("geese", "hounds") else "wins"
+    # The side the ending happened to: the prey captured, stalling or immobilized; the predator
+    # trapped or escaped.
+    predator_endings = (Termination.TRAPPED, Termination.ESCAPED)
+    subject = variant.side_name(Side.PREDATOR if outcome.termination in predator_endings else Side.PREY)
+    return f"game over: {winner} {verb}, {subject} {outcome.termination.value}"
 
 
 def replay(game: Game, moves: tuple[str, ...]) -> Game:
@@ -53,7 +76,7 @@ def replay(game: Game, moves: tuple[str, ...]) -> Game:
 
 @click.command("perft")
 @click.argument("variant", metavar="VARIANT")
-@click.argument("depth", type=click.IntRange(0, 64))
+@click.argument("depth", type=Integer(0, 64))
 @variant_options
 @click.option("--divide", "show_divide", is_flag=True, help="also list the count below each first move")
 @click.option("--no-hash", is_flag=True, help="count every subtree, sharing nothing (slower)")
@@ -83,7 +106,7 @@ def legal_command(variant: str, moves: tuple[str, ...], geese: int | None, sidew
     game = replay(start_game(variant, geese, sideways, position_text), moves)
     outcome = game.outcome()
     if outcome:
-        click.echo(f"game over: {outcome.winner.value} {outcome.termination.value}")
+        click.echo(game_over_line(game.position.variant, outcome))
         return
     for move in game.legal_moves():
         click.echo(str(move))
@@ -95,30 +118,62 @@ def legal_command(variant: str, moves: tuple[str, ...], geese: int | None, sidew
 @variant_options
 @click.option("--position", "position_text", default=None, help="start from this position text instead")
 def show_command(source: str, moves: tuple[str, ...], geese: int | None, sideways: bool | None, position_text: str | None) -> None:
-    """Draw the board after MOVES, or replay a game RECORD (JSON) move by move."""
-    if source not in VARIANT_IDS and Path(source).is_file():
-        game = _game_from_record(Path(source))
-        for number, position in enumerate(game.positions):
-            heading = "start" if number == 0 else f"ply {number}: {game.moves[number - 1]}"
-            click.echo(f"{heading}\n{draw_board(position)}\n")
-    else:
+    """Draw the board after MOVES, or replay a game RECORD (JSON) move by move, then MOVES."""
+    if source.strip().lower() in VARIANT_IDS:
         game = replay(start_game(source, geese, sideways, position_text), moves)
         click.echo(draw_board(game.position))
         click.echo(game.position.text())
+    else:
+        if position_text is not None or geese is not None or sideways is not None:
+            fail(f"{shown(source)} is a record: its start position and variant come from the file; "
+                 "drop --position, --geese-count and --sideways")
+        game = _game_from_record(source)
+        recorded = len(game.moves)
+        replay(game, moves)
+        for number, position in enumerate(game.positions):
+            heading = "start" if number == 0 else f"ply {number}: {game.moves[number - 1]}"
+            extra = "  (after the record)" if number > recorded else ""
+            click.echo(f"{heading}{extra}\n{draw_board(position)}\n")
     outcome = game.outcome()
     if outcome:
-        click.echo(f"game over: {outcome.winner.value} {outcome.termination.value}")
+        click.echo(game_over_line(game.position.variant, outcome))
 
 
-def _game_from_record(path: Path) -> Game:
+def _game_from_record(source: str) -> Game:
     """Rebuilds the game of a referee record: its `start` position text and `moves[i].move`."""
+    expected = "expected a game record: JSON with 'start' (position text) and 'moves'"
     try:
-        record = json.loads(path.read_text())
+        with open(source, "rb") as stream:
+            data = stream.read(MAX_RECORD_BYTES + 1)
+    except FileNotFoundError:
+        fail(f"{shown(source)} is neither a variant ({', '.join(VARIANT_IDS)}) nor a record file")
+    except OSError as error:
+        fail(f"cannot read {shown(source)}: {error.strerror or error}")
+    if len(data) > MAX_RECORD_BYTES:
+        fail(f"{shown(source)}: larger than {MAX_RECORD_BYTES // (1024 * 1024)} MB; {expected}")
+    try:
+        record = load_json(data)
+    except JsonInputError as error:
+        fail(f"{shown(source)}: {error}; {expected}")
+    if not isinstance(record, dict):
+        fail(f"{shown(source)}: holds a JSON {_json_kind(record)}; {expected}")
+    for key, kind in (("start", str), ("moves", list)):
+        if not isinstance(record.get(key), kind):
+            found = "missing" if key not in record else f"a JSON {_json_kind(record[key])}"
+            fail(f"{shown(source)}: '{key}' is {found}; {expected}")
+    moves = [entry.get("move") if isinstance(entry, dict) else entry for entry in record["moves"]]
+    if not all(isinstance(move, str) for move in moves):
+        fail(f"{shown(source)}: every entry of 'moves' must be move text or an object with a 'move' text")
+    try:
         start = Position.from_text(record["start"])
-        moves = [entry["move"] if isinstance(entry, dict) else entry for entry in record["moves"]]
-    except (OSError, ValueError, KeyError, TypeError) as error:
-        fail(f"{path}: not a game record ({error}); expected JSON with 'start' and 'moves'")
+    except InvalidPositionError as error:
+        fail(f"{shown(source)}: start: {error}")
     return replay(Game.from_position(start), tuple(moves))
+
+
+def _json_kind(value: object) -> str:
+    kinds = {dict: "object", list: "array", str: "string", bool: "boolean", type(None): "null"}
+    return kinds.get(type(value), "number")
 
 
 def register(group: click.Group) -> None:

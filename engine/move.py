@@ -7,8 +7,11 @@ from typing import NamedTuple
 
 from foxgeese.engine.board import POINT_NAMES, parse_point
 from foxgeese.engine.errors import InvalidMoveError
+from foxgeese.engine.userinput import shown
 
-_MOVE_SHAPE = re.compile(r"^[a-z]\d+(?:-[a-z]\d+|(?:x[a-z]\d+)+)$")
+_POINT_SHAPE = r"[a-z][1-9][0-9]?"  # ASCII digits, no leading zero: `d٤`, `d04` are no points
+_MOVE_SHAPE = re.compile(rf"{_POINT_SHAPE}(?:-{_POINT_SHAPE}|(?:x{_POINT_SHAPE})+)", re.ASCII)
+MAX_MOVE_TEXT = 200  # longer than any capture chain on these boards
 
 
 class Move(NamedTuple):
@@ -47,9 +50,9 @@ class Move(NamedTuple):
         if not isinstance(text, str):
             raise InvalidMoveError(f"move must be text like d4-d5, not {type(text).__name__}")
         cleaned = text.strip().lower()
-        if not _MOVE_SHAPE.match(cleaned):
+        if len(cleaned) > MAX_MOVE_TEXT or not _MOVE_SHAPE.fullmatch(cleaned):
             raise InvalidMoveError(
-                f"bad move '{text.strip()}': write a step as d4-d5 or a capture as d4xd6 (chains: d4xd6xf6)"
+                f"bad move {shown(text.strip())}: write a step as d4-d5 or a capture as d4xd6 (chains: d4xd6xf6)"
             )
         is_capture = "x" in cleaned
         path = tuple(parse_point(part) for part in re.split(r"[-x]", cleaned))

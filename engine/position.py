@@ -11,12 +11,14 @@ from foxgeese.engine.board import GRID_WIDTH, POINT_NAMES, parse_point, point_na
 from foxgeese.engine.errors import IllegalMoveError, InvalidMoveError, InvalidPositionError, UnknownVariantError
 from foxgeese.engine.move import Move
 from foxgeese.engine.outcome import Outcome, Side, Termination, Winner
+from foxgeese.engine.userinput import NumberError, parse_int, shown
 from foxgeese.engine.variants import Variant, get_variant, parse_options
 
 FIFTY_MOVE_PLIES = 100
 STALLING_MOVES = 10
 REPETITION_COUNT = 3
 MIN_GEESE = 4
+MAX_COUNTER = 10**9  # far more plies than any game has; keeps counters plain integers everywhere
 
 
 class Position:
@@ -83,6 +85,8 @@ class Position:
     @classmethod
     def from_text(cls, text: str) -> "Position":
         """Parses position text (any case, surrounding spaces); InvalidPositionError says what is wrong."""
+        if not isinstance(text, str):
+            raise InvalidPositionError(f"position must be text, not {type(text).__name__}")
         tokens = text.strip().lower().split()
         if len(tokens) != 8:
             raise InvalidPositionError(
@@ -114,9 +118,12 @@ class Position:
             prey |= 1 << point
         values = []
         for name, token in zip(("quiet", "stall", "ply"), counters):
-            if not token.isdigit():
-                raise InvalidPositionError(f"{name} counter must be a whole number, not '{token}'")
-            values.append(int(token))
+            if not token.isascii() or not token.isdigit():  # no sign: a counter never goes below 0
+                raise InvalidPositionError(f"{name} counter must be a whole number, not {shown(token)}")
+            try:
+                values.append(parse_int(token, f"{name} counter", 0, MAX_COUNTER))
+            except NumberError as error:
+                raise InvalidPositionError(str(error)) from None
         return cls(variant, predator, prey, turn, *values)
 
     # -- moves ----------------------------------------------------------------------------------

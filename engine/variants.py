@@ -10,6 +10,7 @@ from foxgeese.engine import board as boards
 from foxgeese.engine.board import Board, point_index
 from foxgeese.engine.errors import UnknownVariantError
 from foxgeese.engine.outcome import Side, Termination, Winner
+from foxgeese.engine.userinput import NumberError, parse_int, shown
 
 if TYPE_CHECKING:
     from foxgeese.engine.position import Position
@@ -45,7 +46,7 @@ class Variant:
             return Side.PREDATOR
         if name == self.prey_name:
             return Side.PREY
-        raise ValueError(f"'{name}' is not a side of {self.id}; use {self.predator_name} or {self.prey_name}")
+        raise ValueError(f"{shown(name)} is not a side of {self.id}; use {self.predator_name} or {self.prey_name}")
 
     def winner_for(self, side: Side) -> Winner:
         return Winner(self.side_name(side))
@@ -169,7 +170,7 @@ def get_variant(variant_id: str, **options: Any) -> Variant:
         unknown = set(options) - set(_STANDARD_OPTIONS)
         if unknown:
             raise UnknownVariantError(
-                f"unknown option {sorted(unknown)[0]!r} for standard; valid options: geese, sideways"
+                f"unknown option {shown(sorted(unknown, key=str)[0])} for standard; valid options: geese, sideways"
             )
         geese = _coerce_int(options.get("geese", 13), "geese")
         if geese not in _STANDARD_OPTIONS["geese"]:
@@ -178,9 +179,10 @@ def get_variant(variant_id: str, **options: Any) -> Variant:
         return _standard(geese, sideways)
     if key in ("hare-and-hounds", "great-cross"):
         if options:
-            raise UnknownVariantError(f"{key} has no options (got {', '.join(sorted(options))}); only standard has")
+            got = shown(", ".join(sorted(map(str, options))))
+            raise UnknownVariantError(f"{key} has no options (got {got}); only standard has")
         return _hare_and_hounds() if key == "hare-and-hounds" else _great_cross()
-    raise UnknownVariantError(f"unknown variant '{variant_id}'; valid variants: {', '.join(VARIANT_IDS)}")
+    raise UnknownVariantError(f"unknown variant {shown(variant_id)}; valid variants: {', '.join(VARIANT_IDS)}")
 
 
 def parse_options(text: str) -> dict[str, Any]:
@@ -191,16 +193,16 @@ def parse_options(text: str) -> dict[str, Any]:
     for item in text.split(","):
         key, sep, value = item.partition("=")
         if not sep or not key or not value:
-            raise UnknownVariantError(f"bad option '{item}': expected key=value, like geese=13")
+            raise UnknownVariantError(f"bad option {shown(item)}: expected key=value, like geese=13")
         options[key] = value
     return options
 
 
 def _coerce_int(value: Any, name: str) -> int:
     try:
-        return int(value)
-    except (TypeError, ValueError):
-        raise UnknownVariantError(f"option {name} must be a number, not {value!r}") from None
+        return parse_int(value, f"option {name}")
+    except NumberError as error:
+        raise UnknownVariantError(str(error)) from None
 
 
 def _coerce_bool(value: Any, name: str) -> bool:
@@ -211,4 +213,4 @@ def _coerce_bool(value: Any, name: str) -> bool:
         return True
     if text in ("0", "false", "no", "off"):
         return False
-    raise UnknownVariantError(f"option {name} must be 0 or 1, not {value!r}")
+    raise UnknownVariantError(f"option {name} must be 0 or 1, not {shown(value)}")

@@ -7,6 +7,7 @@ that tick are the referee's business.
 from __future__ import annotations
 
 import abc
+import random
 import time
 from dataclasses import dataclass, field
 from typing import Any
@@ -43,10 +44,32 @@ class Player(abc.ABC):
 
     name: str = "player"
 
-    def new_game(self, variant: Any, side: Side) -> None:
-        """Forget whatever belonged to the previous game (default: nothing to forget)."""
+    def new_game(self, variant: Any, side: Side, seed: int | None = None) -> None:
+        """Forget whatever belonged to the previous game (default: nothing to forget).
+
+        `seed` is the game's own seed (the referee's `new_game` carries one): a player with any
+        randomness re-seeds from it here, so a game's moves never depend on earlier games.
+        """
         self.variant = variant
         self.side = side
+        self.game_seed = seed
+
+
+def game_seed_material(own_seed: int | None, game_seed: int | None) -> int | str | None:
+    """What to seed a player's RNG with for one game: the game's seed combined with the player's own
+    `seed=` option (so two seeded players in one game still differ), or None for no re-seeding."""
+    if game_seed is None:
+        return None
+    if own_seed is None:
+        return game_seed
+    return f"{own_seed}/{game_seed}"  # random.Random hashes a str with SHA-512: stable everywhere
+
+
+def reseed(rng: random.Random, own_seed: int | None, game_seed: int | None) -> None:
+    """Re-seeds `rng` in place for a new game (left as it is when the game has no seed)."""
+    material = game_seed_material(own_seed, game_seed)
+    if material is not None:
+        rng.seed(material)
 
     @abc.abstractmethod
     def choose(self, game: Game, clock: Clock) -> Choice:

@@ -11,6 +11,9 @@ from typing import TextIO
 from foxgeese.engine import Clock, Game, IllegalMoveError, InvalidMoveError, draw_board
 from foxgeese.players.base import Choice, Player
 
+HINT = ("type a move like d4-d5, a capture like d4xd6 (a chain: d4xd6xf6); "
+        "'moves' lists the legal moves, 'quit' resigns")
+
 
 def draw(game: Game) -> str:
     """The engine's diagram of the current position."""
@@ -26,11 +29,18 @@ class HumanPlayer(Player):
     def __init__(self, *, stdin: TextIO | None = None, stdout: TextIO | None = None) -> None:
         self.stdin = stdin
         self.stdout = stdout
+        self._hinted = False
 
     def choose(self, game: Game, clock: Clock | None = None) -> Choice:
         stdin = self.stdin or sys.stdin
         out = self.stdout or sys.stdout
+        if game.moves:  # the opponent's reply, said here so it always comes before the prompt
+            mover = game.position.variant.side_name(game.positions[-2].turn)
+            out.write(f"{mover} played {game.moves[-1]}\n")
         out.write(draw(game) + "\n")
+        if not self._hinted:
+            out.write(HINT + "\n")
+            self._hinted = True
         while True:
             out.write("your move> ")
             out.flush()

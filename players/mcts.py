@@ -17,7 +17,7 @@ from typing import Callable, Protocol
 from foxgeese.engine import Clock, Game
 from foxgeese.engine.movegen import has_jump
 from foxgeese.engine.board import GRID_WIDTH
-from foxgeese.players.base import Choice, Deadline, Player, combine_budgets, time_budget_ms
+from foxgeese.players.base import Choice, Deadline, Player, combine_budgets, reseed, time_budget_ms
 from foxgeese.players.evaluation import Evaluation, evaluation_for
 from foxgeese.players.fastrules import DRAW, PREDATOR, FastRules, State
 from foxgeese.players.minimax import history_keys
@@ -404,8 +404,9 @@ class MctsPlayer(Player):
         self._root: Node | None = None
         self._root_moves = 0  # len(game.moves) at the root
 
-    def new_game(self, variant, side) -> None:
-        super().new_game(variant, side)
+    def new_game(self, variant, side, seed: int | None = None) -> None:
+        super().new_game(variant, side, seed)
+        reseed(self.rng, self.seed, seed)  # in place: the cached search's evaluator shares self.rng
         self._root = None
 
     def search_for(self, variant) -> MCTS:

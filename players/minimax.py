@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 
 from foxgeese.engine import Clock, Game
 from foxgeese.engine.movegen import has_jump
-from foxgeese.players.base import Choice, Deadline, Player, combine_budgets, time_budget_ms
+from foxgeese.players.base import Choice, Deadline, Player, combine_budgets, game_seed_material, time_budget_ms
 from foxgeese.players.evaluation import Evaluation, evaluation_for
 from foxgeese.players.fastrules import DRAW, PREDATOR, PREY, FastRules, State
 
@@ -369,8 +369,13 @@ class MinimaxPlayer(Player):
         self.rng = random.Random(seed) if seed is not None else None
         self._engines: dict = {}
 
-    def new_game(self, variant, side) -> None:
-        super().new_game(variant, side)
+    def new_game(self, variant, side, seed: int | None = None) -> None:
+        super().new_game(variant, side, seed)
+        # Unseeded, minimax breaks no ties at random: its games depend on no seed at all. Seeded,
+        # it shuffles equal moves with this game's own generator (the engines are rebuilt below).
+        material = game_seed_material(self.seed, seed) if self.seed is not None else None
+        if material is not None:
+            self.rng = random.Random(material)
         self._engines.clear()
 
     def engine_for(self, variant) -> AlphaBeta:

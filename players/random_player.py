@@ -5,7 +5,7 @@ from __future__ import annotations
 import random
 
 from foxgeese.engine import Clock, Game
-from foxgeese.players.base import Choice, Player
+from foxgeese.players.base import Choice, Player, reseed
 
 
 class RandomPlayer(Player):
@@ -16,6 +16,10 @@ class RandomPlayer(Player):
     def __init__(self, *, seed: int | None = None) -> None:
         self.seed = seed
         self.rng = random.Random(seed)
+
+    def new_game(self, variant, side, seed: int | None = None) -> None:
+        super().new_game(variant, side, seed)
+        reseed(self.rng, self.seed, seed)
 
     def choose(self, game: Game, clock: Clock | None = None) -> Choice:
         moves = game.legal_moves()

@@ -8,8 +8,10 @@ from __future__ import annotations
 
 import importlib
 import inspect
+import typing
 from typing import Any
 
+from foxgeese.engine.userinput import NumberError, looks_like_float, looks_like_int, parse_float, parse_int, shown
 from foxgeese.players.base import Player
 
 # name -> "module:Class"; the constructor's keyword parameters are the player's options.
@@ -28,19 +30,56 @@ class PlayerSpecError(ValueError):
     """A player SPEC that names no player, or gives it an option it does not have."""
 
 
-def parse_value(text: str) -> Any:
-    """'3' -> 3, '1.5' -> 1.5, 'true'/'false'/'yes'/'no' -> bool, anything else stays a string."""
+def parse_value(text: str, name: str = "option value") -> Any:
+    """'3' -> 3, '1.5' -> 1.5, 'true'/'false'/'yes'/'no' -> bool, anything else stays a string.
+
+    Numbers are ASCII decimals only (`nan`, `inf`, `1_0` and `٣` stay text); one that does not fit
+    (19 digits, `1e400`) is a PlayerSpecError rather than a silent infinity.
+    """
     lowered = text.strip().lower()
     if lowered in ("true", "yes", "on"):
         return True
     if lowered in ("false", "no", "off"):
         return False
-    for convert in (int, float):
-        try:
-            return convert(text)
-        except ValueError:
-            pass
+    try:
+        if looks_like_int(text):
+            return parse_int(text, name)
+        if looks_like_float(text):
+            return parse_float(text, name)
+    except NumberError as error:
+        raise PlayerSpecError(str(error)) from None
     return text.strip()
+
+
+def check_option(player: str, key: str, value: Any, annotation: Any) -> Any:
+    """`value` if it is of the type the player's constructor declares for `key` (int, float, bool,
+    str, optionally None), else a PlayerSpecError naming the option and the type it takes."""
+    kinds = set(typing.get_args(annotation)) or {annotation}
+    kinds.discard(type(None))
+    if value is None or not kinds or object in kinds or Any in kinds or isinstance(annotation, str):
+        return value
+    if bool in kinds and isinstance(value, bool) or str in kinds and isinstance(value, str):
+        return value
+    if kinds == {str}:  # a text option (a folder) given something that read as a number
+        return str(value)
+    if int in kinds and isinstance(value, int) and not isinstance(value, bool):
+        return value
+    if float in kinds and isinstance(value, (int, float)) and not isinstance(value, bool):
+        try:
+            return parse_float(value, key)
+        except NumberError as error:
+            raise PlayerSpecError(f"{error} (player {player})") from None
+    wanted = " or ".join(sorted({int: "a whole number", float: "a number", bool: "true or false",
+                                 str: "text"}.get(kind, getattr(kind, "__name__", str(kind))) for kind in kinds))
+    raise PlayerSpecError(f"option {key} of {player} must be {wanted}, not {shown(value)}")
+
+
+def option_types(cls: type) -> dict[str, Any]:
+    """The declared types of a player's constructor parameters (empty where undeclared)."""
+    try:
+        return typing.get_type_hints(cls.__init__)
+    except Exception:  # an annotation that does not resolve: the constructor checks its values
+        return {}
 
 
 def parse_spec(spec: str) -> tuple[str, dict[str, Any]]:
@@ -53,10 +92,10 @@ def parse_spec(spec: str) -> tuple[str, dict[str, Any]]:
             key, eq, value = item.partition("=")
             key = key.strip()
             if not eq or not key:
-                raise PlayerSpecError(f"bad option {item.strip()!r} in {spec!r}; expected key=value")
+                raise PlayerSpecError(f"bad option {shown(item.strip())} in {shown(spec)}; expected key=value")
             if key in options:
-                raise PlayerSpecError(f"option {key!r} given twice in {spec!r}")
-            options[key] = parse_value(value)
+                raise PlayerSpecError(f"option {shown(key)} given twice in {shown(spec)}")
+            options[key] = parse_value(value, f"option {key}")
     return name, options
 
 
@@ -66,7 +105,7 @@ def player_class(name: str) -> type[Player]:
         target = _PLAYERS[name]
     except KeyError:
         raise PlayerSpecError(
-            f"unknown player {name!r}; valid: {', '.join(PLAYER_NAMES)}"
+            f"unknown player {shown(name)}; valid: {', '.join(PLAYER_NAMES)}"
         ) from None
     module_name, _, class_name = target.partition(":")
     try:
@@ -95,14 +134,16 @@ def player_options(name: str) -> list[str]:
 def make_player(spec: str) -> Player:
     """Build a player from its SPEC, e.g. `minimax:depth=4` or `mcts:playouts=2000,seed=1`."""
     if spec.strip().startswith("cmd:"):
-        raise PlayerSpecError(f"{spec!r} is an external bot command, not a built-in player")
+        raise PlayerSpecError(f"{shown(spec)} is an external bot command, not a built-in player")
     name, options = parse_spec(spec)
     cls = player_class(name)
     valid = player_options(name)
+    types = option_types(cls)
     for key in options:
         if key not in valid:
             listed = ", ".join(valid) if valid else "none"
-            raise PlayerSpecError(f"unknown option {key!r} for {name}; valid: {listed}")
+            raise PlayerSpecError(f"unknown option {shown(key)} for {name}; valid: {listed}")
+        options[key] = check_option(name, key, options[key], types.get(key))
     try:
         return cls(**options)
     except (TypeError, ValueError) as error:

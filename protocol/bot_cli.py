@@ -16,11 +16,16 @@ Exact command lines (the referee's BotConfig.from_spec builds the first form):
 
 from __future__ import annotations
 
+import os
+import re
 import sys
 from typing import Any
 
 import click
 
+from foxgeese.engine.userinput import shown
+from foxgeese.params import Integer
+from foxgeese.protocol import codec
 from foxgeese.protocol.sdk import BotError, run_bot
 from foxgeese.usage import UsageProblem
 
@@ -42,8 +47,21 @@ def player_spec(name: str, options: tuple[str, ...]) -> str:
     for option in options:
         key, eq, _ = option.partition("=")
         if not eq or not key.strip() or "," in option:
-            raise click.BadParameter(f"{option!r} is not key=value", param_hint="--option")
+            raise click.BadParameter(f"{shown(option)} is not key=value", param_hint="--option")
     return f"{name}:{','.join(options)}" if options else name
+
+
+_CONNECTABLE = re.compile(r"(tcp://(\[[0-9a-fA-F:.]+\]|[^:/\[\]\s]+):([0-9]{1,5})|ipc://\S+)", re.ASCII)
+
+
+def check_connect_endpoint(endpoint: str | None) -> None:
+    """Refuses an endpoint ZeroMQ would reject or silently bend (a port past 65535 wraps around)."""
+    if not endpoint:
+        return  # the SDK says that no endpoint was given
+    match = _CONNECTABLE.fullmatch(endpoint)
+    if match is None or (match.group(3) is not None and not 0 < int(match.group(3)) <= 65535):
+        raise UsageProblem(f"endpoint {shown(endpoint)}: expected tcp://HOST:PORT (port 1-65535) or ipc://PATH, "
+                           "as the referee prints it")
 
 
 def make_builtin_player(spec: str) -> Any:
@@ -77,6 +95,7 @@ def run_player_command(name: str) -> click.Command:
 
         spec = player_spec(name, options)
         player = make_builtin_player(spec)
+        check_connect_endpoint(endpoint or os.environ.get(codec.ENV_ENDPOINT))
         try:
             run_bot(player, name=bot_name or spec, author="foxgeese", version=__version__,
                     endpoint=endpoint, token=token)
@@ -121,7 +140,7 @@ def bot() -> None:
     name="check",
     context_settings={"ignore_unknown_options": True, "allow_interspersed_args": False},
 )
-@click.option("--timeout-ms", default=5000, show_default=True, type=click.IntRange(min=100),
+@click.option("--timeout-ms", default=5000, show_default=True, type=Integer(100, 600_000),
               help="How long the bot may take for hello and for each reply.")
 @click.argument("command", nargs=-1, required=True, type=click.UNPROCESSED)
 def check(timeout_ms: int, command: tuple[str, ...]) -> None:

@@ -7,6 +7,7 @@ this terminal, or `remote` for a bot that connects by itself with the referee's 
 
 from __future__ import annotations
 
+import dataclasses
 import os
 import re
 import shlex
@@ -14,6 +15,9 @@ import shutil
 import sys
 from dataclasses import dataclass, field
 from typing import Any
+
+from foxgeese.engine.userinput import shown
+from foxgeese.protocol.sandbox import check_available as sandbox_check
 
 CMD_PREFIX = "cmd:"
 HUMAN = "human"
@@ -33,6 +37,7 @@ class BotConfig:
 
     `command` empty means a remote bot: nothing is launched, the referee waits for a `hello` with
     its shared token. `interactive` bots keep the terminal's stdin/stdout (a human player).
+    `sandbox` runs the bot inside bubblewrap (sandbox.py): for bots you do not trust.
     """
 
     name: str
@@ -41,6 +46,7 @@ class BotConfig:
     env: tuple[tuple[str, str], ...] = ()
     interactive: bool = False
     spec: str = field(default="", compare=False)
+    sandbox: bool = False
 
     def __init__(
         self,
@@ -50,6 +56,7 @@ class BotConfig:
         env: dict[str, str] | tuple[tuple[str, str], ...] | None = None,
         interactive: bool = False,
         spec: str = "",
+        sandbox: bool = False,
     ) -> None:
         env_items = tuple(sorted(env.items())) if isinstance(env, dict) else tuple(env or ())
         object.__setattr__(self, "name", name)
@@ -58,6 +65,7 @@ class BotConfig:
         object.__setattr__(self, "env", env_items)
         object.__setattr__(self, "interactive", interactive)
         object.__setattr__(self, "spec", spec or shlex.join(self.command))
+        object.__setattr__(self, "sandbox", bool(sandbox))
 
     @property
     def is_remote(self) -> bool:
@@ -71,20 +79,37 @@ class BotConfig:
         """Raises BotSpecError if the program cannot be found, before any game starts."""
         if self.is_remote:
             return
+        if self.sandbox:
+            try:
+                sandbox_check()
+            except OSError as error:
+                raise BotSpecError(f"bot {self.name!r}: {error}") from None
         program = self.command[0]
         if os.sep in program or (os.altsep and os.altsep in program):
             path = program if os.path.isabs(program) or self.cwd is None else os.path.join(self.cwd, program)
             if not (os.path.isfile(path) and os.access(path, os.X_OK)):
-                raise BotSpecError(f"bot {self.name!r}: program {program!r} does not exist or is not executable")
+                raise BotSpecError(f"bot {shown(self.name, 200)}: program {shown(program, 200)} does not exist or is not executable")
         elif shutil.which(program, path=self.environment().get("PATH")) is None:
-            raise BotSpecError(f"bot {self.name!r}: program {program!r} not found on PATH")
+            raise BotSpecError(f"bot {shown(self.name, 200)}: program {shown(program, 200)} not found on PATH")
 
     def to_json(self) -> dict[str, Any]:
-        return {"name": self.name, "command": list(self.command), "cwd": self.cwd, "spec": self.spec}
+        data = {"name": self.name, "command": list(self.command), "cwd": self.cwd, "spec": self.spec}
+        if self.sandbox:
+            data["sandbox"] = True
+        return data
+
+    def sandboxed(self, sandbox: bool = True) -> BotConfig:
+        """The same bot, run inside the bubblewrap sandbox (or not); checks that bubblewrap is there."""
+        config = dataclasses.replace(self, sandbox=sandbox)
+        config.check()
+        return config
 
     @classmethod
-    def from_spec(cls, spec: str, name: str | None = None) -> BotConfig:
-        """Parses a player SPEC (see the module doc) and checks that its program exists."""
+    def from_spec(cls, spec: str, name: str | None = None, sandbox: bool = False) -> BotConfig:
+        """Parses a player SPEC (see the module doc) and checks that its program exists.
+
+        `sandbox=True` runs it inside bubblewrap (not for `remote`, which is launched by nobody).
+        """
         if not isinstance(spec, str) or not spec.strip():
             raise BotSpecError("empty player spec; expected NAME[:key=value,...] or cmd:COMMAND LINE")
         spec = spec.strip()
@@ -92,9 +117,9 @@ class BotConfig:
             try:
                 command = shlex.split(spec[len(CMD_PREFIX):])
             except ValueError as error:
-                raise BotSpecError(f"bad command line in {spec!r}: {error}") from None
+                raise BotSpecError(f"bad command line in {shown(spec, 200)}: {error}") from None
             if not command:
-                raise BotSpecError(f"{spec!r} has no command after 'cmd:'")
+                raise BotSpecError(f"{shown(spec, 200)} has no command after 'cmd:'")
             config = cls(name or os.path.basename(command[0]), command, spec=spec)
         elif spec == REMOTE:
             config = cls(name or REMOTE, (), spec=spec)
@@ -103,16 +128,20 @@ class BotConfig:
             player = player.lower()  # as the player registry reads it
             if not _NAME.match(player):
                 raise BotSpecError(
-                    f"bad player spec {spec!r}; expected NAME[:key=value,...] (e.g. 'random:seed=7') "
+                    f"bad player spec {shown(spec, 200)}; expected NAME[:key=value,...] (e.g. 'random:seed=7') "
                     "or cmd:COMMAND LINE"
                 )
             options = [item.strip() for item in options_text.split(",")] if options_text else []
             for item in options:
                 if not _OPTION.match(item):
-                    raise BotSpecError(f"bad option {item!r} in {spec!r}; options are key=value separated by commas")
+                    raise BotSpecError(f"bad option {shown(item, 200)} in {shown(spec, 200)}; options are key=value separated by commas")
             _check_builtin(player, options, spec)
             command = builtin_command(player, options)
             config = cls(name or spec, command, interactive=(player == HUMAN), spec=spec)
+        if sandbox:
+            if config.is_remote:
+                raise BotSpecError(f"{spec!r}: a remote bot runs elsewhere and cannot be sandboxed here")
+            config = dataclasses.replace(config, sandbox=True)
         config.check()
         return config
 
@@ -133,7 +162,7 @@ def _check_builtin(player: str, options: list[str], spec: str) -> None:
         return
     if player not in registry.PLAYER_NAMES:
         raise BotSpecError(
-            f"unknown player {player!r} in {spec!r}; valid: {', '.join(registry.PLAYER_NAMES)}, "
+            f"unknown player {shown(player, 200)} in {shown(spec, 200)}; valid: {', '.join(registry.PLAYER_NAMES)}, "
             "or cmd:COMMAND LINE for an external bot"
         )
     try:
@@ -143,8 +172,8 @@ def _check_builtin(player: str, options: list[str], spec: str) -> None:
     for item in options:
         key = item.partition("=")[0]
         if key not in valid:
-            raise BotSpecError(f"unknown option {key!r} for {player}; valid: {', '.join(valid) or 'none'}")
+            raise BotSpecError(f"unknown option {shown(key, 200)} for {player}; valid: {', '.join(valid) or 'none'}")
     try:
         registry.make_player(spec)  # the values too, exactly as the bot process will read them
     except ValueError as error:
-        raise BotSpecError(f"{error} (player spec {spec!r})") from None
+        raise BotSpecError(f"{error} (player spec {shown(spec, 200)})") from None

@@ -5,6 +5,10 @@
     foxgeese play hare-and-hounds --hare random --hounds "cmd:node examples/bots/js/bot.js"
 
 `--geese` names the geese's player; the variant's number of geese is `--geese-count`.
+
+Exit status: 0 when the game was played out (a rule ending, a resignation or --max-plies), one
+status per way a bot failed (EXIT_STATUS: 3 time forfeit, 4 illegal move, 5 protocol error, 6 crash,
+7 no-show), 2 for a usage mistake, 130 when interrupted.
 """
 
 from __future__ import annotations
@@ -16,15 +20,32 @@ from typing import Any
 
 import click
 
-from foxgeese.engine import Game, Side, UnknownVariantError, get_variant
+from foxgeese.engine import (Game, IllegalMoveError, InvalidMoveError, Side, Termination, UnknownVariantError,
+                             draw_board, get_variant)
+from foxgeese.engine.userinput import looks_like_int, named, shown
+from foxgeese.params import Integer, Number
 from foxgeese.protocol.botconfig import BotConfig, BotSpecError
-from foxgeese.protocol.record import GameRecord, MoveRecord
+from foxgeese.protocol.match import MoveEvent
+from foxgeese.protocol.process import terminate_like_ctrl_c
+from foxgeese.protocol.record import GameRecord, RefereeTermination
 from foxgeese.protocol.referee import Referee, RefereeConfigError
 from foxgeese.protocol.timecontrol import TimeControl, TimeControlError
-from foxgeese.usage import UsageProblem
+from foxgeese.usage import UsageProblem, check_writable
 
 DEFAULT_TC = "10+0.1"
 HUMAN_TC = "900+0"
+MAX_PLIES = 100_000
+# The exit status of `foxgeese play` per way the game ended; any other ending (rules, resignation,
+# --max-plies) exits 0, and a referee ending this table does not know yet exits 1.
+EXIT_STATUS = {
+    RefereeTermination.TIME_FORFEIT.value: 3,
+    RefereeTermination.ILLEGAL_MOVE.value: 4,
+    RefereeTermination.PROTOCOL_ERROR.value: 5,
+    RefereeTermination.CRASH.value: 6,
+    RefereeTermination.NO_SHOW.value: 7,
+}
+PLAYED_OUT = {RefereeTermination.RESIGNATION.value, RefereeTermination.MAX_PLIES.value,
+              RefereeTermination.ADJUDICATED.value}
 
 
 def _seat_specs(variant_id: str, fox: str | None, geese: str | None, hare: str | None,
@@ -36,15 +57,57 @@ def _seat_specs(variant_id: str, fox: str | None, geese: str | None, hare: str |
         wrong, needed, given = (hare, hounds), ("--fox", "--geese"), (fox, geese)
     if any(spec is not None for spec in wrong):
         raise click.UsageError(f"{variant_id} is played by {' and '.join(needed)}")
+    for flag, spec in zip(needed, given):
+        if spec is not None and looks_like_int(spec):
+            hint = f"; the number of geese is --geese-count {spec.strip()}" if flag == "--geese" else ""
+            raise click.UsageError(f"{flag} takes a player SPEC (e.g. random, minimax:depth=3), "
+                                   f"not the number {shown(spec.strip())}{hint}")
     missing = [flag for flag, spec in zip(needed, given) if spec is None]
     if missing:
         raise click.UsageError(f"{variant_id} needs {' and '.join(missing)} SPEC (e.g. random, minimax:depth=3)")
     return given[0], given[1]  # type: ignore[return-value]
 
 
-def _print_move(record: GameRecord, move: MoveRecord) -> None:
-    number = len(record.moves)
-    line = f"{number:4d}. {move.side:<6} {move.move:<12} {move.think_ms:6d} ms  clock {move.clock_ms / 1000:8.3f}s"
+def exit_status(record: GameRecord) -> int:
+    """0 for a game played out, else the status of the way a bot failed (see EXIT_STATUS)."""
+    termination = str(getattr(record.termination, "value", record.termination))
+    if termination in EXIT_STATUS:
+        return EXIT_STATUS[termination]
+    if termination in PLAYED_OUT or termination in {item.value for item in Termination}:
+        return 0
+    return 1
+
+
+def _check_log_dir(log_dir: str | None) -> None:
+    """Creates --log-dir now, so a path under a file is a usage error before any bot starts."""
+    if log_dir is None:
+        return
+    try:
+        os.makedirs(log_dir, exist_ok=True)
+    except OSError as error:
+        raise UsageProblem(f"--log-dir {named(log_dir)}: {error.strerror or error}; give a folder that can be "
+                           "created") from None
+
+
+class _BoardPrinter:
+    """--board: draws the position after each move, replaying the moves on its own copy."""
+
+    def __init__(self, game: Game) -> None:
+        self.game = game.copy()
+        click.echo(draw_board(self.game.position))
+
+    def __call__(self, event: MoveEvent) -> None:
+        _print_move(event)
+        try:
+            self.game.push(self.game.parse_move(event.entry.move))
+        except ValueError:  # cannot happen for a move the referee accepted; never break the game
+            return
+        click.echo(draw_board(self.game.position))
+
+
+def _print_move(event: MoveEvent) -> None:
+    move = event.entry
+    line = f"{event.ply:4d}. {move.side:<6} {move.move:<12} {move.think_ms:6d} ms  clock {move.clock_ms / 1000:8.3f}s"
     info = move.info
     if info:
         parts = [f"{key} {info[key]}" for key in ("score", "mate", "depth", "nodes") if key in info]
@@ -68,27 +131,34 @@ def _print_message(direction: str, bot: str, message: dict[str, Any]) -> None:
               help=f"'BASE+INC' seconds or 'move=SECONDS' [default: {DEFAULT_TC}; {HUMAN_TC} with a human].")
 @click.option("--record", "record_path", metavar="FILE", type=click.Path(dir_okay=False),
               help="Write the game record (JSON) here.")
-@click.option("--geese-count", type=int, default=None, help="standard: 13 (default), 15 or 17 geese.")
+@click.option("--geese-count", type=Integer(), default=None, help="standard: 13 (default), 15 or 17 geese.")
 @click.option("--sideways", is_flag=True, default=None, help="standard: geese may also step sideways.")
 @click.option("--opening", default="", metavar="MOVES", help="Moves played before the bots take over, e.g. 'd4-d5 c3-c4'.")
-@click.option("--max-plies", type=click.IntRange(min=1), default=None, help="Adjudicate a draw after N plies.")
+@click.option("--max-plies", type=Integer(1, MAX_PLIES), default=None, help="Adjudicate a draw after N plies.")
 @click.option("--bind", "endpoint", default=None, metavar="ENDPOINT",
               help="Bind this address instead of a private ipc:// one (e.g. tcp://127.0.0.1:5555).")
 @click.option("--bind-public", is_flag=True, help="Allow --bind on an address other machines can reach.")
-@click.option("--lag-margin-ms", type=click.IntRange(min=0), default=50, show_default=True,
+@click.option("--lag-margin-ms", type=Integer(0, 60_000), default=50, show_default=True,
               help="Grace for the trip through the sockets on top of each clock.")
-@click.option("--heartbeat", "heartbeat_s", type=click.FloatRange(min=0.01), default=None, metavar="SECONDS",
+@click.option("--heartbeat", "heartbeat_s", type=Number(0.01, 3600), default=None, metavar="SECONDS",
               help="Ping remote bots' connections this often (ZeroMQ's own heartbeat, ZMTP 3.1); "
                    "one silent for 3 intervals loses by crash.")
 @click.option("--log-dir", type=click.Path(file_okay=False), default=None,
               help="Where the bots' stderr files go [default: a temporary folder, "
                    "removed at the end unless a bot wrote something].")
+@click.option("--sandbox", "sandboxed", multiple=True, metavar="SIDE",
+              help="Run this side's bot inside a bubblewrap sandbox (fox, geese, hare, hounds or all; "
+                   "repeatable): no network, no other processes, read-only files.")
+@click.option("--seed", type=Integer(0, 2**53 - 1), default=None, metavar="N",
+              help="The game's seed, sent to both bots (a fresh one is drawn and recorded otherwise).")
+@click.option("--board", "show_board", is_flag=True, help="Draw the board after every move.")
 @click.option("--quiet", "-q", is_flag=True, help="Print only the result line.")
 @click.option("--trace", is_flag=True, help="Print every protocol message on stderr (JSON, one a line).")
 def play(variant_id: str, fox: str | None, geese: str | None, hare: str | None, hounds: str | None,
          tc_text: str | None, record_path: str | None, geese_count: int | None, sideways: bool | None,
          opening: str, max_plies: int | None, endpoint: str | None, bind_public: bool, lag_margin_ms: int,
-         heartbeat_s: float | None, log_dir: str | None, quiet: bool, trace: bool) -> None:
+         heartbeat_s: float | None, log_dir: str | None, sandboxed: tuple[str, ...], seed: int | None,
+         show_board: bool, quiet: bool, trace: bool) -> None:
     """Play one game of VARIANT between two players; each seat takes a player SPEC.
 
     \b
@@ -96,51 +166,86 @@ def play(variant_id: str, fox: str | None, geese: str | None, hare: str | None, 
           cmd:COMMAND LINE for any program speaking PROTOCOL.md,
           human for you at this terminal,
           remote for a bot elsewhere that connects with the printed endpoint and token.
+
+    \b
+    Exit status: 0 the game was played out (a rule ending, a resignation, --max-plies);
+                 3 a bot lost on time, 4 by an illegal move, 5 by a protocol error,
+                 6 by crashing, 7 by not showing up; 2 a usage mistake; 130 interrupted.
+    With a human seat the person's terminal shows each move, the board and the prompt.
     """
     try:
         variant = get_variant(variant_id, geese=geese_count, sideways=sideways)
         predator_spec, prey_spec = _seat_specs(variant.id, fox, geese, hare, hounds)
+        boxed = _sandboxed_sides(variant, sandboxed)
+        if boxed and endpoint and not endpoint.startswith("ipc://"):
+            raise UsageProblem("--sandbox: a sandboxed bot has no network; drop --bind (the default ipc:// "
+                               "endpoint is bound into the sandbox)")
         seats = {
-            Side.PREDATOR: BotConfig.from_spec(predator_spec, name=predator_spec),
-            Side.PREY: BotConfig.from_spec(prey_spec, name=prey_spec if prey_spec != predator_spec else f"{prey_spec}#2"),
+            Side.PREDATOR: BotConfig.from_spec(predator_spec, name=predator_spec, sandbox=Side.PREDATOR in boxed),
+            Side.PREY: BotConfig.from_spec(prey_spec, name=prey_spec if prey_spec != predator_spec else f"{prey_spec}#2",
+                                           sandbox=Side.PREY in boxed),
         }
         if tc_text is None:
             tc_text = HUMAN_TC if any(config.interactive for config in seats.values()) else DEFAULT_TC
         control = TimeControl.parse(tc_text)
-        if record_path and not os.path.isdir(os.path.dirname(os.path.abspath(record_path))):
-            raise UsageProblem(f"--record {record_path}: no such folder")
+        if record_path:
+            check_writable("--record", record_path)
         book = Game(variant)
         for text in opening.replace(",", " ").split():
-            book.push(book.parse_move(text))
+            try:
+                book.push(book.parse_move(text))
+            except (InvalidMoveError, IllegalMoveError) as error:
+                raise UsageProblem(f"--opening: ply {len(book.moves) + 1}: {error}") from None
+        _check_log_dir(log_dir)
         referee = Referee(endpoint=endpoint, bind_public=bind_public, lag_margin_ms=lag_margin_ms,
                           log_dir=log_dir, trace=_print_message if trace else None, heartbeat_s=heartbeat_s)
     except (UnknownVariantError, BotSpecError, TimeControlError, RefereeConfigError) as error:
         raise UsageProblem(str(error)) from None
-    except ValueError as error:  # the opening: InvalidMoveError / IllegalMoveError name the ply
-        raise UsageProblem(f"--opening: {error}") from None
-    with referee:
+    human = any(config.interactive for config in seats.values())
+    names = {variant.side_name(side): config.name for side, config in seats.items()}
+    with terminate_like_ctrl_c(), referee:  # SIGTERM and SIGHUP end the bots as Ctrl-C does
         if any(config.is_remote for config in seats.values()):
             click.echo(f"waiting for remote bots: FOXGEESE_ENDPOINT={referee.endpoint} "
                        f"FOXGEESE_TOKEN={referee.token}", err=True)
+        on_move = None
         if not quiet:
-            names = {variant.side_name(side): config.name for side, config in seats.items()}
             click.echo(f"{variant} {control}: " + " vs ".join(f"{side} {name}" for side, name in names.items()))
             replay = Game(variant)
             for number, move in enumerate(book.moves, 1):
                 click.echo(f"{number:4d}. {variant.side_name(replay.position.turn):<6} {str(move):<12} opening")
                 replay.push(move)
+            # With a person playing, their seat says each move above its board and prompt (once, not twice).
+            if not human:
+                on_move = _BoardPrinter(book) if show_board else _print_move
         try:
             record = referee.play_game(variant, seats, control, opening=opening.replace(",", " ").split(),
-                                       max_plies=max_plies, on_move=None if quiet else _print_move,
-                                       record_path=record_path)
+                                       max_plies=max_plies, on_move=on_move, record_path=record_path,
+                                       seed=seed)
         except OSError as error:  # the record could not be written
+            if record_path is None or isinstance(error, BrokenPipeError):
+                raise
             raise UsageProblem(f"--record {record_path}: {error.strerror or error}") from None
-        except KeyboardInterrupt:
-            click.echo("interrupted; stopping the bots", err=True)
-            sys.exit(130)
+        except KeyboardInterrupt as interrupt:
+            click.echo(f"{interrupt or 'interrupted'}; stopping the bots", err=True)
+            sys.exit(143 if interrupt.args == ("SIGTERM",) else 129 if interrupt.args == ("SIGHUP",) else 130)
     click.echo(f"result: {record.result_line()}")
     if record_path and not quiet:
         click.echo(f"record: {record_path}")
+    sys.exit(exit_status(record))
+
+
+def _sandboxed_sides(variant: Any, names: tuple[str, ...]) -> set[Side]:
+    """The sides `--sandbox` names (side names of the variant, or `all`)."""
+    sides = {variant.side_name(side): side for side in (Side.PREDATOR, Side.PREY)}
+    chosen = set()
+    for name in names:
+        if name.lower() == "all":
+            chosen.update(sides.values())
+        elif name.lower() in sides:
+            chosen.add(sides[name.lower()])
+        else:
+            raise UsageProblem(f"--sandbox {named(name)}: {variant.id} has the sides {' and '.join(sides)} (or say all)")
+    return chosen
 
 
 def register(group: click.Group) -> None:

@@ -1,22 +1,31 @@
-"""Wire constants and the one encode/decode pair of protocol version 1 (see PROTOCOL.md).
+"""Wire constants, the one encode/decode pair, and the one schema of protocol version 2 (PROTOCOL.md).
 
 Every message is one msgpack map with string keys, carrying the protocol version and its type.
-Unpacking is bounded so that a hostile peer cannot make the referee allocate without limit;
-nothing here ever unpickles.
+Unpacking is bounded so that a hostile peer cannot make the referee allocate without limit, and
+every field of every message a bot sends is checked here, against `BOT_MESSAGES`, before anything
+else reads it: the referee, `foxgeese bot check` and the SDK share these checks, and their errors
+speak the protocol's words ("field 'move': expected msgpack str, got msgpack bin"), never Python's.
+Fields a message does not define are dropped unread. Nothing here ever unpickles.
 """
 
 from __future__ import annotations
 
+import os
+from dataclasses import dataclass
 from typing import Any
 
 import msgpack
 
-PROTOCOL_VERSION = 1
-SUPPORTED_VERSIONS = (1,)
+PROTOCOL_VERSION = 2
+SUPPORTED_VERSIONS = (2,)
 MAX_MESSAGE_BYTES = 65536
+SEED_LIMIT = 2**53  # a game's seed is below this, so every language's doubles hold it exactly
+MAX_REASON_CHARS = 400  # a reason the referee sends is cut to this, so game_over always fits
+MAX_ECHO_CHARS = 60  # a bot's own text quoted back in a reason (a bad move) is cut to this
 
 ENV_ENDPOINT = "FOXGEESE_ENDPOINT"
-ENV_TOKEN = "FOXGEESE_TOKEN"
+ENV_TOKEN = "FOXGEESE_TOKEN"  # remote bots and bots started by hand only: launched bots get TOKEN_FD
+ENV_TOKEN_FD = "FOXGEESE_TOKEN_FD"  # a launched bot reads its token from this inherited descriptor
 
 # Bot -> referee
 HELLO = "hello"
@@ -36,7 +45,7 @@ ERROR = "error"
 
 
 class ProtocolError(ValueError):
-    """A message that is not a well-formed protocol-1 map (the sender is at fault)."""
+    """A message that breaks the protocol's schema (the sender is at fault); the text says how."""
 
 
 def encode(message_type: str, **fields: Any) -> bytes:
@@ -44,8 +53,43 @@ def encode(message_type: str, **fields: Any) -> bytes:
     return msgpack.packb({"v": PROTOCOL_VERSION, "type": message_type, **fields}, use_bin_type=True)
 
 
+def pack(value: Any) -> bytes:
+    """One msgpack value, for the parts of a message packed ahead (see `pack_turn`)."""
+    return msgpack.packb(value, use_bin_type=True)
+
+
+def pack_array(count: int, packed_items: bytes | bytearray) -> bytes:
+    """A msgpack array of `count` items already packed one after another in `packed_items`."""
+    if count < 16:
+        head = bytes((0x90 | count,))
+    elif count < 1 << 16:
+        head = b"\xdc" + count.to_bytes(2, "big")
+    else:
+        head = b"\xdd" + count.to_bytes(4, "big")
+    return head + bytes(packed_items)
+
+
+_TURN_HEAD = b"\x8a" + b"".join(map(pack, ("v", PROTOCOL_VERSION, "type", "turn", "game_id")))
+_TURN_KEYS = [pack(key) for key in ("request_id", "position", "moves", "legal", "clocks", "increment_ms", "per_move_ms")]
+
+
+def pack_turn(game_id: bytes, request_id: int, position: bytes, moves: bytes, legal: bytes,
+              clocks: dict[str, int], increment_ms: int, per_move_ms: int) -> bytes:
+    """A `turn` message exactly as `encode(TURN, ...)` packs it, from parts packed ahead of time.
+
+    `game_id`, `position`, `moves` and `legal` are packed values; the referee packs them while a
+    bot thinks, so that the next turn goes out sooner (the same bytes, see test_codec_schema.py).
+    """
+    k = _TURN_KEYS
+    return b"".join((_TURN_HEAD, game_id, k[0], pack(request_id), k[1], position, k[2], moves, k[3], legal,
+                     k[4], pack(clocks), k[5], pack(increment_ms), k[6], pack(per_move_ms)))
+
+
 def decode(data: bytes) -> dict[str, Any]:
-    """Unpacks one message, refusing anything over the size cap or not a map with a string `type`."""
+    """Unpacks one message, refusing anything over the size cap or not a map with a str `type`.
+
+    The fields are not checked here (see `check`); this is the part both directions share.
+    """
     if len(data) > MAX_MESSAGE_BYTES:
         raise ProtocolError(f"message of {len(data)} bytes is over the {MAX_MESSAGE_BYTES}-byte cap")
     try:
@@ -53,48 +97,152 @@ def decode(data: bytes) -> dict[str, Any]:
         message = msgpack.unpackb(
             data,
             raw=False,
-            strict_map_key=True,
+            strict_map_key=False,  # judged below, in the protocol's words
             max_str_len=MAX_MESSAGE_BYTES,
             max_bin_len=MAX_MESSAGE_BYTES,
             max_array_len=MAX_MESSAGE_BYTES,
             max_map_len=MAX_MESSAGE_BYTES,
             max_ext_len=MAX_MESSAGE_BYTES,
         )
-    except Exception as error:  # msgpack raises several unrelated types for bad bytes
-        raise ProtocolError(f"not a msgpack message: {error}") from None
+    except msgpack.ExtraData:
+        raise ProtocolError("not one msgpack value: bytes left over after the map") from None
+    except Exception:  # msgpack raises several unrelated types for bad bytes
+        raise ProtocolError("not valid msgpack") from None
     if not isinstance(message, dict):
-        raise ProtocolError(f"message is a msgpack {type(message).__name__}, expected a map")
-    if not isinstance(message.get("type"), str):
-        raise ProtocolError("message has no string field 'type'")
+        raise ProtocolError(f"message is {wire_type(message)}, expected a msgpack map")
+    for key in message:
+        if not isinstance(key, str):
+            raise ProtocolError(f"map key is {wire_type(key)}, expected msgpack str")
+    if "type" not in message:
+        raise ProtocolError("missing field type")
+    if not isinstance(message["type"], str):
+        raise ProtocolError(f"field type: expected msgpack str, got {wire_type(message['type'])}")
     return message
 
 
-def require(message: dict[str, Any], field: str, kind: type | tuple[type, ...]) -> Any:
-    """Returns `message[field]`, raising ProtocolError if it is missing or of the wrong type."""
-    if field not in message:
-        raise ProtocolError(f"'{message.get('type')}' message lacks field '{field}'")
-    value = message[field]
-    if isinstance(value, bool) and kind in (int, (int, float)):
-        raise ProtocolError(f"field '{field}' must be {_kind_name(kind)}, got bool")
-    if not isinstance(value, kind):
-        raise ProtocolError(f"field '{field}' must be {_kind_name(kind)}, got {type(value).__name__}")
-    return value
+def wire_type(value: Any) -> str:
+    """The msgpack name of a decoded value's type, for error messages."""
+    if value is None:
+        return "msgpack nil"
+    if isinstance(value, bool):
+        return "msgpack bool"
+    if isinstance(value, int):
+        return "msgpack int"
+    if isinstance(value, float):
+        return "msgpack float"
+    if isinstance(value, str):
+        return "msgpack str"
+    if isinstance(value, (bytes, bytearray)):
+        return "msgpack bin"
+    if isinstance(value, (list, tuple)):
+        return "msgpack array"
+    if isinstance(value, dict):
+        return "msgpack map"
+    return "msgpack ext"  # ExtType, Timestamp
 
 
-def _kind_name(kind: type | tuple[type, ...]) -> str:
-    if isinstance(kind, tuple):
-        return " or ".join(k.__name__ for k in kind)
-    return kind.__name__
+# ----------------------------------------------------------------------------- the schema
 
 
-# The `info` fields of a `move`, with the type each must have (pv: a list of move strings).
-INFO_FIELDS: dict[str, type] = {
-    "score": int, "mate": int, "depth": int, "seldepth": int, "nodes": int, "time_ms": int, "pv": list,
+@dataclass(frozen=True)
+class Field:
+    """One field of a message: its msgpack kind and bounds. `kind` is str, int, list (of str) or dict."""
+
+    kind: type
+    required: bool = True
+    max_len: int = 200  # str: characters; list: items (each a str of at most `item_len`)
+    item_len: int = 200
+    low: int = 0
+    high: int = SEED_LIMIT - 1
+
+
+TEXT = Field(str)
+INT = Field(int)
+INFO_INT = Field(int, required=False, low=-(2**63), high=2**63 - 1)
+
+# Every message a bot sends, field by field (PROTOCOL.md, "Messages"): nothing else is read.
+BOT_MESSAGES: dict[str, dict[str, Field]] = {
+    HELLO: {"token": TEXT, "name": TEXT, "author": TEXT, "version": TEXT,
+            "variants": Field(list, max_len=16, item_len=64)},
+    READY: {"game_id": TEXT},
+    MOVE: {"game_id": TEXT, "request_id": INT, "move": Field(str, max_len=256),
+           "info": Field(dict, required=False), "think_ms": Field(int, required=False, high=2**31 - 1)},
+    RESIGN: {"game_id": TEXT, "request_id": INT},
+    PONG: {"id": INT},
+}
+
+# The `info` fields of a `move` (pv: a list of move texts); unknown keys are dropped.
+INFO_FIELDS: dict[str, Field] = {
+    "score": INFO_INT, "mate": INFO_INT, "depth": INFO_INT, "seldepth": INFO_INT, "nodes": INFO_INT,
+    "time_ms": INFO_INT, "pv": Field(list, required=False, max_len=256, item_len=256),
 }
 
 
+def check(message: dict[str, Any]) -> dict[str, Any]:
+    """A decoded bot message with every field checked: returns only what the schema defines.
+
+    Raises ProtocolError with a short reason in the protocol's words. The version must be one the
+    referee speaks; an unknown `type` is an error too.
+    """
+    if "v" not in message:
+        raise ProtocolError("missing field v")
+    version = message["v"]
+    if version.__class__ is not int:
+        raise ProtocolError(f"field v: expected msgpack int, got {wire_type(version)}")
+    if version not in SUPPORTED_VERSIONS:
+        raise ProtocolError(f"protocol version {version} is not {PROTOCOL_VERSION}")
+    kind = message["type"]
+    if kind == MOVE and len(message) == 5:  # the hot path: a bare move, checked inline
+        game_id, request_id, move = message.get("game_id"), message.get("request_id"), message.get("move")
+        if (game_id.__class__ is str and len(game_id) <= 200 and request_id.__class__ is int
+                and 0 <= request_id < SEED_LIMIT and move.__class__ is str and len(move) <= 256):
+            return {"v": version, "type": kind, "game_id": game_id, "request_id": request_id, "move": move}
+    schema = BOT_MESSAGES.get(kind)
+    if schema is None:
+        raise ProtocolError(f"unknown message type {cut(kind, MAX_ECHO_CHARS)!r}")
+    clean: dict[str, Any] = {"v": version, "type": kind}
+    for name, spec in schema.items():
+        if name in message:
+            clean[name] = _checked(name, message[name], spec)
+        elif spec.required:
+            raise ProtocolError(f"'{kind}' message: missing field {name}")
+    if "info" in clean:
+        clean["info"] = check_info(clean["info"])
+    return clean
+
+
+def _checked(name: str, value: Any, spec: Field) -> Any:
+    kind = spec.kind
+    if kind is int:
+        if value.__class__ is not int:
+            raise ProtocolError(f"field {name}: expected msgpack int, got {wire_type(value)}")
+        if not spec.low <= value <= spec.high:
+            raise ProtocolError(f"field {name}: {value} is out of range {spec.low}..{spec.high}")
+        return value
+    if kind is str:
+        if value.__class__ is not str:
+            raise ProtocolError(f"field {name}: expected msgpack str, got {wire_type(value)}")
+        if len(value) > spec.max_len:
+            raise ProtocolError(f"field {name}: str of {len(value)} characters, at most {spec.max_len}")
+        return value
+    if kind is list:
+        if value.__class__ is not list:
+            raise ProtocolError(f"field {name}: expected msgpack array, got {wire_type(value)}")
+        if len(value) > spec.max_len:
+            raise ProtocolError(f"field {name}: array of {len(value)} items, at most {spec.max_len}")
+        for item in value:
+            if item.__class__ is not str:
+                raise ProtocolError(f"field {name}: items must be msgpack str, got {wire_type(item)}")
+            if len(item) > spec.item_len:
+                raise ProtocolError(f"field {name}: an item of {len(item)} characters, at most {spec.item_len}")
+        return value
+    if value.__class__ is not dict:
+        raise ProtocolError(f"field {name}: expected msgpack map, got {wire_type(value)}")
+    return value
+
+
 def check_info(info: Any) -> dict[str, Any]:
-    """The known `info` fields of a move, type-checked; unknown keys are dropped.
+    """The known `info` fields of a move, checked; unknown keys are dropped.
 
     Raises ProtocolError naming the first field of the wrong type: the referee judges a bot by
     this, and `foxgeese bot check` uses the same function so the two never disagree.
@@ -102,12 +250,51 @@ def check_info(info: Any) -> dict[str, Any]:
     if info is None:
         return {}
     if not isinstance(info, dict):
-        raise ProtocolError(f"field 'info' must be a map, got {type(info).__name__}")
-    clean = {}
-    for key, kind in INFO_FIELDS.items():
-        if key in info:
-            value = require(info, key, kind)
-            if key == "pv" and not all(isinstance(item, str) for item in value):
-                raise ProtocolError("info field 'pv' must be a list of str")
-            clean[key] = value
-    return clean
+        raise ProtocolError(f"field info: expected msgpack map, got {wire_type(info)}")
+    return {key: _checked(f"info.{key}", info[key], spec) for key, spec in INFO_FIELDS.items() if key in info}
+
+
+def require(message: dict[str, Any], field: str, kind: type | tuple[type, ...]) -> Any:
+    """Returns `message[field]`, raising ProtocolError if it is missing or of the wrong type.
+
+    For messages the referee sends (the SDK and the example bots read those); a bot's own
+    messages go through `check`.
+    """
+    if field not in message:
+        raise ProtocolError(f"'{message.get('type')}' message: missing field {field}")
+    value = message[field]
+    kinds = kind if isinstance(kind, tuple) else (kind,)
+    if isinstance(value, bool) and bool not in kinds:
+        raise ProtocolError(f"field {field}: expected {_names(kinds)}, got msgpack bool")
+    if not isinstance(value, kinds):
+        raise ProtocolError(f"field {field}: expected {_names(kinds)}, got {wire_type(value)}")
+    return value
+
+
+def _names(kinds: tuple[type, ...]) -> str:
+    names = {str: "msgpack str", int: "msgpack int", float: "msgpack float", list: "msgpack array",
+             dict: "msgpack map", bool: "msgpack bool"}
+    return " or ".join(names.get(kind, kind.__name__) for kind in kinds)
+
+
+def cut(text: str, limit: int = MAX_REASON_CHARS) -> str:
+    """`text` cut to `limit` characters (marked with an ellipsis), so what the referee sends is bounded."""
+    if len(text) <= limit:
+        return text
+    return text[: max(0, limit - 1)] + "…"
+
+
+def is_seed(value: Any) -> bool:
+    """A game seed as the protocol defines it: an int with 0 <= seed < 2**53."""
+    return value.__class__ is int and 0 <= value < SEED_LIMIT
+
+
+def read_token_fd(fd: int) -> str:
+    """Reads the token behind an inherited descriptor (a socket the referee filled), then closes it."""
+    chunks = []
+    try:
+        while chunk := os.read(fd, 256):
+            chunks.append(chunk)
+    finally:
+        os.close(fd)
+    return b"".join(chunks).decode("ascii", "replace").strip()

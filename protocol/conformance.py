@@ -1,10 +1,11 @@
-"""`foxgeese bot check`: walks one bot program through every step of protocol 1 (fastchess --compliance).
+"""`foxgeese bot check`: walks one bot program through every step of protocol 2 (fastchess --compliance).
 
-The checker is a tiny private referee: it binds its own ROUTER on ipc://, launches the command with
-FOXGEESE_ENDPOINT/FOXGEESE_TOKEN set, and for every variant the bot claims plays both sides through
-`new_game`, several `turn`s (the start, a mid-game position with history, and for fox variants a
-position where a capture chain is on), `game_over` and `ping`, then `quit`. Each step prints one
-line, `PASS step` or `FAIL step: expected ..., got ...`; the run fails if any step fails.
+The checker is a tiny private referee: it binds its own ROUTER on ipc://, launches the command as
+the referee does (FOXGEESE_ENDPOINT set, the token behind the descriptor FOXGEESE_TOKEN_FD names),
+and for every variant the bot claims plays both sides through `new_game`, several `turn`s (the
+start, a mid-game position with history, and for fox variants a position where a capture chain is
+on), `game_over` and `ping`, then `quit`. Each step prints one line, `PASS step` or `FAIL step:
+expected ..., got ...`; the run fails if any step fails.
 """
 
 from __future__ import annotations
@@ -21,8 +22,9 @@ from typing import Any
 import zmq
 
 from foxgeese.engine import VARIANT_IDS, Game, Position, get_variant
+from foxgeese.engine.userinput import one_line
 from foxgeese.protocol import codec, workdir
-from foxgeese.protocol.botconfig import BotConfig
+from foxgeese.protocol.botconfig import BotConfig, BotSpecError
 from foxgeese.protocol.process import BotLaunchError, BotProcess
 
 # Where a capture chain of two jumps is on for the fox (and a single jump elsewhere).
@@ -112,12 +114,12 @@ class Checker:
     def _launch(self, endpoint: str, stderr_path: str) -> None:
         """Starts the bot as the referee does (its own session, stdout and stderr to one file)."""
         config = BotConfig(os.path.basename(self.command[0]), self.command, cwd=self.cwd)
-        env = {codec.ENV_ENDPOINT: endpoint, codec.ENV_TOKEN: self.token}
+        env = {codec.ENV_ENDPOINT: endpoint}
         try:
-            self.process = BotProcess(config, env, stderr_path)
-        except BotLaunchError as error:
-            why = error.__context__ or error  # the OSError itself; the launch error's text repeats the name
-            self.failed("launch", f"a program to run ({' '.join(self.command)})", str(why))
+            config.check()
+            self.process = BotProcess(config, env, stderr_path, self.token, grace_s=STOP_GRACE_S)
+        except (BotSpecError, BotLaunchError) as error:
+            self.failed("launch", f"a program to run ({' '.join(self.command)})", str(error))
             raise CheckAborted from None
         self.passed("launch")
 
@@ -143,19 +145,17 @@ class Checker:
             self.failed(step, f"a hello within {self.timeout_ms} ms", reply.problem)
             raise CheckAborted
         message = reply.message
-        expected_fields = {"token": str, "name": str, "author": str, "version": str, "variants": list}
         try:
             if message["type"] != codec.HELLO:
-                raise codec.ProtocolError(f"a '{message['type']}' message")
-            if message.get("v") != codec.PROTOCOL_VERSION:
-                raise codec.ProtocolError(f"protocol version {message.get('v')!r}")
-            for field, kind in expected_fields.items():
-                codec.require(message, field, kind)
+                raise codec.ProtocolError(f"a '{codec.cut(message['type'], 40)}' message")
+            message = codec.check(message)  # the referee's own schema
         except codec.ProtocolError as error:
-            self.failed(step, "hello with v=1, token, name, author, version (str) and variants (list)", str(error))
+            self.failed(step, f"hello with v={codec.PROTOCOL_VERSION}, token, name, author, version (msgpack str) "
+                        "and variants (msgpack array of str)", str(error))
             raise CheckAborted from None
         if message["token"] != self.token:
-            self.failed(step, "the token from FOXGEESE_TOKEN", repr(message["token"]))
+            self.failed(step, f"the token read from the descriptor in {codec.ENV_TOKEN_FD}",
+                        codec.cut(repr(message["token"]), 60))
             raise CheckAborted
         if not message["name"].strip():
             self.failed(step, "a non-empty name", "''")
@@ -172,7 +172,7 @@ class Checker:
         where = f"{variant} {side_name}" + (f" {label}" if label else "")
         game_id = f"check-{self.request_id}"
         self._send(codec.NEW_GAME, game_id=game_id, variant=variant.id, options=options, side=side_name,
-                   time_control=TIME_CONTROL, start=start.text())
+                   time_control=TIME_CONTROL, start=start.text(), seed=self.request_id)
         reply = self._expect(f"new_game {where}", codec.READY, game_id=game_id)
         if reply is None:
             raise CheckAborted
@@ -213,18 +213,11 @@ class Checker:
             return
         message = reply.message
         assert message is not None
-        text = message.get("move")
-        if not isinstance(text, str):
-            self.failed(step, "a move string", repr(text))
-            return
+        text = message["move"]
         try:
             move = game.parse_move(text)
         except ValueError as error:
-            self.failed(step, f"a legal move in '{position.text()}'", f"{text!r} ({error})")
-            return
-        problem = info_problem(message.get("info"))
-        if problem:
-            self.failed(step, "no info, or an info map with score/mate/depth/nodes int and pv list of str", problem)
+            self.failed(step, f"a legal move in '{position.text()}'", f"{codec.cut(repr(text), 60)} ({error})")
             return
         self.passed(f"{step}: {move} in {reply.elapsed_ms:.0f} ms")
 
@@ -292,12 +285,15 @@ class Checker:
                 raise CheckAborted
             return None
         message = reply.message
-        got = f"'{message['type']}'" + "".join(f" {k}={message.get(k)!r}" for k in fields)
+        got = f"'{codec.cut(message['type'], 40)}'" + "".join(
+            f" {k}={codec.cut(repr(message.get(k)), 60)}" for k in fields)
         if message["type"] != message_type or any(message.get(k) != v for k, v in fields.items()):
             self.failed(step, want, got)
             return None
-        if message.get("v") != codec.PROTOCOL_VERSION:
-            self.failed(step, "v=1", f"v={message.get('v')!r}")
+        try:
+            reply.message = codec.check(message)  # every field, as the referee judges it
+        except codec.ProtocolError as error:
+            self.failed(step, f"a well-formed '{message_type}'", str(error))
             return None
         return reply
 
@@ -307,8 +303,18 @@ class Checker:
                 lines = handle.read().decode("utf-8", "replace").strip().splitlines()
         except OSError:
             return
-        for line in lines[-10:]:
-            self.out(f"  bot output: {line}")
+        # The cause is often at the top (node: "Cannot find module 'zeromq'", then a stack) and
+        # sometimes at the bottom (Python's traceback): keep both ends of a long output.
+        head, tail = STDERR_HEAD_LINES, STDERR_TAIL_LINES
+        shown_lines = lines if len(lines) <= head + tail + 1 else [
+            *lines[:head], f"... {len(lines) - head - tail} lines skipped ...", *lines[-tail:]]
+        for line in shown_lines:
+            line = one_line(line)
+            self.out(f"  bot output: {line[:300]}{'...' if len(line) > 300 else ''}")
+
+
+STDERR_HEAD_LINES = 10
+STDERR_TAIL_LINES = 15
 
 
 def info_problem(info: Any) -> str:

@@ -1,25 +1,26 @@
-"""One game in progress for the referee: seating, the turn loop, dispatch during a game, the record.
+"""One game as a pure state machine (sans-I/O, like h11's Connection): events in, actions out.
 
-The Referee (referee.py) owns the socket, the poll loop and the bot pool; a Match drives them through
-the referee's underscore methods (`_wait`, `_send`, `_ping`, `_acquire`, `_start`, `_retire`), which
-are the seam between the two modules. Internal to foxgeese.protocol: use `Referee.play_game`.
+A Match never touches a socket, a process or the clock. The Referee (referee.py) feeds it events,
+each with the time it happened: a seat filled or lost, a checked message with its arrival time, a
+pong's round trip, and `advance(now)`, which checks deadlines and starts the next turn. It answers
+with actions: messages to send, `StartClock` (send the turn, then say when with `clock_started`),
+`Restart` (a reused bot that did not answer: replace it), `MovePlayed` (for callbacks) and, once,
+`Finished`. Nothing between a reply's arrival and the next `clock_started` is on any clock, so
+the referee's own work (checks, records, callbacks, printing, journals) is never charged to a bot.
 """
 
 from __future__ import annotations
 
-import time
-from typing import TYPE_CHECKING, Any, Callable
+import math
+from dataclasses import dataclass, field
+from typing import Any, Callable
 
 from foxgeese import __version__
-from foxgeese.engine import Game, IllegalMoveError, InvalidMoveError, Side
+from foxgeese.engine import Game, IllegalMoveError, InvalidMoveError, Position, Side
 from foxgeese.protocol import codec
-from foxgeese.protocol.botconfig import BotConfig
-from foxgeese.protocol.codec import ProtocolError, require
+from foxgeese.protocol.codec import ProtocolError
 from foxgeese.protocol.record import DRAW, GameRecord, MoveRecord, RefereeTermination, SeatRecord, utc_now
 from foxgeese.protocol.timecontrol import ChessClock, TimeControl
-
-if TYPE_CHECKING:
-    from foxgeese.protocol.referee import Referee, _Bot
 
 REFEREE_NAME = f"foxgeese-referee {__version__}"
 
@@ -33,318 +34,489 @@ RULE_REASONS = {
     "immobilized": "the {prey} are to move and have no legal move",
 }
 
+Adjudicator = Callable[[Position], "tuple[Any, str] | None"]
 
-class Ending(Exception):
-    """Raised inside the game loop to stop it: the game is decided (never escapes play_game)."""
 
-    def __init__(self, winner: str, termination: str, reason: str, offender: _Bot | None = None):
-        super().__init__(reason)
-        self.winner, self.termination, self.reason, self.offender = winner, termination, reason, offender
+# ----------------------------------------------------------------------------- actions
+
+
+@dataclass(slots=True)
+class Send:
+    """Send `message_type` with `fields` to the bot in `side`'s seat."""
+
+    side: Side
+    message_type: str
+    fields: dict[str, Any]
+    payload: bytes | None = None  # the message already packed (a turn), else the referee encodes `fields`
+
+
+@dataclass(slots=True)
+class StartClock:
+    """The `turn` just sent starts `side`'s clock: call `clock_started(side, now)` right after sending."""
+
+    side: Side
+
+
+@dataclass(slots=True)
+class Restart:
+    """A reused bot did not answer `new_game`: end it, start a new one, and `seat` it again."""
+
+    side: Side
+
+
+@dataclass(slots=True)
+class MoveEvent:
+    """One move, as a live event stream shows it (the `on_move` callback's argument)."""
+
+    game_id: str
+    ply: int  # 1-based, opening moves included
+    side: str
+    move: str
+    think_ms: int
+    transport_ms: int
+    clocks: dict[str, int]  # both sides' remaining ms after the move (increment included)
+    position: str  # the position text after the move
+    entry: MoveRecord
+    record: GameRecord
+
+
+@dataclass(slots=True)
+class MovePlayed:
+    event: MoveEvent
+
+
+@dataclass(slots=True)
+class Finished:
+    """The game is over; `record` is complete and every `game_over` is among the actions before."""
+
+    record: GameRecord
+    offenders: tuple[Side, ...] = ()  # sides whose bot lost by a fault of its own
+
+
+Action = Send | StartClock | Restart | MovePlayed | Finished
+
+
+@dataclass
+class Ending:
+    winner: str
+    termination: str
+    reason: str
+    offender: Side | None = None
+
+    def __post_init__(self) -> None:
+        self.reason = codec.cut(self.reason)
+
+
+@dataclass
+class _Seat:
+    info: SeatRecord
+    connected: bool = False
+    hello: dict[str, Any] = field(default_factory=dict)
+    hello_deadline: float = math.inf
+    waiting_text: str = ""
+    failed: str = ""  # why the seat can no longer be filled (set before its hello)
+    reused: bool = False
+    told: bool = False
+    ready: bool = False
+    rtt_ms: float | None = None
 
 
 class Match:
-    """One game in progress: seats, clock, request ids, and what dispatch found out meanwhile."""
+    """One game: seating, the turn loop and the record, driven by events (see the module doc)."""
 
-    def __init__(self, referee: Referee, variant: Any, game: Game, seats: dict[Side, BotConfig],
-                 control: TimeControl, game_id: str, max_plies: int | None) -> None:
-        self.referee, self.variant, self.game, self.seats = referee, variant, game, seats
-        self.control, self.game_id, self.max_plies = control, game_id, max_plies
+    def __init__(
+        self,
+        variant: Any,
+        game: Game,
+        control: TimeControl,
+        game_id: str,
+        *,
+        seed: int,
+        max_plies: int | None = None,
+        lag_margin_ms: int = 50,
+        ready_timeout_s: float = 5.0,
+        adjudicator: Adjudicator | None = None,
+    ) -> None:
+        self.variant, self.game, self.control, self.game_id = variant, game, control, game_id
+        self.seed, self.max_plies, self.ready_timeout_s = seed, max_plies, ready_timeout_s
+        self.adjudicator = adjudicator
         self.names = {side: variant.side_name(side) for side in (Side.PREDATOR, Side.PREY)}
-        self.clock = ChessClock(control, list(self.names.values()), referee.lag_margin_ms)
-        self.bot_of: dict[Side, _Bot] = {}
-        self.bots: list[_Bot] = []
-        self.told: set[_Bot] = set()  # bots sent this game's new_game
-        self.phase = "hello"
-        self.pending: Ending | None = None
-        self.mover: _Bot | None = None
+        self.clock = ChessClock(control, list(self.names.values()), lag_margin_ms)
+        self.lag_margin_ms = lag_margin_ms
+        self.seats: dict[Side, _Seat] = {}
+        self.phase = "hello"  # hello -> ready -> play -> over
+        self.attempt = 1
+        self.ready_deadline = math.inf
         self.request_id = 0
+        self.mover: Side | None = None  # whose turn is out (None between moves)
+        self.turn_sent_at = 0.0
+        self.turn_deadline = math.inf
+        self.idle_since: float | None = None  # when the referee's own work since the last reply began
+        self.referee_ms = 0.0  # that work before the turn now out: off every clock, kept in the record
+        self.unrecorded: tuple[Any, ...] | None = None  # the last move, until its entry is written
+        self.legal: dict[str, Any] = {}
+        self.events = True  # build a MoveEvent per move (the referee turns it off when nobody listens)
+        self._text_at = (-1, "")  # (plies, position text): the text is the hot path's dearest part
+        self._game_id_packed = codec.pack(game_id)
         self.move_texts: list[str] = [str(move) for move in game.moves]
-        self.on_move: Callable[[GameRecord, MoveRecord], None] | None = None
-        self.unrecorded: tuple[str, str, float, dict[str, Any], int, float | None] | None = None
-        start = variant.start_position()
+        self._moves_packed = bytearray(b"".join(map(codec.pack, self.move_texts)))  # the turn's `moves`, packed
+        self._move_text: dict[Any, str] = {}
+        self.outbox: list[Action] = []
         self.record = GameRecord(
-            game_id=game_id, variant=variant.id, options=dict(variant.options), start=start.text(),
-            bots={}, time_control=control.text(), referee=REFEREE_NAME, started=utc_now(),
+            game_id=game_id, variant=variant.id, options=dict(variant.options),
+            start=variant.start_position().text(), bots={}, time_control=control.text(),
+            referee=REFEREE_NAME, started=utc_now(), seed=seed,
         )
         for text in self.move_texts:
             self.record.moves.append(MoveRecord(text, book=True))
 
-    # ------------------------------------------------------------------ phases
+    @property
+    def over(self) -> bool:
+        return self.phase == "over"
 
-    def run(self) -> None:
+    def _take(self) -> list[Action]:
+        actions, self.outbox = self.outbox, []
+        return actions
+
+    # ------------------------------------------------------------------ events: seats
+
+    def seat(self, side: Side, info: SeatRecord, *, connected: bool, hello: dict[str, Any] | None = None,
+             hello_deadline: float = math.inf, waiting_text: str = "", failed: str = "",
+             reused: bool = False) -> None:
+        """Puts a bot in `side`'s seat: connected already (`hello` given) or awaited until `hello_deadline`."""
+        self.seats[side] = _Seat(info, connected=connected, hello=dict(hello or {}), hello_deadline=hello_deadline,
+                                 waiting_text=waiting_text, failed=failed, reused=reused)
+        if connected:
+            self._note_hello(side)
+
+    def connected(self, side: Side, hello: dict[str, Any], now: float) -> list[Action]:
+        """The awaited bot of `side` said a valid hello."""
+        seat = self.seats[side]
+        seat.connected, seat.hello = True, dict(hello)
+        self._note_hello(side)
+        return self.advance(now)
+
+    def waiting(self, side: Side, text: str) -> None:
+        """What to say should `side`'s awaited bot not come in time (e.g. after a refused hello)."""
+        self.seats[side].waiting_text = text
+
+    def _note_hello(self, side: Side) -> None:
+        seat, hello = self.seats[side], self.seats[side].hello
+        seat.info.version = hello.get("version", "")
+        seat.info.author = hello.get("author", "")
+        seat.info.bot_name = hello.get("name", "")
+
+    def rtt(self, side: Side, rtt_ms: float) -> None:
+        """A pong came back: the round trip is the transport part of replies without `think_ms`."""
+        self.seats[side].rtt_ms = rtt_ms
+        self.seats[side].info.rtt_ms = round(rtt_ms, 3)
+
+    def lost(self, side: Side, why: str, now: float) -> list[Action]:
+        """The bot of `side` is gone (its process ended, its connection closed, it was refused)."""
+        seat = self.seats.get(side)
+        if seat is None or self.over:
+            return []
+        if self.phase == "hello" and not seat.connected:
+            seat.failed = why
+        elif self.phase == "ready" and not seat.ready:
+            if self.attempt == 1 and seat.reused:
+                self._restart([side])
+            else:
+                self._end(self._no_show({side: why}))
+        elif self.phase in ("ready", "play"):
+            self._end(Ending(self.names[side.other], RefereeTermination.CRASH.value,
+                             f"{self.names[side]} ({seat.info.name}) {why}", side))
+        return self.advance(now)
+
+    # -------------------------------------------------------------- events: messages
+
+    def fault(self, side: Side, reason: str, now: float) -> list[Action]:
+        """A frame from `side`'s bot broke the protocol (the codec said why)."""
+        if self.phase in ("ready", "play"):
+            self._end(Ending(self.names[side.other], RefereeTermination.PROTOCOL_ERROR.value,
+                             f"{self.names[side]}: {reason}", side))
+        return self.advance(now)
+
+    def receive(self, side: Side, message: dict[str, Any], arrival: float) -> list[Action]:
+        """A message from `side`'s bot, already checked by `codec.check`, with its arrival time."""
+        if self.over:
+            return []
+        kind = message["type"]
         try:
-            self._seat()
-            self.phase = "play"
-            self._play()
-        except Ending as ending:
-            self._finish(ending)
+            if kind not in (codec.READY, codec.MOVE, codec.RESIGN) or self.phase == "hello":
+                raise ProtocolError(f"unexpected '{kind}' message {'now' if self.phase != 'hello' else 'before new_game'}")
+            if message["game_id"] != self.game_id:
+                raise ProtocolError(f"'{kind}' names game {codec.cut(message['game_id'], codec.MAX_ECHO_CHARS)!r}, "
+                                    f"the game is {self.game_id!r}")
+            if kind == codec.RESIGN:
+                self._end(Ending(self.names[side.other], RefereeTermination.RESIGNATION.value,
+                                 f"{self.names[side]} resigned"))
+            elif kind == codec.READY:
+                self._on_ready(side, arrival)
+            else:
+                self._on_move(side, message, arrival)
+        except ProtocolError as error:
+            return self.fault(side, str(error), arrival)
+        return self.advance(arrival)
 
-    def _side_of(self, bot: _Bot) -> Side:
-        return Side.PREDATOR if self.bot_of.get(Side.PREDATOR) is bot else Side.PREY
+    def _on_ready(self, side: Side, now: float) -> None:
+        seat = self.seats[side]
+        if self.phase != "ready" or not seat.told or seat.ready:
+            raise ProtocolError("'ready' was not asked for")
+        seat.ready = True
 
-    def _other_name(self, bot: _Bot) -> str:
-        return self.names[self._side_of(bot).other]
-
-    def _seat(self) -> None:
-        """Gets both bots connected and `ready`, restarting once a reused bot that does not answer."""
-        referee = self.referee
-        for side in (Side.PREDATOR, Side.PREY):
-            bot = referee._acquire(self.seats[side], list(self.bot_of.values()))
-            self.bot_of[side] = bot
-        self.bots = list(self.bot_of.values())
-        reused = {bot for bot in self.bots if bot.identity is not None}
-        for bot in self.bots:
-            bot.ready_for = ""
-        for attempt in (1, 2):
-            self.phase = "hello"
-            self._await_hellos()
-            self._check_variants()
-            self.phase = "ready"
-            for side, bot in self.bot_of.items():
-                if bot in self.told:
-                    continue  # ready already (a retry only concerns the other seat)
-                if bot in reused:
-                    referee._ping(bot)
-                self._tell_new_game(side, bot)
-            deadline = time.monotonic() + referee.ready_timeout_s
-            referee._wait(lambda: self.pending is not None or all(b.ready_for for b in self.bots), deadline)
-            if self.pending is not None:
-                raise self.pending
-            late = [side for side, bot in self.bot_of.items() if not bot.ready_for]
-            if not late:
-                break
-            if attempt == 1 and all(self.bot_of[side] in reused for side in late):
-                for side in late:  # hung or dead since its last game: start it afresh
-                    old = self.bot_of[side]
-                    self.bot_of[side] = referee._start(old.config, replacing=old)
-                self.bots = list(self.bot_of.values())
-                continue
-            self._no_show({side: f"no 'ready' within {referee.ready_timeout_s:g}s" for side in late})
-        self._record_seats()
-
-    def _record_seats(self) -> None:
-        """Writes who sits where into the record, once per side: after seating, or at a no-show."""
-        for side, bot in self.bot_of.items():
-            if self.names[side] in self.record.bots:
-                continue
-            hello = bot.hello or {}
-            self.record.bots[self.names[side]] = SeatRecord(
-                name=bot.config.name, command=list(bot.config.command), version=hello.get("version", ""),
-                author=hello.get("author", ""), bot_name=hello.get("name", ""), stderr=bot.stderr_path,
-                rtt_ms=None if bot.rtt_ms is None else round(bot.rtt_ms, 3),
-            )
-
-    def _tell_new_game(self, side: Side, bot: _Bot) -> None:
-        self.told.add(bot)
-        self.referee._send(bot, codec.NEW_GAME, game_id=self.game_id, variant=self.variant.id,
-                           options=dict(self.variant.options), side=self.names[side],
-                           time_control=self.control.to_wire(), start=self.record.start)
-
-    def _await_hellos(self) -> None:
-        referee = self.referee
-        waiting = [bot for bot in self.bots if bot.identity is None]
-        if not waiting:
+    def _on_move(self, side: Side, message: dict[str, Any], arrival: float) -> None:
+        if self.phase != "play" or self.mover != side:
+            raise ProtocolError("'move' when it is not this bot's turn")
+        if message["request_id"] != self.request_id:
+            raise ProtocolError(f"'move' answers request {message['request_id']}, the request is {self.request_id}")
+        name = self.names[side]
+        elapsed_ms = max(0.0, (arrival - self.turn_sent_at) * 1000)
+        budget_ms = self.clock.budget_ms(name)
+        self.mover = None
+        self.idle_since = arrival
+        if not self.clock.charge(name, elapsed_ms):
+            self._time_forfeit(side, budget_ms)
             return
+        text = message["move"]
+        move = self.legal.get(text)
+        move_name = text
+        if move is None:  # not canonical text of a legal move: the engine reads it, or says why not
+            try:
+                move = self.game.parse_move(text)
+            except (InvalidMoveError, IllegalMoveError) as error:
+                why = getattr(error, "reason", None) or str(error)
+            except ValueError:  # text the engine could not even read (e.g. a row of 5000 digits)
+                why = "not a move"
+            else:
+                why = ""
+            if why:
+                self._end(Ending(self.names[side.other], RefereeTermination.ILLEGAL_MOVE.value,
+                                 f"{name} played {codec.cut(text, codec.MAX_ECHO_CHARS)!r}: "
+                                 f"{codec.cut(why, codec.MAX_ECHO_CHARS * 2)}", side))
+                return
+            move_name = str(move)
+        self.game.push(move)
+        self.move_texts.append(move_name)
+        self._moves_packed += codec.pack(move_name)
+        unrecorded = (move_name, name, elapsed_ms, message, self.clock.left_ms[name], self.seats[side].rtt_ms,
+                      self.referee_ms)
+        if self.events:  # a callback wants the entry now, before the next turn
+            entry = self._record(unrecorded)
+            self.outbox.append(MovePlayed(MoveEvent(
+                self.game_id, len(self.game.moves), name, move_name, entry.think_ms, entry.transport_ms,
+                dict(self.clock.left_ms), self._position_text(), entry, self.record)))
+        else:  # nobody waits for it: written once the next turn is out (see clock_started)
+            self.unrecorded = unrecorded
+        if self.adjudicator is not None:
+            self._adjudicate(self.game.position)
 
-        def deadline_of(bot: _Bot) -> float:
-            limit = referee.join_timeout_s if bot.config.is_remote else referee.hello_timeout_s
-            return bot.launched_at + limit if bot.launched_at >= 0 else 0.0
-
-        def failed(bot: _Bot, now: float) -> bool:
-            return bot.identity is None and (not bot.alive() or now >= deadline_of(bot))
-
-        def settled() -> bool:
-            now = time.monotonic()
-            return all(bot.identity is not None or failed(bot, now) for bot in waiting) or any(
-                failed(bot, now) for bot in waiting)
-
-        referee._wait(settled, max(deadline_of(bot) for bot in waiting))
-        now = time.monotonic()
-        missing = {}
-        for side, bot in self.bot_of.items():
-            if bot.identity is None and failed(bot, now):
-                if bot.refusal:
-                    why = bot.refusal
-                elif not bot.alive():
-                    why = f"{bot.exit_text()} before saying hello"
-                else:
-                    why = "no hello within " + (f"{referee.join_timeout_s:g}s" if bot.config.is_remote
-                                                else f"{referee.hello_timeout_s:g}s")
-                missing[side] = why
-        if missing:
-            self._no_show(missing)
-
-    def _check_variants(self) -> None:
-        wrong = {}
-        for side, bot in self.bot_of.items():
-            variants = (bot.hello or {}).get("variants", [])
-            if variants and self.variant.id not in variants:
-                wrong[side] = f"plays only {', '.join(variants)}, not {self.variant.id}"
-        if wrong:
-            self._no_show(wrong)
-
-    def _no_show(self, why: dict[Side, str]) -> None:
-        reason = "; ".join(f"{self.names[side]} ({self.bot_of[side].config.name}): {text}"
-                           for side, text in why.items())
-        winner = DRAW if len(why) == 2 else self.names[next(iter(why)).other]
-        raise Ending(winner, RefereeTermination.NO_SHOW.value, reason)
-
-    # -------------------------------------------------------------- the game
-
-    def _play(self) -> None:
-        referee, game, clock, names = self.referee, self.game, self.clock, self.names
-        send, wait = referee._send, referee._wait
-        increment_ms, per_move_ms = self.control.increment_ms, self.control.per_move_ms
-        move_text = referee._move_text
-        predator, prey = names[Side.PREDATOR], names[Side.PREY]
-        while True:
-            moves = game.legal_moves()  # [] exactly when the game is over: one generation per ply
-            if not moves:
-                outcome = game.outcome()
-                if outcome is None:  # cannot happen by the rules; never hang on it
-                    raise Ending(DRAW, RefereeTermination.MAX_PLIES.value, "no legal move and no rule ending")
-                raise Ending(outcome.winner.value, outcome.termination.value, self._rule_reason(outcome))
-            if self.max_plies is not None and len(game.moves) >= self.max_plies:
-                raise Ending(DRAW, RefereeTermination.MAX_PLIES.value, f"stopped after {self.max_plies} plies")
-            side = game.position.turn
-            name = names[side]
-            bot = self.bot_of[side]
-            try:  # move texts are cached (str(move) was the hot path's biggest cost); map/zip run in C
-                texts = list(map(move_text.__getitem__, moves))
-            except KeyError:
-                move_text.update((move, str(move)) for move in moves if move not in move_text)
-                texts = list(map(move_text.__getitem__, moves))
-            legal = dict(zip(texts, moves))
-            self.request_id += 1
-            self.mover, bot.reply = bot, None
-            send(bot, codec.TURN, game_id=self.game_id, request_id=self.request_id,
-                 position=game.position.text(), moves=self.move_texts, legal=texts,
-                 clocks={predator: clock.on_turn_ms(predator), prey: clock.on_turn_ms(prey)},
-                 increment_ms=increment_ms, per_move_ms=per_move_ms)
-            sent = time.monotonic()
-            if self.unrecorded is not None:  # the last move's bookkeeping, done while this bot thinks
-                self._record_last()
-            budget_ms = clock.budget_ms(name)
-            wait(lambda: bot.reply is not None or self.pending is not None, sent + budget_ms / 1000)
-            if self.pending is not None:
-                raise self.pending
-            reply = bot.reply
-            elapsed_ms = ((bot.reply_at if reply is not None else time.monotonic()) - sent) * 1000
-            if reply is None or not clock.charge(name, elapsed_ms):
-                bot.suspect = True
-                raise Ending(names[side.other], RefereeTermination.TIME_FORFEIT.value,
-                              f"{name} took over {budget_ms} ms (clock plus {referee.lag_margin_ms} ms lag margin)",
-                              offender=bot)
-            if reply["type"] == codec.RESIGN:
-                raise Ending(names[side.other], RefereeTermination.RESIGNATION.value, f"{name} resigned")
-            text = move_name = reply["move"]
-            move = legal.get(text)
-            if move is None:  # not canonical text of a legal move: the engine reads it, or says why not
-                try:
-                    move = game.parse_move(text)
-                except (InvalidMoveError, IllegalMoveError) as error:
-                    raise Ending(names[side.other], RefereeTermination.ILLEGAL_MOVE.value,
-                                  f"{name} played {text!r}: {getattr(error, 'reason', error)}",
-                                  offender=bot) from None
-                move_name = str(move)
-            game.push(move)
-            self.move_texts.append(move_name)
-            self.unrecorded = (move_name, name, elapsed_ms, reply, clock.left_ms[name], bot.rtt_ms)
-
-    def _record_last(self) -> None:
-        """Splits the measured time into thinking and transport, and appends the move's entry.
+    def _record(self, unrecorded: tuple[Any, ...]) -> MoveRecord:
+        """Appends one move's entry: the measured time split into the bot's thinking and transport.
 
         The bot's own `think_ms` decides when it sent one; otherwise its last ping round trip is
         taken as the transport part.
         """
-        move_name, name, elapsed_ms, reply, left_ms, rtt_ms = self.unrecorded
         self.unrecorded = None
-        elapsed = round(elapsed_ms)
-        think = reply.get("think_ms")
-        if think.__class__ is not int or not 0 <= think <= elapsed:
+        move_name, name, elapsed_ms, message, left_ms, rtt_ms, referee_ms = unrecorded
+        elapsed = math.ceil(elapsed_ms)
+        think = message.get("think_ms")
+        if think is None or think > elapsed:
             think = elapsed - min(elapsed, round(rtt_ms or 0))
-        entry = MoveRecord(move_name, name, think, elapsed - think, left_ms, reply.get("info") or {})
+        entry = MoveRecord(move_name, name, think, elapsed - think, left_ms, message.get("info") or {},
+                           referee_ms=referee_ms)
         self.record.moves.append(entry)
-        if self.on_move is not None:
-            self.on_move(self.record, entry)
+        return entry
+
+    def _position_text(self) -> str:
+        plies = len(self.game.moves)
+        if self._text_at[0] != plies:
+            self._text_at = (plies, self.game.position.text())
+        return self._text_at[1]
+
+    def _adjudicate(self, position: Position) -> None:
+        if self.adjudicator is None or self.over:
+            return
+        verdict = self.adjudicator(position)
+        if verdict is not None:
+            winner, reason = verdict
+            self._end(Ending(getattr(winner, "value", winner), RefereeTermination.ADJUDICATED.value, str(reason)))
+
+    # ----------------------------------------------------------------- events: time
+
+    def clock_started(self, side: Side, now: float) -> None:
+        """The turn for `side` has just been sent: its clock runs from `now`."""
+        self.turn_sent_at = now
+        self.turn_deadline = now + self.clock.budget_ms(self.names[side]) / 1000
+        self.referee_ms = round((now - self.idle_since) * 1000, 3) if self.idle_since is not None else 0.0
+        if self.unrecorded is not None:  # bookkeeping while the bot thinks: it is on no clock either way
+            self._record(self.unrecorded)
+
+    def next_deadline(self) -> float:
+        """When `advance` must be called next at the latest (math.inf: only an event can move the game)."""
+        if self.phase == "hello":
+            return min((s.hello_deadline for s in self.seats.values() if not s.connected), default=math.inf)
+        if self.phase == "ready":
+            return self.ready_deadline
+        if self.phase == "play" and self.mover is not None:
+            return self.turn_deadline
+        return math.inf
+
+    def advance(self, now: float) -> list[Action]:
+        """Checks the deadlines at `now` and moves the game on: seating, the next turn, the end."""
+        if self.phase == "hello":
+            self._advance_hello(now)
+        if self.phase == "ready":
+            self._advance_ready(now)
+        if self.phase == "play":
+            self._advance_play(now)
+        return self._take()
+
+    def _advance_hello(self, now: float) -> None:
+        seats = self.seats
+        for seat in seats.values():
+            if not seat.connected and not seat.failed and now >= seat.hello_deadline:
+                seat.failed = seat.waiting_text or "no hello in time"
+        failed = {side: seat.failed for side, seat in seats.items() if seat.failed}
+        if failed:
+            self._end(self._no_show(failed))
+            return
+        if len(seats) < 2 or not all(seat.connected for seat in seats.values()):
+            return
+        wrong = {}
+        for side, seat in seats.items():
+            variants = seat.hello.get("variants") or []
+            if variants and self.variant.id not in variants:
+                wrong[side] = f"plays only {', '.join(variants)}, not {self.variant.id}"
+        if wrong:
+            self._end(self._no_show(wrong))
+            return
+        self.phase = "ready"
+        self.ready_deadline = now + self.ready_timeout_s
+        for side, seat in seats.items():
+            if not seat.told:
+                self._tell_new_game(side)
+
+    def _tell_new_game(self, side: Side) -> None:
+        self.seats[side].told = True
+        self.outbox.append(Send(side, codec.NEW_GAME, {
+            "game_id": self.game_id, "variant": self.variant.id, "options": dict(self.variant.options),
+            "side": self.names[side], "time_control": self.control.to_wire(), "start": self.record.start,
+            "seed": self.seed}))
+
+    def _advance_ready(self, now: float) -> None:
+        late = [side for side, seat in self.seats.items() if not seat.ready]
+        if not late:
+            self.phase = "play"
+            self.idle_since = now
+            if self.move_texts:
+                self._adjudicate(self.game.position)  # the opening may already be decided
+            return
+        if now < self.ready_deadline:
+            return
+        if self.attempt == 1 and all(self.seats[side].reused for side in late):
+            self._restart(late)  # hung or dead since its last game: start it afresh
+            return
+        self._end(self._no_show({side: f"no 'ready' within {self.ready_timeout_s:g}s" for side in late}))
+
+    def _restart(self, sides: list[Side]) -> None:
+        self.attempt = 2
+        self.phase = "hello"
+        for side in sides:
+            self.seats[side].connected = False
+            self.seats[side].told = False
+            self.outbox.append(Restart(side))  # the referee seats the new bot before the next event
+
+    def _advance_play(self, now: float) -> None:
+        if self.mover is not None:
+            if now >= self.turn_deadline:
+                self.mover, side = None, self.mover
+                budget_ms = self.clock.budget_ms(self.names[side])
+                self.clock.charge(self.names[side], budget_ms + 1)  # the clock reads 0
+                self._time_forfeit(side, budget_ms)
+            return
+        game = self.game
+        moves = game.legal_moves()  # [] exactly when the game is over: one generation per ply
+        if not moves:
+            outcome = game.outcome()
+            if outcome is None:  # cannot happen by the rules; never hang on it
+                self._end(Ending(DRAW, RefereeTermination.MAX_PLIES.value, "no legal move and no rule ending"))
+            else:
+                self._end(Ending(outcome.winner.value, outcome.termination.value, self._rule_reason(outcome)))
+            return
+        if self.max_plies is not None and len(game.moves) >= self.max_plies:
+            self._end(Ending(DRAW, RefereeTermination.MAX_PLIES.value, f"stopped after {self.max_plies} plies"))
+            return
+        texts = self._texts(moves)
+        self.legal = dict(zip(texts, moves))
+        side = game.position.turn
+        self.request_id += 1
+        self.mover = side
+        self.turn_deadline = math.inf  # set by clock_started
+        predator, prey = self.names[Side.PREDATOR], self.names[Side.PREY]
+        clock, control = self.clock, self.control
+        position = self._position_text()
+        clocks = {predator: clock.on_turn_ms(predator), prey: clock.on_turn_ms(prey)}
+        payload = codec.pack_turn(  # the moves so far are packed as they are played
+            self._game_id_packed, self.request_id, codec.pack(position),
+            codec.pack_array(len(self.move_texts), self._moves_packed), codec.pack(texts), clocks,
+            control.increment_ms, control.per_move_ms)
+        self.outbox.append(Send(side, codec.TURN, {
+            "game_id": self.game_id, "request_id": self.request_id, "position": position,
+            "moves": self.move_texts, "legal": texts, "clocks": clocks,
+            "increment_ms": control.increment_ms, "per_move_ms": control.per_move_ms}, payload))
+        self.outbox.append(StartClock(side))
+
+    def _texts(self, moves: list[Any]) -> list[str]:
+        move_text = self._move_text
+        try:  # move texts are cached (str(move) was the hot path's biggest cost); map runs in C
+            return list(map(move_text.__getitem__, moves))
+        except KeyError:
+            move_text.update((move, str(move)) for move in moves if move not in move_text)
+            return list(map(move_text.__getitem__, moves))
+
+    def _time_forfeit(self, side: Side, budget_ms: int) -> None:
+        name = self.names[side]
+        self._end(Ending(self.names[side.other], RefereeTermination.TIME_FORFEIT.value,
+                         f"{name} took over {budget_ms} ms (clock plus {self.lag_margin_ms} ms lag margin)", side))
 
     def _rule_reason(self, outcome: Any) -> str:
         predator, prey = self.names[Side.PREDATOR], self.names[Side.PREY]
         return RULE_REASONS.get(outcome.termination.value, "").format(predator=predator, prey=prey)
 
-    # --------------------------------------------------------------- dispatch
+    def _no_show(self, why: dict[Side, str]) -> Ending:
+        reason = "; ".join(f"{self.names[side]} ({self.seats[side].info.name}): {text}" for side, text in why.items())
+        winner = DRAW if len(why) == 2 else self.names[next(iter(why)).other]
+        return Ending(winner, RefereeTermination.NO_SHOW.value, reason, next(iter(why)) if len(why) == 1 else None)
 
-    def on_message(self, bot: _Bot, message: dict[str, Any], now: float) -> None:
-        kind = message["type"]
-        try:
-            if kind not in (codec.READY, codec.MOVE, codec.RESIGN):
-                raise ProtocolError(f"unexpected '{kind}' message during a game")
-            game_id = require(message, "game_id", str)
-            if game_id in bot.past_games:
-                return
-            if game_id != self.game_id:
-                raise ProtocolError(f"'{kind}' names game {game_id!r}, the game is {self.game_id!r}")
-            if kind == codec.READY:
-                if self.phase != "ready" or bot.ready_for:
-                    raise ProtocolError("'ready' was not asked for")
-                bot.ready_for = game_id
-                return
-            request_id = require(message, "request_id", int)
-            if kind == codec.RESIGN and bot is not self.mover:
-                self._end_soon(Ending(self._other_name(bot), RefereeTermination.RESIGNATION.value,
-                                       f"{self.names[self._side_of(bot)]} resigned"))
-                return
-            if bot is not self.mover or bot.reply is not None:
-                raise ProtocolError(f"'{kind}' when it is not this bot's turn")
-            if request_id != self.request_id:
-                raise ProtocolError(f"'{kind}' answers request {request_id}, the request is {self.request_id}")
-            if kind == codec.MOVE:
-                require(message, "move", str)
-                if "think_ms" in message:
-                    require(message, "think_ms", int)
-                if "info" in message:
-                    message["info"] = codec.check_info(message["info"])
-            bot.reply, bot.reply_at = message, now
-        except ProtocolError as error:
-            self.on_fault(bot, str(error))
+    # ----------------------------------------------------------------- the end
 
-    def on_fault(self, bot: _Bot, reason: str) -> None:
-        bot.suspect = True
-        self._end_soon(Ending(self._other_name(bot), RefereeTermination.PROTOCOL_ERROR.value,
-                               f"{self.names[self._side_of(bot)]}: {reason}", offender=bot))
-
-    def _end_soon(self, ending: Ending) -> None:
-        if self.pending is None:
-            self.pending = ending
-
-    def check_processes(self) -> None:
-        if self.phase != "play":
+    def _end(self, ending: Ending) -> None:
+        """Completes the record and queues `error` (to an offender), `game_over` (to both) and Finished."""
+        if self.over:
             return
-        for side, bot in self.bot_of.items():
-            if not bot.alive():
-                self._end_soon(Ending(self.names[side.other], RefereeTermination.CRASH.value,
-                                       f"{self.names[side]} ({bot.config.name}) {bot.exit_text()}", offender=bot))
-
-    # ----------------------------------------------------------------- ending
-
-    def _finish(self, ending: Ending) -> None:
-        referee, record = self.referee, self.record
+        self.phase = "over"
+        self.mover = None
         if self.unrecorded is not None:
-            self._record_last()
+            self._record(self.unrecorded)
+        record = self.record
         record.winner, record.termination, record.reason = ending.winner, ending.termination, ending.reason
         record.plies = len(self.game.moves)
         record.final = self.game.position.text()
         record.ended = utc_now()
-        self._record_seats()  # a no-show ends the game before seating wrote them
+        for side in (Side.PREDATOR, Side.PREY):
+            if side in self.seats:
+                record.bots[self.names[side]] = self.seats[side].info
         if ending.offender is not None and ending.termination == RefereeTermination.PROTOCOL_ERROR.value:
-            referee._send(ending.offender, codec.ERROR, reason=ending.reason)
-        for bot in self.bots:
-            if bot.identity is not None and bot not in self.told:
-                # It never got new_game; tell it about the game before its end, so game_over is not a riddle.
-                self._tell_new_game(self._side_of(bot), bot)
-            referee._send(bot, codec.GAME_OVER, game_id=self.game_id, winner=record.winner,
-                          termination=record.termination, reason=record.reason)
-            bot.past_games.add(self.game_id)
-            bot.reply, bot.ready_for = None, ""
-            if not bot.alive() or bot.identity is None:
-                referee._retire(bot)  # reaped (or no longer awaited) now; the next game starts a fresh one
+            self.outbox.append(Send(ending.offender, codec.ERROR, {"reason": ending.reason}))
+        last_move = next((entry.move for entry in reversed(record.moves)), "")
+        for side, seat in self.seats.items():
+            if not seat.connected:
+                continue
+            if not seat.told:  # it never got new_game: tell it about the game, so game_over is no riddle
+                self._tell_new_game(side)
+            self.outbox.append(Send(side, codec.GAME_OVER, {
+                "game_id": self.game_id, "winner": record.winner, "termination": record.termination,
+                "reason": record.reason, "last_move": last_move, "position": record.final}))
+        offenders = (ending.offender,) if ending.offender is not None else ()
+        self.outbox.append(Finished(record, offenders))

@@ -1,47 +1,92 @@
-"""Launching bot programs in process groups of their own, and ending them for sure.
+"""Launching bot programs so that none of their processes outlives its referee, and ending them for sure.
 
-Each bot gets its own session (so its whole process tree can be signalled at once), its stderr in
-a file, and stdin from /dev/null unless it is an interactive (human) bot.
+Each bot runs under its own supervisor (supervisor.py: a child subreaper on a lifeline pipe, which
+gives the bot PR_SET_PDEATHSIG), in a session of its own, with stderr in a file and stdin from
+/dev/null unless it is an interactive (human) bot. Its token is never in its environment: the
+referee writes it into a socket pair whose other end the bot inherits (descriptor number in
+FOXGEESE_TOKEN_FD) and closes its own end, so the bot reads it once; no other process can find it
+in /proc/PID/environ or open it through /proc/PID/fd. `descends_from` lets the referee check
+that a hello on its ipc:// socket comes from that bot's own process tree.
+With `BotConfig.sandbox` the bot runs inside bubblewrap (sandbox.py).
 """
 
 from __future__ import annotations
 
+import contextlib
 import os
 import signal
+import socket
+import struct
 import subprocess
+import sys
+from collections.abc import Iterator
 from typing import IO
 
 import psutil
 
+from foxgeese.protocol import codec, sandbox, supervisor
 from foxgeese.protocol.botconfig import BotConfig
+
+SUPERVISOR = supervisor.__file__
+_STOP_MARGIN_S = 2.0  # beyond the supervisor's own grace, before it is killed outright
 
 
 class BotLaunchError(OSError):
-    """The bot's program could not be started at all (not found, not executable, bad cwd)."""
+    """The bot's program could not be started at all (not found, not executable, bad cwd, no sandbox)."""
+
+
+def _token_socket(token: str) -> int:
+    """A descriptor to read `token` from, to its end: one end of a socket pair, the other closed.
+
+    A socket, not a pipe: another process of the same user can open a pipe through
+    /proc/PID/fd/N (and drain it before the bot reads it), but not a socket (ENXIO).
+    """
+    ours, theirs = socket.socketpair()
+    with ours:
+        ours.sendall(token.encode("ascii") + b"\n")
+    return theirs.detach()
 
 
 class BotProcess:
-    """One running bot program; `stop()` ends it and every process it started."""
+    """One running bot program (behind its supervisor); `stop()` ends it and every process it started."""
 
-    def __init__(self, config: BotConfig, env: dict[str, str], stderr_path: str) -> None:
+    def __init__(self, config: BotConfig, env: dict[str, str], stderr_path: str, token: str,
+                 grace_s: float = 1.0, socket_path: str | None = None) -> None:
         self.config = config
         self.stderr_path = stderr_path
+        self.grace_s = grace_s
+        command = list(config.command)
+        if config.sandbox:
+            try:
+                command = sandbox.wrap(command, socket_path=socket_path, cwd=config.cwd)
+            except sandbox.SandboxError as error:
+                raise BotLaunchError(f"cannot start bot {config.name!r}: {error}") from None
+        if config.cwd is not None and not os.path.isdir(config.cwd):
+            raise BotLaunchError(f"cannot start bot {config.name!r}: no folder {config.cwd!r}")
         self._log: IO[bytes] = open(stderr_path, "ab")
+        lifeline_read, self._lifeline = os.pipe()  # both ends close-on-exec: only pass_fds crosses
+        token_read = _token_socket(token)
         interactive = config.interactive
+        base = {key: value for key, value in os.environ.items() if key not in (codec.ENV_TOKEN, codec.ENV_TOKEN_FD)}
         try:
             self.popen = subprocess.Popen(
-                list(config.command),
+                [sys.executable, "-I", "-S", SUPERVISOR, str(lifeline_read), f"{grace_s:g}", "--", *command],
                 cwd=config.cwd,
-                env={**os.environ, **config.environment(), **env},
+                env={**base, **config.environment(), **env, codec.ENV_TOKEN_FD: str(token_read)},
                 stdin=None if interactive else subprocess.DEVNULL,
                 stdout=None if interactive else self._log,
                 stderr=self._log,
                 start_new_session=True,
                 close_fds=True,
+                pass_fds=(lifeline_read, token_read),
             )
         except OSError as error:
+            os.close(self._lifeline)
             self._log.close()
             raise BotLaunchError(f"cannot start bot {config.name!r}: {error}") from None
+        finally:
+            os.close(lifeline_read)
+            os.close(token_read)
         self.pid = self.popen.pid
 
     @property
@@ -60,40 +105,46 @@ class BotProcess:
             return False
         return True
 
-    def stop(self, grace_s: float = 1.0) -> int | None:
-        """SIGTERM to the bot's process group, then SIGKILL after `grace_s`; reaps the bot."""
-        try:
-            descendants = psutil.Process(self.pid).children(recursive=True)
-        except psutil.Error:
-            descendants = []
+    def stop(self, grace_s: float | None = None) -> int | None:
+        """Asks the supervisor to end the bot's whole tree (SIGTERM, SIGKILL after the grace); reaps it.
+
+        Should the supervisor itself not end, it is killed, which kills the bot (PDEATHSIG), and
+        every descendant seen before is killed too.
+        """
         if self.alive():
-            self._signal_group(signal.SIGTERM)
-            if not self.wait(grace_s):
-                self._signal_group(signal.SIGKILL)
-                self.wait(5.0)
-        # The group may outlive its leader, and a child may have left the group: end those too.
-        self._signal_group(signal.SIGKILL)
-        for child in descendants:
             try:
-                child.kill()
+                descendants = psutil.Process(self.pid).children(recursive=True)
             except psutil.Error:
-                pass
-        if descendants:
-            psutil.wait_procs(descendants, timeout=1.0)
-        self._log.close()
+                descendants = []
+            self._signal(signal.SIGTERM)
+            if not self.wait(self.grace_s + _STOP_MARGIN_S):
+                self._signal(signal.SIGKILL)
+                self.wait(5.0)
+                for child in descendants:
+                    with contextlib.suppress(psutil.Error):
+                        child.kill()
+        self._close()
         return self.popen.poll()
 
-    def _signal_group(self, signum: int) -> None:
-        try:
-            os.killpg(self.pid, signum)
-        except (ProcessLookupError, PermissionError):
-            pass
+    def _signal(self, signum: int) -> None:
+        with contextlib.suppress(ProcessLookupError, PermissionError):
+            os.kill(self.pid, signum)
+
+    def _close(self) -> None:
+        if self._lifeline >= 0:
+            os.close(self._lifeline)
+            self._lifeline = -1
+        self._log.close()
 
     def describe_exit(self) -> str:
         """Human words for how the bot ended, for a record's `reason`."""
         code = self.popen.poll()
         if code is None:
             return "still running"
+        if code == supervisor.LAUNCH_FAILED:
+            why = self._launch_failure()
+            if why:
+                return f"could not be started ({why})"
         if code < 0:
             try:
                 return f"killed by {signal.Signals(-code).name}"
@@ -101,3 +152,68 @@ class BotProcess:
                 return f"killed by signal {-code}"
         return f"exited with status {code}"
 
+    def _launch_failure(self) -> str:
+        try:
+            with open(self.stderr_path, "rb") as log:
+                log.seek(max(0, os.path.getsize(self.stderr_path) - 2000))
+                lines = log.read().decode("utf-8", "replace").splitlines()
+        except OSError:
+            return ""
+        for line in reversed(lines):
+            if line.startswith(supervisor.LAUNCH_PREFIX):
+                return codec.cut(line[len(supervisor.LAUNCH_PREFIX):], 200)
+        return ""
+
+
+class Terminated(KeyboardInterrupt):
+    """SIGTERM or SIGHUP arrived: unwinds like Ctrl-C, so every `with Referee()` ends its bots."""
+
+
+@contextlib.contextmanager
+def terminate_like_ctrl_c() -> Iterator[None]:
+    """Within this block SIGTERM and SIGHUP raise `Terminated` (a KeyboardInterrupt) in the main thread.
+
+    Use it around a referee's life in a command (`foxgeese play`), so a `kill` tidies up as Ctrl-C
+    does. Outside the main thread it does nothing (Python allows signal handlers only there).
+    """
+    def interrupt(signum: int, _frame: object) -> None:
+        raise Terminated(signal.Signals(signum).name)
+
+    try:
+        previous = {signum: signal.signal(signum, interrupt) for signum in (signal.SIGTERM, signal.SIGHUP)}
+    except ValueError:  # not the main thread
+        yield
+        return
+    try:
+        yield
+    finally:
+        for signum, handler in previous.items():
+            signal.signal(signum, handler)
+
+
+def descends_from(pid: int, ancestor: int) -> bool:
+    """Whether process `pid` is `ancestor` or below it (a supervisor keeps all its bot's processes below it)."""
+    for _ in range(64):
+        if pid == ancestor:
+            return True
+        if pid <= 1:
+            return False
+        try:
+            with open(f"/proc/{pid}/stat", "rb") as stat:
+                pid = int(stat.read().rsplit(b")", 1)[1].split()[1])
+        except (OSError, ValueError, IndexError):
+            return False
+    return False
+
+
+def peer_pid(fd: int) -> int | None:
+    """The process at the other end of a Unix socket connection (SO_PEERCRED), or None (TCP, closed)."""
+    try:
+        with socket.fromfd(fd, socket.AF_UNIX, socket.SOCK_STREAM) as connection:
+            if connection.getsockopt(socket.SOL_SOCKET, socket.SO_TYPE) != socket.SOCK_STREAM:
+                return None
+            credentials = connection.getsockopt(socket.SOL_SOCKET, socket.SO_PEERCRED, struct.calcsize("3i"))
+    except OSError:
+        return None
+    pid = struct.unpack("3i", credentials)[0]
+    return pid if pid > 0 else None

@@ -9,9 +9,11 @@ from __future__ import annotations
 import enum
 import json
 import os
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, fields
 from datetime import datetime, timezone
 from typing import Any
+
+from foxgeese.engine.userinput import JsonInputError, load_json, shown
 
 RECORD_FORMAT = 1
 DRAW = "draw"
@@ -27,6 +29,7 @@ class RefereeTermination(str, enum.Enum):
     NO_SHOW = "no-show"
     RESIGNATION = "resignation"
     MAX_PLIES = "max-plies"
+    ADJUDICATED = "adjudicated"  # the caller's adjudicator decided the position (the reason says why)
 
     def __str__(self) -> str:
         return self.value
@@ -38,7 +41,12 @@ class RecordError(ValueError):
 
 @dataclass
 class MoveRecord:
-    """One ply: the move text, how long it took and what was left on the mover's clock."""
+    """One ply: the move text, how long it took and what was left on the mover's clock.
+
+    `think_ms + transport_ms` is what the mover's clock was charged (arrival of the reply less the
+    sending of the turn); `referee_ms` is the referee's own work before that turn (checking and
+    recording the previous move, callbacks), which is on no clock.
+    """
 
     move: str
     side: str = ""
@@ -47,6 +55,7 @@ class MoveRecord:
     clock_ms: int = 0
     info: dict[str, Any] = field(default_factory=dict)
     book: bool = False
+    referee_ms: float = 0.0
 
 
 @dataclass
@@ -81,6 +90,7 @@ class GameRecord:
     ended: str = ""
     referee: str = ""
     final: str = ""
+    seed: int | None = None  # the game's seed, sent to both bots in new_game
     format: int = RECORD_FORMAT
 
     def to_dict(self) -> dict[str, Any]:
@@ -97,21 +107,25 @@ class GameRecord:
             raise RecordError("a game record is a JSON object")
         if data.get("format") != RECORD_FORMAT:
             raise RecordError(f"record format {data.get('format')!r} is not {RECORD_FORMAT}")
+        values = _checked(cls, data, "record")
+        bots = values.get("bots", {})
+        moves = values.get("moves", [])
+        values["bots"] = {side: SeatRecord(**_checked(SeatRecord, seat, f"bots[{shown(side, 20)}]"))
+                          for side, seat in bots.items()}
+        values["moves"] = [MoveRecord(**_checked(MoveRecord, move, f"moves[{index}]"))
+                           for index, move in enumerate(moves)]
         try:
-            values = {k: v for k, v in data.items() if k in cls.__dataclass_fields__}
-            values["bots"] = {side: SeatRecord(**seat) for side, seat in data["bots"].items()}
-            values["moves"] = [MoveRecord(**move) for move in data["moves"]]
             return cls(**values)
-        except (KeyError, TypeError, AttributeError) as error:
+        except TypeError as error:  # a required key is missing
             raise RecordError(f"not a complete game record: {error}") from None
 
     @classmethod
-    def from_json(cls, text: str) -> GameRecord:
+    def from_json(cls, text: str | bytes) -> GameRecord:
         try:
-            data = json.loads(text)
-        except json.JSONDecodeError as error:
-            raise RecordError(f"not JSON: {error}") from None
-        return cls.from_dict(data)
+            data = load_json(text)
+        except JsonInputError as error:
+            raise RecordError(str(error)) from None
+        return cls.from_dict(data)  # type: ignore[arg-type]
 
     def save(self, path: str | os.PathLike[str]) -> None:
         """Writes the record atomically (a reader never sees half a record)."""
@@ -133,10 +147,38 @@ class GameRecord:
 def load_record(path: str | os.PathLike[str]) -> GameRecord:
     """Reads a record written by `GameRecord.save` (or any file holding one record's JSON)."""
     try:
-        with open(path, encoding="utf-8") as source:
+        with open(path, "rb") as source:
             return GameRecord.from_json(source.read())
     except OSError as error:
-        raise RecordError(f"cannot read record {os.fspath(path)!r}: {error.strerror}") from None
+        raise RecordError(f"cannot read record {shown(os.fspath(path))}: {error.strerror}") from None
+
+
+# The JSON types each annotated field may hold (records are read from files anyone can edit).
+_JSON_TYPES: dict[str, tuple[type, ...]] = {
+    "str": (str,), "int": (int,), "bool": (bool,), "dict[str, Any]": (dict,), "list[MoveRecord]": (list,),
+    "dict[str, SeatRecord]": (dict,), "list[str]": (list,), "str | None": (str, type(None)),
+    "float | None": (int, float, type(None)), "int | None": (int, type(None)), "float": (int, float),
+}
+
+
+def _checked(cls: type, data: Any, where: str) -> dict[str, Any]:
+    """The known keys of `data` for dataclass `cls`, each of the JSON type its field declares."""
+    if not isinstance(data, dict):
+        raise RecordError(f"{where}: expected a JSON object, not {shown(data, 30)}")
+    values = {}
+    for item in fields(cls):
+        if item.name not in data:
+            continue
+        value = data[item.name]
+        allowed = _JSON_TYPES[str(item.type)]  # a new field needs its JSON type here
+        wrong_bool = isinstance(value, bool) and bool not in allowed
+        if not isinstance(value, allowed) or wrong_bool:
+            names = " or ".join("null" if kind is type(None) else kind.__name__ for kind in allowed)
+            raise RecordError(f"{where}.{item.name}: expected {names}, not {shown(value, 30)}")
+        values[item.name] = value
+    if not all(isinstance(part, str) for part in values.get("command", [])):
+        raise RecordError(f"{where}.command: expected a list of strings")
+    return values
 
 
 def utc_now() -> str:

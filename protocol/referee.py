@@ -1,17 +1,19 @@
 """The referee: launches bots, carries games between them over ZeroMQ, keeps the clocks.
 
-One poll loop in the style of zguide's mdbroker: poll the ROUTER socket with a timeout, dispatch
-every message that came in, then check deadlines and bot processes; `time.monotonic()` throughout.
-Nothing a bot does makes the referee raise: every fault becomes a termination in the record.
+The Referee alone owns the socket, the bots' processes and the one poll loop (zguide's mdbroker:
+poll with a timeout, dispatch what came in, check processes and deadlines; `time.monotonic()`
+throughout). One game's rules of engagement (seating, turns, clocks, the record) are the pure
+state machine `Match` (match.py): the loop turns what happens into its events, each message
+stamped with the time the poll saw it arrive, and carries out the actions it returns. Nothing a
+bot sends makes the referee raise: every fault becomes a termination in the record.
 One game at a time per instance; run several instances (each with its own socket) in threads.
-This module owns the socket, the poll loop and the bots' lifecycle; one game's state machine (seating,
-turns, the record) is `Match` in match.py.
 """
 
 from __future__ import annotations
 
 import ipaddress
 import itertools
+import math
 import os
 import secrets
 import time
@@ -23,12 +25,15 @@ import zmq
 from zmq.utils.monitor import recv_monitor_message
 
 from foxgeese.engine import Game, Side, get_variant
-from foxgeese.protocol import codec, workdir
+from foxgeese.engine.userinput import shown
+from foxgeese.protocol import codec, sandbox, workdir
 from foxgeese.protocol.botconfig import BotConfig
-from foxgeese.protocol.codec import ProtocolError, decode, require
-from foxgeese.protocol.match import REFEREE_NAME, Match
-from foxgeese.protocol.process import BotLaunchError, BotProcess
-from foxgeese.protocol.record import GameRecord, MoveRecord
+from foxgeese.protocol.codec import ProtocolError
+from foxgeese.protocol.match import (
+    REFEREE_NAME, Adjudicator, Finished, Match, MoveEvent, MovePlayed, Restart, Send, StartClock,
+)
+from foxgeese.protocol.process import BotLaunchError, BotProcess, descends_from, peer_pid
+from foxgeese.protocol.record import GameRecord, SeatRecord
 from foxgeese.protocol.timecontrol import TimeControl
 
 # The socket drops a peer whose message is this big outright; between the protocol cap and this the
@@ -41,6 +46,8 @@ _EVENTS, _POLLIN, _NOBLOCK = int(zmq.EVENTS), int(zmq.POLLIN), int(zmq.NOBLOCK)
 _SNDMORE_NOBLOCK = int(zmq.SNDMORE) | _NOBLOCK
 _RCVMORE = int(zmq.RCVMORE)
 _SRCFD = int(zmq.SRCFD)  # the descriptor of the connection a message came in on
+
+OnMove = Callable[[MoveEvent], None]
 
 
 class RefereeConfigError(ValueError):
@@ -59,18 +66,13 @@ class _Bot:
     hello: dict[str, Any] | None = None
     refusal: str = ""
     launched_at: float = 0.0
-    suspect: bool = False  # misbehaved: prove it answers (or restart it) before the next game
     past_games: set[str] = field(default_factory=set)
     fd: int | None = None  # a remote bot's connection, to tell when it closes
     disconnected: bool = False
     ping_id: int = 0
     ping_sent: float = 0.0
     rtt_ms: float | None = None  # last ping round trip: the transport part of every reply
-    # Filled by dispatch while a game runs:
-    fault: str = ""
-    ready_for: str = ""
-    reply: dict[str, Any] | None = None
-    reply_at: float = 0.0
+    gone_reported: bool = False  # its exit was told to the match in progress
 
     def alive(self) -> bool:
         if self.process is None:
@@ -89,7 +91,8 @@ class Referee:
     `close()` tidies it: logs a bot wrote nothing to are removed (a record's `stderr` path that no
     longer exists means the bot was silent), the rest stay, and so does the folder while it holds
     any. A `log_dir` of the caller's is never touched. A referee that was killed cannot tidy, so
-    each new referee tidies the private folders of dead ones (see workdir.py).
+    each new referee tidies the private folders of dead ones (see workdir.py); its bots end with it
+    (their supervisors hold a lifeline to it, see process.py).
     """
 
     def __init__(
@@ -157,9 +160,12 @@ class Referee:
         self._ignored: set[bytes] = set()
         self._launches = itertools.count(1)
         self._game_ids = itertools.count(1)
-        self._game: Match | None = None
+        self._match: Match | None = None
+        self._side_of: dict[_Bot, Side] = {}  # the bots of the game in progress
+        self._bot_of: dict[Side, _Bot] = {}
+        self._on_move: OnMove | None = None
+        self._last_refusal = ""  # of a connection no seat could be told of (a bad token, say)
         self._next_process_check = 0.0
-        self._move_text: dict[Any, str] = {}  # Move -> its text; moves are plain values
         self._closed = False
 
     # ----------------------------------------------------------------- lifetime
@@ -177,14 +183,14 @@ class Referee:
         self._closed = True
         for bot in self._bots:
             if bot.identity is not None:
-                self._send(bot, codec.QUIT)
+                self._send(bot, codec.QUIT, {})
         deadline = time.monotonic() + self.kill_grace_s
         for bot in self._bots:
             if bot.process is not None:
                 bot.process.wait(deadline - time.monotonic())
         for bot in self._bots:
             if bot.process is not None:
-                bot.process.stop(self.kill_grace_s)
+                bot.process.stop()
         # Launched bots had their moment to read `quit` above; remote ones get a short linger.
         remote = any(bot.config.is_remote and bot.identity is not None for bot in self._bots)
         self._socket.disable_monitor()
@@ -211,10 +217,19 @@ class Referee:
         opening: tuple[str, ...] | list[str] = (),
         max_plies: int | None = None,
         game_id: str | None = None,
-        on_move: Callable[[GameRecord, MoveRecord], None] | None = None,
+        on_move: OnMove | None = None,
         record_path: str | None = None,
+        seed: int | None = None,
+        adjudicator: Adjudicator | None = None,
     ) -> GameRecord:
-        """Plays one game to its end and returns its record (also saved when asked to)."""
+        """Plays one game to its end and returns its record (also saved when asked to).
+
+        `seed` (0 <= seed < 2**53) goes to both bots in `new_game` and into the record; a bot seeds
+        its randomness from it, so the game replays from its seed alone. None draws a fresh one.
+        `on_move(event)` is called after every move, `adjudicator(position)` too (it may end the
+        game: a `(winner, reason)` pair gives the termination `adjudicated`); both run off every
+        clock, before the next `turn` is sent.
+        """
         if self._closed:
             raise RefereeConfigError("this referee is closed")
         if isinstance(variant, str):
@@ -223,16 +238,22 @@ class Referee:
             time_control = TimeControl.parse(time_control)
         if set(seats) != {Side.PREDATOR, Side.PREY}:
             raise RefereeConfigError("seats must name a bot for both Side.PREDATOR and Side.PREY")
+        if seed is None:
+            seed = secrets.randbelow(codec.SEED_LIMIT)
+        elif not codec.is_seed(seed):
+            raise RefereeConfigError(f"seed must be a whole number from 0 to 2**53-1, not {seed!r}")
         game = Game(variant)
         for text in opening:
             game.push(game.parse_move(text))  # a bad opening is the caller's error: it raises
-        match = Match(self, variant, game, seats, time_control, game_id or self._new_game_id(), max_plies)
-        match.on_move = on_move
-        self._game = match
+        match = Match(variant, game, time_control, game_id or self._new_game_id(), seed=seed, max_plies=max_plies,
+                      lag_margin_ms=self.lag_margin_ms, ready_timeout_s=self.ready_timeout_s, adjudicator=adjudicator)
+        match.events = on_move is not None
+        self._match, self._on_move = match, on_move
         try:
-            match.run()
+            self._run(match, seats)
         finally:
-            self._game = None
+            self._match, self._on_move = None, None
+            self._side_of, self._bot_of = {}, {}
         record = match.record
         if record_path:
             record.save(record_path)
@@ -244,6 +265,283 @@ class Referee:
     def _new_game_id(self) -> str:
         return f"g{next(self._game_ids)}-{secrets.token_hex(3)}"
 
+    # ------------------------------------------------------------ the poll loop
+
+    def _run(self, match: Match, seats: dict[Side, BotConfig]) -> None:
+        """The one poll loop, for one game: poll, dispatch, check processes and deadlines.
+
+        A message is stamped with the moment the referee stopped waiting: the poll's return, or, for
+        one found already queued when the referee comes back from its own work, the moment that work
+        began. So no message is stamped later than it arrived, and the referee's work (recording a
+        move while the next bot thinks, say) is never charged to a bot.
+        """
+        for side in (Side.PREDATOR, Side.PREY):
+            self._seat(side, self._acquire(seats[side], list(self._bot_of.values())))
+        self._carry_out(match.advance(time.monotonic()))
+        monotonic, socket = time.monotonic, self._socket
+        # The monitor (remote bots' disconnections) is polled only while a remote bot is about.
+        watch_remote = any(bot.config.is_remote for bot in self._bots)
+        poll = self._poller.poll if watch_remote else socket.poll
+        busy_since = monotonic()
+        drained = False  # the last drain ended on an empty queue: no need to ask again at once
+        while not match.over:
+            now = monotonic()
+            if now >= self._next_process_check:
+                self._check_processes(now)
+                if match.over:
+                    break
+                drained = False
+            if not drained and self._drain(busy_since):  # it came while the referee was busy
+                drained = True
+                continue
+            wake = min(match.next_deadline(), self._next_process_check)
+            if wake > now:
+                if poll(max(1, math.ceil((wake - now) * 1000))):
+                    busy_since = monotonic()
+                    self._drain(busy_since, ready=not watch_remote)
+                    drained = True
+                    continue
+                now = monotonic()
+            busy_since, drained = now, False
+            self._carry_out(match.advance(now))  # a deadline, or a process check, is due
+
+    def _carry_out(self, actions: list[Any]) -> None:
+        """Does what the match asked for, in order."""
+        match = self._match
+        assert match is not None
+        for action in actions:
+            kind = action.__class__
+            if kind is Send:
+                self._send(self._bot_of[action.side], action.message_type, action.fields, action.payload)
+            elif kind is StartClock:
+                match.clock_started(action.side, time.monotonic())
+            elif kind is MovePlayed:
+                if self._on_move is not None:
+                    self._on_move(action.event)
+            elif kind is Restart:
+                old = self._bot_of[action.side]
+                self._seat(action.side, self._start(old.config, replacing=old))
+            elif kind is Finished:
+                self._finish()
+
+    def _seat(self, side: Side, bot: _Bot) -> None:
+        """Tells the match who sits in `side`'s seat: a connected bot (pinged first) or one awaited."""
+        match = self._match
+        assert match is not None
+        old = self._bot_of.get(side)
+        if old is not None:
+            self._side_of.pop(old, None)
+        self._bot_of[side], self._side_of[bot] = bot, side
+        info = SeatRecord(name=bot.config.name, command=list(bot.config.command), stderr=bot.stderr_path)
+        reused = bot.identity is not None
+        if reused:
+            self._ping(bot)
+        remote = bot.config.is_remote
+        limit = self.join_timeout_s if remote else self.hello_timeout_s
+        match.seat(side, info, connected=reused, hello=bot.hello, reused=reused, failed=bot.refusal,
+                   hello_deadline=bot.launched_at + limit if bot.launched_at >= 0 else -math.inf,
+                   waiting_text=f"no hello within {limit:g}s")
+        if bot.rtt_ms is not None:
+            match.rtt(side, bot.rtt_ms)
+
+    def _finish(self) -> None:
+        for bot in self._side_of:
+            bot.past_games.add(self._match.game_id)  # type: ignore[union-attr]
+            if not bot.alive() or bot.identity is None:
+                self._retire(bot)  # reaped (or no longer awaited) now; the next game starts a fresh one
+
+    def _check_processes(self, now: float) -> None:
+        self._next_process_check = now + _PROCESS_CHECK_S
+        match = self._match
+        if match is None:
+            return
+        for bot, side in list(self._side_of.items()):
+            if bot.gone_reported or bot.alive():
+                continue
+            bot.gone_reported = True
+            if bot.identity is None:
+                why = bot.refusal or f"{bot.exit_text()} before saying hello"
+                if not bot.refusal and self._last_refusal:
+                    why += f" (a connection was refused: {self._last_refusal})"
+            else:
+                why = bot.exit_text()
+            self._carry_out(match.lost(side, why, now))
+            if match.over:
+                return
+
+    def _drain(self, arrival: float, ready: bool = False) -> bool:
+        """Dispatches every message waiting now, each stamped `arrival`; True if there was one.
+
+        `ready`: the poll just said a message is there (saves asking the socket once: every
+        getsockopt costs microseconds on the hot path, and is still cheaper than catching
+        zmq.Again). Closed connections are read first: a newcomer can reuse the descriptor of a
+        connection that just closed, and that closing must not be charged to it."""
+        if self._remote_by_fd:
+            self._read_disconnects(arrival)
+        socket = self._socket
+        getsockopt, recv, known = socket.getsockopt, socket.recv, self._by_identity
+        any_read = False
+        try:
+            while ready or getsockopt(_EVENTS) & _POLLIN:
+                ready, any_read = False, True
+                identity = recv(_NOBLOCK)
+                fd = None
+                if identity in known or identity in self._ignored:
+                    frames = [identity, recv(_NOBLOCK)]
+                else:  # a newcomer: keep its connection's descriptor for a remote bot's hello
+                    first = recv(_NOBLOCK, copy=False)
+                    frames, fd = [identity, first.bytes], _source_fd(first)
+                while getsockopt(_RCVMORE):
+                    frames.append(recv(_NOBLOCK))
+                self._dispatch(frames, arrival, fd)
+        except zmq.ZMQError:
+            pass
+        return any_read
+
+    def _read_disconnects(self, now: float) -> None:
+        """Marks the remote bots whose connection the monitor reports closed."""
+        monitor = self._monitor
+        try:
+            while monitor.getsockopt(_EVENTS) & _POLLIN:
+                event = recv_monitor_message(monitor, _NOBLOCK)
+                bot = self._remote_by_fd.pop(int(event["value"]), None)
+                if bot is not None:
+                    bot.disconnected = True
+                    self._next_process_check = now  # tell the match on this round
+        except zmq.ZMQError:
+            return
+
+    # ------------------------------------------------------------- messages
+
+    def _send(self, bot: _Bot, message_type: str, fields: dict[str, Any], payload: bytes | None = None) -> None:
+        if bot.identity is None:
+            return
+        if self.trace is not None:
+            self.trace("->", bot.config.name, {"v": codec.PROTOCOL_VERSION, "type": message_type, **fields})
+        try:  # two plain sends: send_multipart's per-frame checks cost more than the send
+            self._socket.send(bot.identity, _SNDMORE_NOBLOCK)
+            self._socket.send(payload or codec.encode(message_type, **fields), _NOBLOCK)
+        except zmq.ZMQError:
+            pass  # a peer that went away or stopped reading; its deadlines will tell
+
+    def _dispatch(self, frames: list[bytes], arrival: float, fd: int | None = None) -> None:
+        identity = frames[0]
+        if identity in self._ignored:
+            return
+        bot = self._by_identity.get(identity)
+        if bot is None:
+            self._on_stranger(identity, frames[1:], fd, arrival)
+            return
+        try:
+            if len(frames) != 2:
+                raise ProtocolError(f"a message must be one frame, got {len(frames) - 1}")
+            message = codec.check(codec.decode(frames[1]))
+        except ProtocolError as error:
+            if self.trace is not None:
+                self.trace("<-", bot.config.name, {"raw": repr(frames[1:])[:200]})
+            self._fault(bot, str(error), arrival)
+            return
+        if self.trace is not None:
+            self.trace("<-", bot.config.name, message)
+        kind = message["type"]
+        if kind == codec.PONG:
+            if message["id"] == bot.ping_id and bot.ping_sent:
+                bot.rtt_ms, bot.ping_sent = (arrival - bot.ping_sent) * 1000, 0.0
+                side = self._side_of.get(bot)
+                if side is not None:
+                    self._match.rtt(side, bot.rtt_ms)  # type: ignore[union-attr]
+            return
+        if message.get("game_id") in bot.past_games:
+            return  # a late answer for a game that is over: harmless
+        side = self._side_of.get(bot)
+        if side is not None:
+            self._carry_out(self._match.receive(side, message, arrival))  # type: ignore[union-attr]
+        # Between games a bot has nothing to say; what it says anyway is ignored.
+
+    def _fault(self, bot: _Bot, reason: str, now: float) -> None:
+        side = self._side_of.get(bot)
+        if side is not None:
+            self._carry_out(self._match.fault(side, reason, now))  # type: ignore[union-attr]
+
+    def _on_stranger(self, identity: bytes, payload: list[bytes], fd: int | None, now: float) -> None:
+        """A first message on a new connection must be a valid `hello` with a known token."""
+        try:
+            if len(payload) != 1:
+                raise ProtocolError("a message must be one frame")
+            message = codec.decode(payload[0])
+        except ProtocolError:
+            self._ignored.add(identity)
+            return
+        if message["type"] != codec.HELLO:
+            self._ignored.add(identity)
+            return
+        version = message.get("v")
+        token = message.get("token")
+        bot = self._pending.get(token) if token.__class__ is str else None
+        if bot is None and token == self.token and self._remote_pending:
+            name = message.get("name")
+            bot = next((b for b in self._remote_pending if b.config.name == name), self._remote_pending[0])
+        if version.__class__ is not int or version not in codec.SUPPORTED_VERSIONS:
+            why = "missing field v" if "v" not in message else (
+                f"protocol version {codec.cut(repr(version), 20)} is not supported")
+            self._refuse(identity, bot, why, now, supported=list(codec.SUPPORTED_VERSIONS))
+            return
+        try:
+            hello = codec.check(message)
+        except ProtocolError as error:
+            self._refuse(identity, bot, f"bad hello: {error}", now)
+            return
+        if bot is None:
+            remote = token == self.token
+            self._refuse(identity, None, "no seat is waiting for a remote bot" if remote else "wrong token", now)
+            return
+        if bot.process is not None and fd is not None:
+            peer = peer_pid(fd)  # on ipc://: the process that connected must be this seat's own bot
+            if peer is not None and not descends_from(peer, bot.process.pid):
+                self._refuse(identity, None, "this token belongs to another process", now)
+                return
+        self._pending.pop(bot.token, None)
+        if bot in self._remote_pending:
+            self._remote_pending.remove(bot)
+        if self.trace is not None:
+            self.trace("<-", bot.config.name, hello)
+        bot.identity, bot.hello = identity, hello
+        self._by_identity[identity] = bot
+        if bot.config.is_remote and fd is not None:
+            bot.fd = fd
+            self._remote_by_fd[fd] = bot
+        self._send(bot, codec.WELCOME, {"referee": REFEREE_NAME, "bot_id": f"{bot.config.name}#{id(bot) % 10000}"})
+        self._ping(bot)
+        side = self._side_of.get(bot)
+        if side is not None:
+            self._carry_out(self._match.connected(side, hello, now))  # type: ignore[union-attr]
+
+    def _ping(self, bot: _Bot) -> None:
+        """Liveness probe; the pong's round trip is kept as the bot's transport time estimate."""
+        bot.ping_id += 1
+        bot.ping_sent = time.monotonic()
+        self._send(bot, codec.PING, {"id": bot.ping_id})
+
+    def _refuse(self, identity: bytes, bot: _Bot | None, reason: str, now: float, **extra: Any) -> None:
+        """Answers `refused` and ignores the connection from now on; the seat (if known) keeps why."""
+        reason = codec.cut(reason)
+        try:
+            self._socket.send_multipart([identity, codec.encode(codec.REFUSED, reason=reason, **extra)], zmq.NOBLOCK)
+        except zmq.ZMQError:
+            pass
+        self._ignored.add(identity)
+        if bot is None:
+            self._last_refusal = reason
+            return
+        bot.refusal = reason
+        side = self._side_of.get(bot)
+        if side is None:
+            return
+        if bot.config.is_remote:  # the shared token: another connection may still take the seat
+            self._match.waiting(side, f"no valid hello within {self.join_timeout_s:g}s (refused: {reason})")  # type: ignore[union-attr]
+        else:  # its own token: the launched bot itself is broken
+            self._carry_out(self._match.lost(side, f"refused: {reason}", now))  # type: ignore[union-attr]
+
     # ------------------------------------------------------------- bot pool
 
     def _acquire(self, config: BotConfig, taken: list[_Bot]) -> _Bot:
@@ -253,6 +551,7 @@ class Referee:
                 if not bot.alive():
                     self._retire(bot)  # died between games: reap it, start a new one below
                 elif bot.identity is not None:
+                    bot.gone_reported = False
                     return bot
         return self._start(config)
 
@@ -267,11 +566,12 @@ class Referee:
         bot = _Bot(config, secrets.token_urlsafe(16), launched_at=time.monotonic())
         safe = "".join(c if c.isalnum() or c in "-_." else "_" for c in config.name)[:40]
         bot.stderr_path = os.path.join(self.log_dir, f"{safe}-{next(self._launches)}.stderr")
-        env = {codec.ENV_ENDPOINT: self.connect_endpoint, codec.ENV_TOKEN: bot.token}
         try:
-            bot.process = BotProcess(config, env, bot.stderr_path)
+            bot.process = BotProcess(config, {codec.ENV_ENDPOINT: self.connect_endpoint}, bot.stderr_path,
+                                     bot.token, grace_s=self.kill_grace_s,
+                                     socket_path=sandbox.ipc_path(self.connect_endpoint))
         except BotLaunchError as error:
-            bot.refusal = str(error)
+            bot.refusal = codec.cut(str(error))
             bot.launched_at = -1.0  # never coming
         else:
             self._pending[bot.token] = bot
@@ -283,192 +583,16 @@ class Referee:
         if bot.fd is not None and self._remote_by_fd.get(bot.fd) is bot:
             del self._remote_by_fd[bot.fd]
         if bot.identity is not None:
-            self._send(bot, codec.QUIT)
+            self._send(bot, codec.QUIT, {})
             self._by_identity.pop(bot.identity, None)
             self._ignored.add(bot.identity)
         if bot.process is not None:
-            bot.process.stop(self.kill_grace_s)
+            bot.process.stop()
         self._pending.pop(bot.token, None)
         if bot in self._remote_pending:
             self._remote_pending.remove(bot)
         if bot in self._bots:
             self._bots.remove(bot)
-
-    # ------------------------------------------------------------ poll loop
-
-    def _wait(self, done: Callable[[], bool], deadline: float) -> bool:
-        """The poll loop: poll, dispatch, check processes and deadlines, until `done()` or timeout."""
-        poll = self._poller.poll
-        while True:
-            if done():
-                return True
-            now = time.monotonic()
-            if now >= self._next_process_check:
-                self._check_processes(now)
-                if done():
-                    return True
-            if now >= deadline:
-                self._drain()  # a message may sit in the queue right at the deadline
-                return done()
-            timeout_ms = min(deadline - now, _PROCESS_CHECK_S) * 1000
-            if poll(max(1, int(timeout_ms + 0.999))):
-                self._drain()
-
-    def _drain(self) -> None:
-        """Dispatches every message waiting now (asking EVENTS is cheaper than catching zmq.Again).
-
-        Closed connections are read first: a newcomer can reuse the descriptor of a connection
-        that just closed, and that closing must not be charged to it."""
-        self._read_disconnects()
-        socket = self._socket
-        try:
-            while socket.getsockopt(_EVENTS) & _POLLIN:
-                identity = socket.recv(_NOBLOCK)
-                fd = None
-                if identity in self._by_identity or identity in self._ignored:
-                    frames = [identity, socket.recv(_NOBLOCK)]
-                else:  # a newcomer: keep its connection's descriptor for a remote bot's hello
-                    first = socket.recv(_NOBLOCK, copy=False)
-                    frames, fd = [identity, first.bytes], _source_fd(first)
-                while socket.getsockopt(_RCVMORE):
-                    frames.append(socket.recv(_NOBLOCK))
-                self._dispatch(frames, time.monotonic(), fd)
-        except zmq.ZMQError:
-            return
-
-    def _read_disconnects(self) -> None:
-        """Marks the remote bots whose connection the monitor reports closed."""
-        monitor = self._monitor
-        try:
-            while monitor.getsockopt(_EVENTS) & _POLLIN:
-                event = recv_monitor_message(monitor, _NOBLOCK)
-                bot = self._remote_by_fd.pop(int(event["value"]), None)
-                if bot is not None:
-                    bot.disconnected = True
-        except zmq.ZMQError:
-            return
-
-    def _check_processes(self, now: float) -> None:
-        self._next_process_check = now + _PROCESS_CHECK_S
-        if self._game is not None:
-            self._game.check_processes()
-
-    def _send(self, bot: _Bot, message_type: str, **fields: Any) -> None:
-        if bot.identity is None:
-            return
-        if self.trace is not None:
-            self.trace("->", bot.config.name, {"v": codec.PROTOCOL_VERSION, "type": message_type, **fields})
-        try:  # two plain sends: send_multipart's per-frame checks cost more than the send
-            self._socket.send(bot.identity, _SNDMORE_NOBLOCK)
-            self._socket.send(codec.encode(message_type, **fields), _NOBLOCK)
-        except zmq.ZMQError:
-            pass  # a peer that went away or stopped reading; its deadlines will tell
-
-    def _dispatch(self, frames: list[bytes], now: float, fd: int | None = None) -> None:
-        identity = frames[0]
-        if identity in self._ignored:
-            return
-        bot = self._by_identity.get(identity)
-        if bot is None:
-            self._on_stranger(identity, frames[1:], fd)
-            return
-        try:
-            if len(frames) != 2:
-                raise ProtocolError(f"a message must be one frame, got {len(frames) - 1}")
-            message = decode(frames[1])
-            version = message.get("v")
-            if version.__class__ is not int or version != codec.PROTOCOL_VERSION:
-                raise ProtocolError(f"message has protocol version {message.get('v')!r}, expected 1")
-        except ProtocolError as error:
-            if self.trace is not None:
-                self.trace("<-", bot.config.name, {"raw": repr(frames[1:])[:200]})
-            self._fault(bot, str(error))
-            return
-        if self.trace is not None:
-            self.trace("<-", bot.config.name, message)
-        kind = message["type"]
-        if kind == codec.PONG:
-            if message.get("id") == bot.ping_id and bot.ping_sent:
-                bot.rtt_ms, bot.ping_sent = (now - bot.ping_sent) * 1000, 0.0
-            return
-        if self._game is not None and bot in self._game.bots:
-            self._game.on_message(bot, message, now)
-        elif kind in (codec.MOVE, codec.RESIGN, codec.READY) and message.get("game_id") in bot.past_games:
-            return  # a late answer for a game that is over: harmless
-        else:
-            self._fault(bot, f"unexpected '{kind}' message between games")
-
-    def _fault(self, bot: _Bot, reason: str) -> None:
-        if self._game is not None and bot in self._game.bots:
-            self._game.on_fault(bot, reason)
-        else:
-            bot.suspect = True
-            bot.fault = reason
-
-    def _on_stranger(self, identity: bytes, payload: list[bytes], fd: int | None = None) -> None:
-        """A first message on a new connection must be a valid `hello` with a known token."""
-        try:
-            if len(payload) != 1:
-                raise ProtocolError("a message must be one frame")
-            message = decode(payload[0])
-        except ProtocolError:
-            self._ignored.add(identity)
-            return
-        if message["type"] != codec.HELLO:
-            self._ignored.add(identity)
-            return
-        token = message.get("token")
-        bot = self._pending.get(token) if isinstance(token, str) else None
-        if bot is None and token == self.token and self._remote_pending:
-            name = message.get("name")
-            bot = next((b for b in self._remote_pending if b.config.name == name), self._remote_pending[0])
-        if bot is None:
-            remote = token == self.token
-            self._refuse(identity, "no seat is waiting for a remote bot" if remote else "wrong token")
-            return
-        version = message.get("v")
-        if version.__class__ is not int or version not in codec.SUPPORTED_VERSIONS:
-            bot.refusal = f"protocol version {version!r} is not supported"
-            self._refuse(identity, bot.refusal, supported=list(codec.SUPPORTED_VERSIONS))
-            return
-        try:
-            hello = {
-                "name": require(message, "name", str),
-                "author": require(message, "author", str),
-                "version": require(message, "version", str),
-                "variants": require(message, "variants", list),
-            }
-            if not all(isinstance(v, str) for v in hello["variants"]):
-                raise ProtocolError("field 'variants' must be a list of str")
-        except ProtocolError as error:
-            bot.refusal = f"bad hello: {error}"
-            self._refuse(identity, bot.refusal)
-            return
-        self._pending.pop(bot.token, None)
-        if bot in self._remote_pending:
-            self._remote_pending.remove(bot)
-        if self.trace is not None:
-            self.trace("<-", bot.config.name, message)
-        bot.identity, bot.hello = identity, hello
-        self._by_identity[identity] = bot
-        if bot.config.is_remote and fd is not None:
-            bot.fd = fd
-            self._remote_by_fd[fd] = bot
-        self._send(bot, codec.WELCOME, referee=REFEREE_NAME, bot_id=f"{bot.config.name}#{id(bot) % 10000}")
-        self._ping(bot)
-
-    def _ping(self, bot: _Bot) -> None:
-        """Liveness probe; the pong's round trip is kept as the bot's transport time estimate."""
-        bot.ping_id += 1
-        bot.ping_sent = time.monotonic()
-        self._send(bot, codec.PING, id=bot.ping_id)
-
-    def _refuse(self, identity: bytes, reason: str, **extra: Any) -> None:
-        try:
-            self._socket.send_multipart([identity, codec.encode(codec.REFUSED, reason=reason, **extra)], zmq.NOBLOCK)
-        except zmq.ZMQError:
-            pass
-        self._ignored.add(identity)
 
 
 def _source_fd(frame: zmq.Frame) -> int | None:
@@ -480,16 +604,28 @@ def _source_fd(frame: zmq.Frame) -> int | None:
 
 
 def _check_endpoint(endpoint: str | None, bind_public: bool) -> None:
-    """Refuses a routable bind address unless the caller asked for one with bind_public."""
-    if endpoint is None or bind_public:
+    """Refuses an address bots in other processes cannot reach (inproc://, a port past 65535, which
+    ZeroMQ would silently wrap), and a routable one unless the caller asked with bind_public."""
+    if endpoint is None:
         return
+    if not isinstance(endpoint, str) or not endpoint.isprintable() or len(endpoint) > 1000:
+        raise RefereeConfigError(f"endpoint {shown(endpoint)}: use ipc://PATH or tcp://HOST:PORT")
     parsed = urllib.parse.urlsplit(endpoint)
-    if parsed.scheme in ("ipc", "inproc"):
+    if parsed.scheme == "inproc":
+        raise RefereeConfigError(f"endpoint {shown(endpoint)}: inproc:// reaches only this process, and bots "
+                                 "are other processes; use ipc://PATH or tcp://127.0.0.1:PORT")
+    if parsed.scheme == "ipc":
+        if not endpoint[len("ipc://"):]:
+            raise RefereeConfigError(f"endpoint {shown(endpoint)}: ipc:// needs a path, e.g. ipc:///tmp/referee.sock")
         return
     if parsed.scheme != "tcp":
-        raise RefereeConfigError(f"endpoint {endpoint!r}: use ipc://PATH or tcp://HOST:PORT")
-    host = endpoint[len("tcp://"):].rsplit(":", 1)[0].strip("[]")
-    if host == "localhost":
+        raise RefereeConfigError(f"endpoint {shown(endpoint)}: use ipc://PATH or tcp://HOST:PORT")
+    host, colon, port = endpoint[len("tcp://"):].rpartition(":")
+    if not colon or not host or not (port == "*" or (port.isascii() and port.isdigit() and int(port) <= 65535)):
+        raise RefereeConfigError(f"endpoint {shown(endpoint)}: give tcp://HOST:PORT with a port from 0 to 65535 "
+                                 "(or * for any free port)")
+    host = host.strip("[]")
+    if host == "localhost" or bind_public:
         return
     try:
         loopback = ipaddress.ip_address(host).is_loopback
@@ -497,7 +633,7 @@ def _check_endpoint(endpoint: str | None, bind_public: bool) -> None:
         loopback = False
     if not loopback:
         raise RefereeConfigError(
-            f"endpoint {endpoint!r} is reachable from other machines; pass bind_public=True "
+            f"endpoint {shown(endpoint)} is reachable from other machines; pass bind_public=True "
             "(--bind-public) to allow that, or bind tcp://127.0.0.1:PORT"
         )
 

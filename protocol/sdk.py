@@ -1,20 +1,20 @@
 """The Python bot SDK: one call, `run_bot`, turns a move function or a `Player` into a bot process.
 
-It hides protocol 1 (PROTOCOL.md) the way zguide's `mdwrkapi` hides its broker: the bot author
+It hides protocol 2 (PROTOCOL.md) the way zguide's `mdwrkapi` hides its broker: the bot author
 writes either
 
     def my_bot(position: Position, clock: Clock) -> Move | str: ...
     run_bot(my_bot, name="my-bot")
 
-or passes an object with `choose(game, clock)` (and optionally `new_game(variant, side)`), such as
+or passes an object with `choose(game, clock)` (and optionally `new_game(variant, side, seed=None)`), such as
 any built-in `foxgeese.players.base.Player`. The SDK connects one DEALER socket, says hello, answers
 `new_game` with `ready`, rebuilds the game (start position plus the moves so far, so players see the
 history that repetition needs) for every `turn`, answers `ping`, plays game after game on the same
 connection and returns on `quit`.
 
-A referee that disappears sends nothing more, and ZeroMQ cannot tell silence from death. The SDK
-therefore polls with a timeout and returns when its parent process has died (it was re-parented):
-a bot launched by a referee ends with it. A bot started by hand keeps waiting until `quit`, Ctrl-C,
+A referee that disappears sends nothing more, and ZeroMQ cannot tell silence from death. A bot the
+referee launched is killed with it (process.py); the SDK also polls with a timeout and returns
+when its parent process has died (it was re-parented). A bot started by hand keeps waiting until `quit`, Ctrl-C,
 or the optional `idle_timeout_s` of silence.
 
 An exception raised by the player is not caught: the bot process ends with its traceback on
@@ -23,6 +23,7 @@ stderr, which the referee records as a crash (and restarts the bot before the ne
 
 from __future__ import annotations
 
+import inspect
 import os
 import sys
 import time
@@ -75,11 +76,15 @@ def clean_info(info: Any) -> dict[str, Any] | None:
     if not isinstance(info, dict):
         return None
     kept: dict[str, Any] = {}
-    for key, kind in codec.INFO_FIELDS.items():
+    for key, spec in codec.INFO_FIELDS.items():
         value = info.get(key)
-        if value is None or isinstance(value, bool) or not isinstance(value, kind):
+        if value is None or isinstance(value, bool) or not isinstance(value, spec.kind):
             continue
-        kept[key] = [str(item) for item in value] if key == "pv" else value
+        if key == "pv":
+            value = [str(item) for item in value][: spec.max_len]
+        elif not spec.low <= value <= spec.high:
+            continue
+        kept[key] = value
     return kept or None
 
 
@@ -108,7 +113,7 @@ class BotSession:
         claimed = variants if variants is not None else getattr(player, "variants", None)
         self.variants = list(claimed) if claimed else list(VARIANT_IDS)
         self.endpoint = endpoint or os.environ.get(codec.ENV_ENDPOINT)
-        self.token = token if token is not None else os.environ.get(codec.ENV_TOKEN, "")
+        self.token = token if token is not None else token_from_environment()
         if not self.endpoint:
             raise BotConfigError(
                 f"no referee endpoint: pass endpoint=... (--connect) or set {codec.ENV_ENDPOINT}"
@@ -195,7 +200,12 @@ class BotSession:
             start=start,
         )
         if self.is_player and hasattr(self.player, "new_game"):
-            self.player.new_game(variant, side)
+            seed = message.get("seed")
+            seed = seed if isinstance(seed, int) and not isinstance(seed, bool) else None
+            if _takes_seed(self.player.new_game):
+                self.player.new_game(variant, side, seed=seed)
+            else:  # a player written before games had seeds
+                self.player.new_game(variant, side)
         self._send(socket, codec.READY, game_id=game_id)
 
     def _on_turn(self, socket: zmq.Socket, message: dict[str, Any]) -> None:
@@ -280,6 +290,26 @@ def run_bot(
     )
     return session.run()
 
+
+
+def token_from_environment() -> str:
+    """The token of a launched bot (read once from the descriptor FOXGEESE_TOKEN_FD names), else FOXGEESE_TOKEN."""
+    fd_text = os.environ.pop(codec.ENV_TOKEN_FD, "")
+    if fd_text.isdigit():
+        try:
+            return codec.read_token_fd(int(fd_text))
+        except OSError as error:
+            raise BotConfigError(f"cannot read the token from descriptor {fd_text} ({error.strerror})") from None
+    return os.environ.get(codec.ENV_TOKEN, "")
+
+
+def _takes_seed(method: Callable[..., Any]) -> bool:
+    """Whether a player's `new_game` accepts the game's seed (as `seed=` or **kwargs)."""
+    try:
+        parameters = inspect.signature(method).parameters.values()
+    except (TypeError, ValueError):
+        return False
+    return any(p.name == "seed" or p.kind is inspect.Parameter.VAR_KEYWORD for p in parameters)
 
 
 def _warn(text: str) -> None:

@@ -11,18 +11,27 @@ import math
 import re
 from dataclasses import dataclass
 
-ACCEPTED_FORMS = "'BASE+INC' in seconds (e.g. '10+0.1', '60+0') or 'move=SECONDS' (e.g. 'move=0.5')"
+from foxgeese.engine.userinput import NumberError, parse_float, shown
 
-_FISCHER = re.compile(r"^\s*(\d+(?:\.\d*)?|\.\d+)\s*\+\s*(\d+(?:\.\d*)?|\.\d+)\s*$")
-_PER_MOVE = re.compile(r"^\s*move\s*=\s*(\d+(?:\.\d*)?|\.\d+)\s*$", re.IGNORECASE)
+ACCEPTED_FORMS = "'BASE+INC' in seconds (e.g. '10+0.1', '60+0') or 'move=SECONDS' (e.g. 'move=0.5')"
+# Every clock value fits a signed 32-bit integer of milliseconds (about 24.8 days), so a bot in any
+# language can hold what `new_game` and `turn` send.
+MAX_CLOCK_MS = 2**31 - 1
+
+_FISCHER = re.compile(r"^\s*([^+\s]+)\s*\+\s*([^+\s]+)\s*$")
+_PER_MOVE = re.compile(r"^\s*move\s*=\s*(\S+)\s*$", re.IGNORECASE)
 
 
 class TimeControlError(ValueError):
     """A time control text that is not one of the accepted forms."""
 
 
-def _ms(seconds_text: str) -> int:
-    return int(round(float(seconds_text) * 1000))
+def _ms(seconds_text: str, name: str) -> int:
+    """Seconds as the user wrote them -> whole milliseconds, bounded by MAX_CLOCK_MS."""
+    try:
+        return int(round(parse_float(seconds_text, f"{name} seconds", 0, MAX_CLOCK_MS / 1000) * 1000))
+    except NumberError as error:
+        raise TimeControlError(f"{error}; accepted forms: {ACCEPTED_FORMS}") from None
 
 
 @dataclass(frozen=True)
@@ -34,7 +43,12 @@ class TimeControl:
     per_move_ms: int = 0
 
     def __post_init__(self) -> None:
-        if min(self.base_ms, self.increment_ms, self.per_move_ms) < 0:
+        values = (self.base_ms, self.increment_ms, self.per_move_ms)
+        if any(isinstance(value, bool) or not isinstance(value, int) for value in values):
+            raise TimeControlError("time control values are whole milliseconds")
+        if max(values) > MAX_CLOCK_MS:
+            raise TimeControlError(f"time control values must be at most {MAX_CLOCK_MS} ms (about 24 days)")
+        if min(values) < 0:
             raise TimeControlError("time control values must not be negative")
         if self.per_move_ms and (self.base_ms or self.increment_ms):
             raise TimeControlError("a time control is either Fischer or fixed per move, not both")
@@ -46,13 +60,13 @@ class TimeControl:
         """Reads `10+0.1` or `move=0.5`; anything else raises TimeControlError listing the forms."""
         if not isinstance(text, str):
             raise TimeControlError(f"time control must be text; accepted forms: {ACCEPTED_FORMS}")
-        match = _FISCHER.match(text)
-        if match:
-            return cls(base_ms=_ms(match.group(1)), increment_ms=_ms(match.group(2)))
         match = _PER_MOVE.match(text)
         if match:
-            return cls(per_move_ms=_ms(match.group(1)))
-        raise TimeControlError(f"bad time control {text!r}; accepted forms: {ACCEPTED_FORMS}")
+            return cls(per_move_ms=_ms(match.group(1), "per-move"))
+        match = _FISCHER.match(text)
+        if match:
+            return cls(base_ms=_ms(match.group(1), "base"), increment_ms=_ms(match.group(2), "increment"))
+        raise TimeControlError(f"bad time control {shown(text)}; accepted forms: {ACCEPTED_FORMS}")
 
     @property
     def is_per_move(self) -> bool:

@@ -5,7 +5,7 @@
 set -euo pipefail
 
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
-packages=(libzmq3-dev libmsgpack-dev pkg-config make gcc)
+packages=(libzmq3-dev libmsgpack-dev pkg-config make gcc bubblewrap)
 
 missing=()
 for package in "${packages[@]}"; do

@@ -84,15 +84,16 @@ CASES = [
     ("crash", ["--after", "2"], NORMAL_TC, RefereeTermination.CRASH, "exited with status 3"),
     ("hang", ["--after", "2"], "move=0.5", RefereeTermination.TIME_FORFEIT, "took over 550 ms"),
     ("slow", ["--after", "2", "--sleep", "1.0"], "move=0.5", RefereeTermination.TIME_FORFEIT, "took over 550 ms"),
-    ("garbage", ["--after", "2"], NORMAL_TC, RefereeTermination.PROTOCOL_ERROR, "not a msgpack message"),
-    ("wrong-types", ["--after", "2"], NORMAL_TC, RefereeTermination.PROTOCOL_ERROR, "'request_id' must be int"),
+    ("garbage", ["--after", "2"], NORMAL_TC, RefereeTermination.PROTOCOL_ERROR, "not valid msgpack"),
+    ("wrong-types", ["--after", "2"], NORMAL_TC, RefereeTermination.PROTOCOL_ERROR,
+     "field request_id: expected msgpack int, got msgpack str"),
     ("oversize", ["--after", "2"], NORMAL_TC, RefereeTermination.PROTOCOL_ERROR, "over the 65536-byte cap"),
     ("old-request", ["--after", "2"], NORMAL_TC, RefereeTermination.PROTOCOL_ERROR, "answers request 2"),
     ("wrong-game", ["--after", "2"], NORMAL_TC, RefereeTermination.PROTOCOL_ERROR, "names game 'some-other-game'"),
     ("illegal", ["--after", "2"], NORMAL_TC, RefereeTermination.ILLEGAL_MOVE, "'a1-g7'"),
     ("resign", ["--after", "2"], NORMAL_TC, RefereeTermination.RESIGNATION, "hounds resigned"),
     ("wrong-token", [], NORMAL_TC, RefereeTermination.NO_SHOW, "before saying hello"),
-    ("bad-version", [], NORMAL_TC, RefereeTermination.NO_SHOW, "protocol version 2 is not supported"),
+    ("bad-version", [], NORMAL_TC, RefereeTermination.NO_SHOW, "protocol version 1 is not supported"),
 ]
 
 
@@ -117,7 +118,7 @@ def test_protocol_error_bot_is_told_why(referee):
     record = referee.play_game(HH, {Side.PREDATOR: HARE, Side.PREY: scripted("garbage", "--after", "1")}, NORMAL_TC)
     assert record.termination == "protocol-error"
     log = record.bots["hounds"].stderr
-    why = "hounds: not a msgpack message"
+    why = "hounds: not valid msgpack"
     assert wait_for(lambda: count_received(log, f"error - {why}") == 1
                     and count_received(log, f"game_over {record.game_id} {why}") == 1)
 
@@ -179,9 +180,9 @@ def test_crash_of_the_waiting_bot_ends_the_game(referee):
     victim = scripted("normal", name="victim")
     results = []
 
-    def kill_victim(record, move):
+    def kill_victim(event):
         if not results:
-            results.append(move)
+            results.append(event)
             (process,) = [p for p in referee.processes() if p.config == victim]
             os.killpg(process.pid, signal.SIGKILL)
 

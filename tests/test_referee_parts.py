@@ -97,7 +97,7 @@ def test_cmd_spec_is_split_by_shell_rules():
     ("random:seed", "options are key=value"),
     ("nosuchplayer", "unknown player 'nosuchplayer'"),
     ("random:depth=3", "unknown option 'depth' for random"),
-    ("minimax:depth=abc", "depth must be a positive number"),
+    ("minimax:depth=abc", "option depth of minimax must be a whole number"),
     ("minimax:depth=3,depth=4", "option 'depth' given twice"),
 ])
 def test_bad_specs_are_one_line_errors_before_anything_starts(spec, words):
@@ -137,7 +137,7 @@ def test_record_round_trips_and_keeps_the_replay_keys(tmp_path):
     assert record.result_line() == "fox wins by time-forfeit after 1 plies: geese took over 50 ms"
 
 
-@pytest.mark.parametrize("text,words", [("[]", "JSON object"), ("{", "not JSON"), ('{"format": 99}', "format 99"),
+@pytest.mark.parametrize("text,words", [("[]", "JSON object"), ("{", "not valid JSON"), ('{"format": 99}', "format 99"),
                                         ('{"format": 1, "game_id": "x"}', "not a complete game record")])
 def test_bad_records_are_record_errors(text, words):
     with pytest.raises(RecordError, match=words):
@@ -167,13 +167,13 @@ def test_bind_public_launches_local_bots_on_loopback():
 
 
 def test_decode_refuses_oversized_and_non_map_messages():
-    big = msgpack.packb({"v": 1, "type": "move", "pad": "x" * codec.MAX_MESSAGE_BYTES})
+    big = msgpack.packb({"v": 2, "type": "move", "pad": "x" * codec.MAX_MESSAGE_BYTES})
     with pytest.raises(ProtocolError, match="cap"):
         decode(big)
     for bad in (msgpack.packb([1, 2]), b"\xc1", msgpack.packb({"v": 1}), msgpack.packb({1: 2})):
         with pytest.raises(ProtocolError):
             decode(bad)
-    assert decode(codec.encode(codec.PING, id=3)) == {"v": 1, "type": "ping", "id": 3}
+    assert decode(codec.encode(codec.PING, id=3)) == {"v": 2, "type": "ping", "id": 3}
 
 
 def test_nothing_on_the_wire_side_uses_pickle():

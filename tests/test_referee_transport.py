@@ -14,7 +14,7 @@ import msgpack
 import pytest
 import zmq
 
-from foxgeese.engine import Side, get_variant
+from foxgeese.engine import Game, Position, Side, get_variant
 from foxgeese.protocol.botconfig import BotConfig
 from foxgeese.protocol.referee import Referee
 
@@ -32,7 +32,7 @@ class Peer:
         self.socket.setsockopt(zmq.LINGER, 0)
         self.socket.connect(endpoint)
 
-    def send(self, message_type: str, protocol: int = 1, **fields: Any) -> None:
+    def send(self, message_type: str, protocol: int = 2, **fields: Any) -> None:
         self.socket.send(msgpack.packb({"v": protocol, "type": message_type, **fields}, use_bin_type=True))
 
     def recv(self, timeout_ms: int = 5000) -> dict[str, Any]:
@@ -77,12 +77,12 @@ SEATS = {Side.PREDATOR: BotConfig("hare-bot"), Side.PREY: BotConfig("hounds-bot"
 def test_a_whole_short_game_message_by_message(setup):
     referee, pool, peer = setup
     assert referee.endpoint.startswith("ipc://")
-    future = pool.submit(referee.play_game, HH, SEATS, "move=2", max_plies=3, game_id="t1")
+    future = pool.submit(referee.play_game, HH, SEATS, "move=2", max_plies=3, game_id="t1", seed=7)
 
     # A wrong token is refused, and that connection is ignored from then on.
     intruder = peer()
     intruder.send("hello", token="guess", name="hare-bot", **HELLO)
-    assert intruder.recv() == {"v": 1, "type": "refused", "reason": "wrong token"}
+    assert intruder.recv() == {"v": 2, "type": "refused", "reason": "wrong token"}
     intruder.send("hello", token=TOKEN, name="hare-bot", **HELLO)
     assert intruder.silent_for(200)
 
@@ -94,9 +94,9 @@ def test_a_whole_short_game_message_by_message(setup):
     for bot, side in ((hare, "hare"), (hounds, "hounds")):
         new_game = bot.recv()
         assert new_game == {
-            "v": 1, "type": "new_game", "game_id": "t1", "variant": "hare-and-hounds", "options": {},
+            "v": 2, "type": "new_game", "game_id": "t1", "variant": "hare-and-hounds", "options": {},
             "side": side, "time_control": {"base_ms": 0, "increment_ms": 0, "per_move_ms": 2000},
-            "start": HH_START,
+            "start": HH_START, "seed": 7,
         }
         bot.send("ready", game_id="t1")
 
@@ -119,9 +119,11 @@ def test_a_whole_short_game_message_by_message(setup):
     hounds.send("move", game_id="t1", request_id=3, move=turn["legal"][0])
 
     for bot in (hare, hounds):
-        assert bot.recv() == {"v": 1, "type": "game_over", "game_id": "t1", "winner": "draw",
-                              "termination": "max-plies", "reason": "stopped after 3 plies"}
+        assert bot.recv() == {"v": 2, "type": "game_over", "game_id": "t1", "winner": "draw",
+                              "termination": "max-plies", "reason": "stopped after 3 plies",
+                              "last_move": turn["legal"][0], "position": record_final(turn)}
     record = future.result(timeout=5)
+    assert record.final == record_final(turn)
     assert [m.move for m in record.moves] == ["b1-b2", "b5-a4", turn["legal"][0]]
     assert record.moves[0].info == {"score": 12, "depth": 3, "nodes": 40, "pv": ["b1-b2", "b5-a4"]}
     assert record.moves[0].think_ms == 0 and record.moves[0].transport_ms >= 0  # all of it was transport
@@ -146,7 +148,14 @@ def test_a_whole_short_game_message_by_message(setup):
         assert (over["winner"], over["termination"], over["reason"]) == ("hare", "resignation", "hounds resigned")
     assert future.result(timeout=5).termination == "resignation"
     referee.close()
-    assert hare.recv() == {"v": 1, "type": "quit"} and hounds.recv() == {"v": 1, "type": "quit"}
+    assert hare.recv() == {"v": 2, "type": "quit"} and hounds.recv() == {"v": 2, "type": "quit"}
+
+
+def record_final(turn: dict[str, Any]) -> str:
+    """The position after the first legal move of `turn` (what game_over must carry)."""
+    game = Game.from_position(Position.from_text(turn["position"]))
+    game.push(game.parse_move(turn["legal"][0]))
+    return game.position.text()
 
 
 def start_game(setup, game_id: str = "g") -> tuple[Any, Peer, Peer]:
@@ -165,7 +174,7 @@ def test_a_move_out_of_turn_is_a_protocol_error(setup):
     future, hare, hounds = start_game(setup)
     assert hounds.recv()["type"] == "turn"
     hare.send("move", game_id="g", request_id=1, move="b5-a4")
-    assert hare.recv() == {"v": 1, "type": "error", "reason": "hare: 'move' when it is not this bot's turn"}
+    assert hare.recv() == {"v": 2, "type": "error", "reason": "hare: 'move' when it is not this bot's turn"}
     for bot in (hare, hounds):
         over = bot.recv()
         assert (over["type"], over["winner"], over["termination"]) == ("game_over", "hounds", "protocol-error")
@@ -185,14 +194,14 @@ def test_a_message_without_protocol_version_is_a_protocol_error(setup):
     future, hare, hounds = start_game(setup)
     assert hounds.recv()["type"] == "turn"
     hounds.socket.send(msgpack.packb({"type": "move", "game_id": "g", "request_id": 1, "move": "b1-b2"}))
-    assert hounds.recv()["reason"] == "hounds: message has protocol version None, expected 1"
+    assert hounds.recv()["reason"] == "hounds: missing field v"
     assert future.result(timeout=5).termination == "protocol-error"
 
 
 def test_two_frames_are_a_protocol_error(setup):
     future, hare, hounds = start_game(setup)
     assert hounds.recv()["type"] == "turn"
-    hounds.socket.send_multipart([b"", msgpack.packb({"v": 1, "type": "move"})])
+    hounds.socket.send_multipart([b"", msgpack.packb({"v": 2, "type": "move"})])
     assert "one frame" in hounds.recv()["reason"]
     assert future.result(timeout=5).termination == "protocol-error"
 
@@ -201,13 +210,14 @@ def test_version_mismatch_is_refused_with_the_supported_versions(setup):
     referee, pool, peer = setup
     future = pool.submit(referee.play_game, HH, SEATS, "move=2", game_id="v1")
     old = peer()
-    old.send("hello", protocol=2, token=TOKEN, name="hare-bot", **HELLO)
-    assert old.recv() == {"v": 1, "type": "refused", "reason": "protocol version 2 is not supported",
-                          "supported": [1]}
+    old.send("hello", protocol=1, token=TOKEN, name="hare-bot", **HELLO)
+    assert old.recv() == {"v": 2, "type": "refused", "reason": "protocol version 1 is not supported",
+                          "supported": [2]}
     bad = peer()
     bad.send("hello", token=TOKEN, name="hare-bot", author="x", version=3, variants=[])
     refused = bad.recv()
-    assert refused["type"] == "refused" and "'version' must be str" in refused["reason"]
+    assert refused["type"] == "refused"
+    assert refused["reason"] == "bad hello: field version: expected msgpack str, got msgpack int"
     hare, hounds = peer(), peer()
     hare.join("hare-bot")
     hounds.join("hounds-bot")

@@ -87,7 +87,7 @@ def test_function_bot_exact_sequence_over_two_games(referee):
 
     thread, result = start(first_move, name="fn-bot", author="me", version="1.2",
                            variants=["hare-and-hounds"], endpoint=referee.endpoint, token="tok")
-    assert referee.recv() == {"v": 1, "type": "hello", "token": "tok", "name": "fn-bot", "author": "me",
+    assert referee.recv() == {"v": 2, "type": "hello", "token": "tok", "name": "fn-bot", "author": "me",
                               "version": "1.2", "variants": ["hare-and-hounds"]}
     referee.send("welcome", referee="test", bot_id="b1")
     assert referee.silent()
@@ -95,14 +95,14 @@ def test_function_bot_exact_sequence_over_two_games(referee):
         game_id = f"g{number}"
         referee.send("new_game", game_id=game_id, variant="hare-and-hounds", options={}, side="hounds",
                      time_control={"base_ms": 1000, "increment_ms": 100, "per_move_ms": 0}, start=HH_START)
-        assert referee.recv() == {"v": 1, "type": "ready", "game_id": game_id}
+        assert referee.recv() == {"v": 2, "type": "ready", "game_id": game_id}
         game = Game(get_variant("hare-and-hounds"))
         referee.send("turn", **turn_fields(game, game_id, 7 * number, {"hare": 900, "hounds": 800}))
         reply = referee.recv()
-        assert reply == {"v": 1, "type": "move", "game_id": game_id, "request_id": 7 * number,
+        assert reply == {"v": 2, "type": "move", "game_id": game_id, "request_id": 7 * number,
                          "move": str(game.legal_moves()[0])}
         referee.send("ping", id=41 + number)
-        assert referee.recv() == {"v": 1, "type": "pong", "id": 41 + number}
+        assert referee.recv() == {"v": 2, "type": "pong", "id": 41 + number}
         referee.send("game_over", game_id=game_id, winner="hare", termination="escaped", reason="")
     referee.send("quit")
     thread.join(5)
@@ -166,7 +166,7 @@ def test_turn_for_an_unknown_game_is_resigned_and_unknown_messages_ignored(refer
     referee.send("surprise", data=1)
     referee.send("turn", game_id="nope", request_id=5, position=HH_START, moves=[], clocks={},
                  increment_ms=0, per_move_ms=0)
-    assert referee.recv() == {"v": 1, "type": "resign", "game_id": "nope", "request_id": 5}
+    assert referee.recv() == {"v": 2, "type": "resign", "game_id": "nope", "request_id": 5}
     referee.send("quit")
     thread.join(5)
     assert result == {"games": 0}
@@ -252,7 +252,7 @@ def test_new_game_for_an_unknown_variant_gets_no_ready_and_the_bot_goes_on(refer
                  time_control={}, start="x")
     referee.send("turn", game_id="g")  # malformed: no request_id to answer; ignored
     referee.send("ping", id=9)
-    assert referee.recv() == {"v": 1, "type": "pong", "id": 9}  # nothing came before the pong
+    assert referee.recv() == {"v": 2, "type": "pong", "id": 9}  # nothing came before the pong
     referee.send("quit")
     thread.join(5)
     assert result == {"games": 0}
@@ -265,7 +265,7 @@ def test_a_player_that_chooses_no_move_resigns(referee):
                  time_control={"base_ms": 1000, "increment_ms": 0, "per_move_ms": 0}, start=HH_START)
     assert referee.recv()["type"] == "ready"
     referee.send("turn", **turn_fields(Game(get_variant("hare-and-hounds")), "g1", 3, {"hare": 1000, "hounds": 1000}))
-    assert referee.recv() == {"v": 1, "type": "resign", "game_id": "g1", "request_id": 3}
+    assert referee.recv() == {"v": 2, "type": "resign", "game_id": "g1", "request_id": 3}
     referee.send("quit")
     thread.join(5)
     assert result == {"games": 0}

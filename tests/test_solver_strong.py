@@ -243,7 +243,7 @@ def test_a_strategy_from_the_tables_verifies_with_the_engine_and_plays_its_moves
         verify,
     )
 
-    opening = opening_to(6, seed=7)
+    opening = opening_to(5, seed=7)  # made and checked in Python: a small tree
     start = get_variant("standard").start_position()
     for move in opening:
         start = start.play(start.parse_move(move))
@@ -331,3 +331,22 @@ def test_the_table_adjudicator_names_the_proven_winner_only_where_tables_are_exa
                                               f"{'win' if expected == Winner.GEESE else 'wins'} with best play")
     sideways = Position.from_text(position.text().replace("sideways=0", "sideways=1"))
     assert adjudicate(sideways) is None  # the sideways tables ignore the fifty-move counter
+
+
+def test_a_tournament_with_adjudicate_tables_ends_solved_games_with_the_proven_winner(tmp_path):
+    import json
+
+    config = tmp_path / "adj.yaml"
+    config.write_text("name: adj\nvariants:\n  - id: hare-and-hounds\nplayers:\n"
+                      "  - name: r1\n    spec: random:seed=1\n  - name: r2\n    spec: random:seed=2\n"
+                      "games_per_pairing: 2\nadjudicate: tables\n")
+    env = dict(os.environ, FOXGEESE_TABLES=str(tmp_path / "tables"))
+    done = subprocess.run([sys.executable, "-m", "foxgeese", "tournament", "run", str(config), "--out",
+                           str(tmp_path / "run"), "--quiet"], capture_output=True, text=True, timeout=300, env=env)
+    assert done.returncode == 0, done.stderr
+    games = [json.loads(line) for line in (tmp_path / "run" / "journal.jsonl").read_text().splitlines()]
+    games = [g for g in games if g.get("type") == "game"]
+    assert len(games) == 2
+    for game in games:  # the start is solved: the hounds win with best play
+        assert (game["termination"], game["winner"]) == ("adjudicated", "hounds")
+        assert game["reason"] == "tables: the hounds win with best play"

@@ -64,10 +64,10 @@ def test_unknown_key_lists_the_allowed_ones(tmp_path: Path) -> None:
     lines = problems(tmp_path, GOOD + "concurency: 2\n")
     assert lines == [f"{tmp_path / 't.yaml'}:16: concurency: unknown key; allowed keys: name, variants, players, "
                      "games_per_pairing, time_control, format, gauntlet_player, concurrency, seed, "
-                     "opening_plies, max_plies, output_dir, sprt"]
+                     "opening_plies, max_plies, output_dir, sprt, executor, ray, events"]
     nested = problems(tmp_path, GOOD.replace("    spec: random:seed=2", "    spec: random:seed=2\n    colour: red"))
     assert nested == [f"{tmp_path / 't.yaml'}:10: players[1].colour: unknown key; allowed keys: "
-                      "name, spec, command, cwd, env"]
+                      "name, spec, command, cwd, env, sandbox"]
 
 
 def test_odd_games_per_pairing_says_why(tmp_path: Path) -> None:
@@ -159,10 +159,17 @@ def test_gauntlet_pairs_only_the_gauntlet_player(tmp_path: Path) -> None:
     assert {frozenset(game.players) for game in schedule} == {frozenset({"r2", "r1"}), frozenset({"r2", "r3"})}
 
 
+def game_line(game_id: str) -> dict[str, object]:
+    """A journal game line with every field a reader needs (the record left out)."""
+    return {"type": "game", "id": game_id, "twin": game_id, "variant": "standard", "options": {},
+            "predator": "a", "prey": "b", "opening": [], "winner": "fox", "predator_score": 1.0,
+            "termination": "captured", "reason": "", "plies": 9}
+
+
 def test_journal_repairs_a_torn_last_line_and_refuses_damage(tmp_path: Path) -> None:
     with JournalWriter(tmp_path) as journal:
-        journal.append({"type": "game", "id": "r0001"})
-        journal.append({"type": "game", "id": "r0002"})
+        journal.append(game_line("r0001"))
+        journal.append(game_line("r0002"))
     path = tmp_path / "journal.jsonl"
     whole = path.read_bytes()
     path.write_bytes(whole + b'{"type": "game", "id": "r00')

@@ -100,7 +100,7 @@ def test_sigkill_mid_tournament_then_resume_plays_every_game_exactly_once(tmp_pa
     path = _hash_config(tmp_path, "k")
     scheduled = len(make_schedule(load_config(path).config))
     killed = tmp_path / "killed"
-    # A runner killed with SIGKILL cannot remove its referees' private folders (socket, empty logs);
+    # A runner and its workers killed with SIGKILL cannot remove their referees' private folders (socket, empty logs);
     # the resumed runner's referees do. The scratch TMPDIR shows it, away from the machine's /tmp.
     runner = subprocess.Popen([sys.executable, "-m", "foxgeese", "tournament", "run", str(path), "--out",
                                str(killed), "--quiet"], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
@@ -108,6 +108,7 @@ def test_sigkill_mid_tournament_then_resume_plays_every_game_exactly_once(tmp_pa
     journal = killed / "journal.jsonl"
     deadline = time.monotonic() + 60
     bots: list[psutil.Process] = []
+    workers: set[int] = set()
     try:
         while time.monotonic() < deadline:
             lines = journal.read_bytes().count(b"\n") if journal.exists() else 0
@@ -115,6 +116,7 @@ def test_sigkill_mid_tournament_then_resume_plays_every_game_exactly_once(tmp_pa
                 break
             assert runner.poll() is None, runner.stderr.read() if runner.stderr else ""
             time.sleep(0.01)
+        workers = {child.pid for child in psutil.Process(runner.pid).children()}
         bots = psutil.Process(runner.pid).children(recursive=True)
         runner.send_signal(signal.SIGKILL)
         runner.wait(10)
@@ -133,7 +135,8 @@ def test_sigkill_mid_tournament_then_resume_plays_every_game_exactly_once(tmp_pa
     with open(journal, "ab") as handle:  # as if the kill had hit in the middle of a write
         handle.write(b'{"id":"r0099","predator":"p1"')
     left = os.listdir(scratch)
-    assert left and all(name.startswith(f"foxgeese-referee-{runner.pid}-") for name in left)
+    # The referees ran in the runner's worker processes, one private folder each.
+    assert left and all(name.split("-")[2] in {str(pid) for pid in workers} for name in left), (left, workers)
     resumed = run_cli("run", str(path), "--out", str(killed), "--quiet", env={**os.environ, "TMPDIR": scratch})
     assert resumed.returncode == 0, resumed.stderr
     assert os.listdir(scratch) == []  # the killed runner's folders are gone, and so are the new ones
@@ -166,7 +169,7 @@ def test_a_changed_config_is_refused_naming_the_keys(tmp_path: Path) -> None:
     first = run_cli("run", str(path), "--out", str(out))
     assert first.returncode == 0, first.stderr
     lines = first.stdout.splitlines()
-    assert lines[0].startswith("[1/2] r0001 standard p1 vs p2: ") and lines[1].startswith("[2/2] r0002 ")
+    assert lines[0].startswith("[1/2] r0001 standard p1 (fox) vs p2 (geese): ") and lines[1].startswith("[2/2] r0002 ")
     assert "t: 2 of 2 games played" in first.stdout and "Standings" in first.stdout
     path.write_text(path.read_text().replace("seed: 1", "seed: 2").replace("--seed\", \"2", "--seed\", \"3"))
     with pytest.raises(ConfigChangedError, match=r"changed: players\[1\].command\[3\], seed"):

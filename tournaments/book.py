@@ -14,8 +14,10 @@ from __future__ import annotations
 
 import random
 from pathlib import Path
+from typing import Callable
 
 from foxgeese.engine import Clock, Game, Side
+from foxgeese.engine.userinput import shown
 from foxgeese.engine.variants import Variant
 from foxgeese.tournaments.bundled import bundled_names, resolve
 
@@ -41,12 +43,14 @@ def load_book(name_or_path: str, variant: Variant, base_dir: Path | None = None)
         text = path.read_text(encoding="utf-8")
     except FileNotFoundError:
         known = ", ".join(bundled_books()) or "none"
-        raise BookError(f"book {name_or_path!r}: no such file {str(path)!r} (bundled books: {known})") from None
+        raise BookError(f"book {shown(name_or_path, 200)}: no such file {shown(str(path), 200)} (bundled books: {known})") from None
     except OSError as error:
-        raise BookError(f"book {name_or_path!r}: cannot read {str(path)!r}: {error.strerror}") from None
+        raise BookError(f"book {shown(name_or_path, 200)}: cannot read {shown(str(path), 200)}: {error.strerror}") from None
+    except UnicodeDecodeError as error:
+        raise BookError(f"book {shown(name_or_path, 200)}: not UTF-8 text (byte {error.start})") from None
     openings = parse_book(text, variant, label=name_or_path)  # errors name the book as its user wrote it
     if not openings:
-        raise BookError(f"book {name_or_path!r}: holds no openings (one line of moves each, e.g. 'd4-d5 c3-c4')")
+        raise BookError(f"book {shown(name_or_path, 200)}: holds no openings (one line of moves each, e.g. 'd4-d5 c3-c4')")
     return openings
 
 
@@ -74,7 +78,7 @@ def parse_book(text: str, variant: Variant, label: str = "book") -> list[tuple[s
 
 def make_book(
     variant: Variant, count: int, plies: int, random_side: Side, player_spec: str, seed: int = 0,
-    known: bool = False, tables: str | None = None,
+    known: bool = False, tables: str | None = None, progress: Callable[[int, int], None] | None = None,
 ) -> list[tuple[str, ...]]:
     """`count` distinct openings of `plies` plies: `random_side` moves at random, the other side
     plays `player_spec` (a handicap that pushes the start towards the other side's game).
@@ -83,6 +87,7 @@ def make_book(
     `known`: keep only openings whose end position a solved table knows the value of, half of them
     won by each side with best play (at most 200 tries per opening), so a match from the book
     asks each player to win won positions and to hold the others.
+    `progress(found, count)` is called after each opening found.
     """
     from foxgeese.players.registry import make_player
 
@@ -121,6 +126,8 @@ def make_book(
             won_by.append(winner)
         seen.add(opening)
         book.append(opening)
+        if progress is not None:
+            progress(len(book), count)
     if known:  # alternate the winners, so that the first 2n openings of the book are balanced too
         fox_won = [o for o, w in zip(book, won_by) if w == Side.PREDATOR]
         geese_won = [o for o, w in zip(book, won_by) if w == Side.PREY]

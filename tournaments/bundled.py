@@ -19,8 +19,16 @@ def resolve(name_or_path: str, folder: str, suffixes: tuple[str, ...], base_dir:
     path = Path(name_or_path)
     if base_dir is not None and not path.is_absolute():
         path = base_dir / path
-    if path.exists() or os.sep in name_or_path or name_or_path.endswith(suffixes):
+    if _exists(path) or os.sep in name_or_path or name_or_path.endswith(suffixes):
         return path
     if name_or_path in bundled_names(folder, suffixes[0]):
         return Path(str(resources.files("foxgeese.tournaments") / folder / f"{name_or_path}{suffixes[0]}"))
     return path
+
+
+def _exists(path: Path) -> bool:
+    """`path.exists()`, False for a name the system cannot even look up (too long, a NUL in it)."""
+    try:
+        return path.exists()
+    except (OSError, ValueError):
+        return False

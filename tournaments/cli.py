@@ -10,8 +10,10 @@ from typing import Any
 
 import click
 
+from foxgeese.engine.userinput import one_line
+from foxgeese.params import Integer
 from foxgeese.tournaments.errors import ConfigError, TournamentError
-from foxgeese.usage import USAGE_EXIT, UsageProblem
+from foxgeese.usage import USAGE_EXIT, UsageProblem, check_writable
 
 
 def register(group: click.Group) -> None:
@@ -27,14 +29,20 @@ def tournament() -> None:
 @click.argument("config")
 @click.option("--out", "out", type=click.Path(file_okay=False), default=None,
               help="Output directory (default: the config's output_dir, else tournament-out/NAME).")
-@click.option("--concurrency", type=click.IntRange(1, 64), default=None,
+@click.option("--concurrency", type=Integer(1, 64), default=None,
               help="Games at once (overrides the config; does not change the games).")
+@click.option("--ray", "ray_address", metavar="ADDRESS", default=None,
+              help="Play on the Ray cluster at ADDRESS (host:port of its head, or auto); needs foxgeese[ray].")
+@click.option("--events-pub", metavar="ENDPOINT", default=None,
+              help="Also publish the live events on a ZeroMQ PUB socket (tcp://127.0.0.1:PORT).")
 @click.option("--quiet", is_flag=True, help="No per-game lines, only the final tables.")
-def run(config: str, out: str | None, concurrency: int | None, quiet: bool) -> None:
+def run(config: str, out: str | None, concurrency: int | None, ray_address: str | None,
+        events_pub: str | None, quiet: bool) -> None:
     """Play the tournament CONFIG (a YAML file, or a bundled config name such as `quick`).
 
     Rerunning on the same output directory resumes it: only the games missing from its journal
-    are played.
+    are played. Raising games_per_pairing extends a tournament. Every game has its own seed, so
+    the games are the same at any concurrency and on Ray. Live events go to DIR/events.jsonl.
     """
     from foxgeese.tournaments.config import load_config
     from foxgeese.tournaments.report import render, summarize, write_results
@@ -43,7 +51,9 @@ def run(config: str, out: str | None, concurrency: int | None, quiet: bool) -> N
     loaded = _load(config, load_config)
     directory = loaded.output_dir(out)
     try:
-        runner = Runner(loaded, directory, concurrency=concurrency)
+        if events_pub is not None and not events_pub.startswith(("tcp://", "ipc://")):
+            raise UsageProblem(f"--events-pub {events_pub}: give tcp://127.0.0.1:PORT or ipc://PATH")
+        runner = Runner(loaded, directory, concurrency=concurrency, ray_address=ray_address, events_pub=events_pub)
         progress = _Progress(runner, quiet)
         runner.on_start = progress.on_start
         runner.listener = progress.on_game
@@ -56,6 +66,13 @@ def run(config: str, out: str | None, concurrency: int | None, quiet: bool) -> N
     from rich.console import Console  # rich loads only for tournament commands
 
     console = Console()
+    new = len(state.games) - state.done_before
+    if state.extended:
+        console.print(f"extended by {state.extended} games (games_per_pairing raised)")
+    if new == 0 and not state.interrupted:
+        console.print(f"nothing to play: all {results['played']} games of {directory} are in its journal"
+                      + (" (the SPRT stopped the match)" if "sprt" in results and results["sprt"]["stopped"]
+                         else "; raise games_per_pairing to extend the tournament"))
     render(results, console)
     console.print(f"journal, results.json, results.csv and games.csv in {directory}")
     if state.interrupted:
@@ -70,13 +87,21 @@ def run(config: str, out: str | None, concurrency: int | None, quiet: bool) -> N
 def report(directory: str, as_json: bool) -> None:
     """Tables and ratings of the tournament in DIRECTORY (finished, running or interrupted);
     also (re)writes its results.json, results.csv and games.csv."""
-    from foxgeese.tournaments.report import load_results, render, write_results
+    from foxgeese.tournaments.report import good_entries, render, summarize, write_results
 
+    problems: list[str] = []
     try:
-        results = load_results(Path(directory))
-        write_results(Path(directory), results)
+        identity, entries = good_entries(Path(directory), problems)
+        results = summarize(identity, entries)
+        write_results(Path(directory), results, entries)
     except (TournamentError, OSError) as error:
         raise UsageProblem(str(error)) from None
+    for problem in problems[:10]:
+        click.echo(f"foxgeese: {problem}", err=True)
+    if problems:
+        more = f" ({len(problems) - 10} more not shown)" if len(problems) > 10 else ""
+        click.echo(f"foxgeese: {len(problems)} journal lines left out{more}; "
+                   f"`foxgeese tournament repair {directory}` drops them for good", err=True)
     if as_json:
         click.echo(json.dumps(results, indent=2, sort_keys=True))
     else:
@@ -86,17 +111,41 @@ def report(directory: str, as_json: bool) -> None:
 
 
 @tournament.command()
+@click.argument("directory", type=click.Path(exists=True, file_okay=False))
+def repair(directory: str) -> None:
+    """Keep the good games of DIRECTORY's journal and drop its damaged lines and the games of
+    another tournament (saved aside in journal.dropped-TIME.txt)."""
+    from foxgeese.tournaments.journal import DirectoryLock, belonging, load_identity, repair_journal
+
+    path = Path(directory)
+    try:
+        why_foreign = belonging(load_identity(path))
+        with DirectoryLock(path):
+            scan, strangers, side = repair_journal(path, lambda entry: why_foreign(entry) is not None)
+    except (TournamentError, OSError) as error:
+        raise UsageProblem(str(error)) from None
+    if side is None:
+        click.echo(f"{directory}: the journal is sound ({len(scan.entries)} lines); nothing to repair")
+        return
+    dropped = sorted(scan.damaged + strangers) + ([len(scan.lines) + len(scan.damaged) + 1] if scan.torn else [])
+    kept = len(scan.entries) - len(strangers)
+    click.echo(f"{directory}: kept {kept} lines, dropped line{'s' if len(dropped) > 1 else ''} "
+               f"{', '.join(map(str, dropped))} (saved in {side})")
+
+
+@tournament.command()
 @click.argument("variant_id", metavar="VARIANT")
-@click.option("--geese", type=int, default=None, help="standard: 13 (default), 15 or 17 geese.")
+@click.option("--geese-count", "--geese", "geese", type=Integer(), default=None,
+              help="standard: 13 (default), 15 or 17 geese.")
 @click.option("--sideways", is_flag=True, default=None, help="standard: geese may also step sideways.")
 @click.option("--random", "random_role", required=True, metavar="ROLE",
               help="The side that moves at random: fox, geese, hare or hounds.")
 @click.option("--player", "player_spec", default="minimax:depth=3", show_default=True, metavar="SPEC",
               help="Who plays the other side.")
-@click.option("--plies", type=click.IntRange(1, 400), required=True, help="Length of every opening.")
-@click.option("--count", type=click.IntRange(1, 100_000), default=100, show_default=True,
+@click.option("--plies", type=Integer(1, 400), required=True, help="Length of every opening.")
+@click.option("--count", type=Integer(1, 100_000), default=100, show_default=True,
               help="Openings to make (distinct ones; fewer if the variant has fewer).")
-@click.option("--seed", type=int, default=0, show_default=True, help="Same seed, same book.")
+@click.option("--seed", type=Integer(0, 2**63 - 1), default=0, show_default=True, help="Same seed, same book.")
 @click.option("--out", "out", type=click.Path(dir_okay=False), default=None, help="Write here instead of stdout.")
 @click.option("--known", is_flag=True,
               help="Keep only openings whose value the solved tables know, half won by each side.")
@@ -122,9 +171,10 @@ def book(variant_id: str, geese: int | None, sideways: bool | None, random_role:
         random_side = variant.side_by_name(random_role)
     except ValueError as error:
         raise UsageProblem(f"--random: {error}") from None
-    if out is not None and not Path(out).resolve().parent.is_dir():
-        raise UsageProblem(f"--out {out}: no such folder")
-    openings = make_book(variant, count, plies, random_side, player_spec, seed=seed, known=known, tables=tables)
+    if out is not None:
+        check_writable("--out", out)
+    openings = make_book(variant, count, plies, random_side, player_spec, seed=seed, known=known, tables=tables,
+                         progress=_BookProgress(count))
     options = (f" --geese {geese}" if geese else "") + (" --sideways" if sideways else "")
     options += " --known" if known else ""
     command = (f"foxgeese tournament book {variant.id}{options} --random {random_role} --plies {plies} "
@@ -146,12 +196,28 @@ def book(variant_id: str, geese: int | None, sideways: bool | None, random_role:
         click.echo(f"only {len(openings)} distinct openings found (asked for {count})", err=True)
 
 
+class _BookProgress:
+    """`found/count openings` on stderr: redrawn in place on a terminal, every tenth otherwise."""
+
+    def __init__(self, count: int) -> None:
+        self.count = count
+        self.live = sys.stderr.isatty()
+        self.started = time.monotonic()
+
+    def __call__(self, found: int, count: int) -> None:
+        line = f"{found}/{count} openings ({time.monotonic() - self.started:.0f} s)"
+        if self.live:
+            click.echo(f"\r{line}" + ("\n" if found == count else ""), err=True, nl=False)
+        elif found == count or found % max(1, count // 10) == 0:
+            click.echo(line, err=True)
+
+
 def _load(config: str, load_config: Any) -> Any:
     try:
         return load_config(config)
     except ConfigError as error:
         for problem in error.problems:
-            click.echo(f"foxgeese: {problem}", err=True)
+            click.echo(f"foxgeese: {one_line(problem)}", err=True)
         sys.exit(USAGE_EXIT)
 
 
@@ -193,7 +259,8 @@ class _Progress:
             played = len(state.games)
             standings = live_standings(state.players, state.games)
             new = played - state.done_before
-        line = (f"{entry['id']} {entry['variant']} {entry['predator']} vs {entry['prey']}: "
+        sides = _side_names(entry)
+        line = (f"{entry['id']} {entry['variant']} {entry['predator']} ({sides[0]}) vs {entry['prey']} ({sides[1]}): "
                 f"{entry['winner']} ({entry['termination']}, {entry['plies']} plies)")
         if self._progress is not None:
             self._progress.update(self._task, completed=played, standings=standings)
@@ -204,3 +271,11 @@ class _Progress:
             rate = new / elapsed if elapsed > 0 else 0.0
             eta = (state.scheduled - played) / rate if rate > 0 else 0.0
             print(f"[{played}/{state.scheduled}] {line} | eta {eta:.0f}s | {standings}", flush=True)
+
+
+def _side_names(entry: dict[str, Any]) -> tuple[str, str]:
+    """(`fox`, `geese`) or (`hare`, `hounds`): the sides the entry's predator and prey players had."""
+    from foxgeese.engine import Side, get_variant
+
+    variant = get_variant(entry["variant"], **entry.get("options", {}))
+    return variant.side_name(Side.PREDATOR), variant.side_name(Side.PREY)

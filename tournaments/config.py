@@ -24,18 +24,23 @@ from pydantic import (
     model_validator,
 )
 
+from foxgeese.engine.userinput import named, shown
 from foxgeese.tournaments.bundled import bundled_names, resolve
 from foxgeese.tournaments.errors import ConfigError
+from foxgeese.tournaments.yamlload import load_yaml
 
 # Keys that do not change which games are played or how: excluded from the hash, so that a
 # tournament can be resumed with more workers or into a directory given on the command line.
-UNHASHED_KEYS = ("concurrency", "output_dir")
+UNHASHED_KEYS = ("concurrency", "output_dir", "executor", "ray", "events")
 
 DEFAULT_OUTPUT_ROOT = "tournament-out"
+MAX_GAMES = 1_000_000  # games one config may schedule (a tournament of more is a typo)
+MAX_SEED = 2**63 - 1
+MAX_PROBLEMS = 20  # problems listed; the rest are counted
 
 
 class _Strict(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    model_config = ConfigDict(extra="forbid", frozen=True, allow_inf_nan=False, str_max_length=10_000)
 
 
 class VariantConfig(_Strict):
@@ -78,6 +83,7 @@ class PlayerConfig(_Strict):
     command: list[str] | None = None
     cwd: str | None = None
     env: dict[str, str] = Field(default_factory=dict)
+    sandbox: bool = False  # run the bot inside bubblewrap (for bots you do not trust)
 
     @model_validator(mode="after")
     def _one_kind(self, info: ValidationInfo) -> PlayerConfig:
@@ -89,6 +95,8 @@ class PlayerConfig(_Strict):
             _check_spec(self.spec)
         else:
             _check_command(self.command or [], self.cwd, info)
+        if self.sandbox:
+            _check_sandbox()
         return self
 
     def working_dir(self, base_dir: Path) -> Path:
@@ -103,6 +111,15 @@ def _check_spec(spec: str) -> None:
         BotConfig.from_spec(spec)  # checks the player name, its options, or a cmd: program
     except ValueError as error:
         raise ValueError(str(error)) from None
+
+
+def _check_sandbox() -> None:
+    from foxgeese.protocol.sandbox import check_available
+
+    try:
+        check_available()
+    except OSError as error:
+        raise ValueError(f"sandbox: {error}") from None
 
 
 def _check_command(command: list[str], cwd: str | None, info: ValidationInfo) -> None:
@@ -135,22 +152,41 @@ class SprtConfig(_Strict):
         return self
 
 
+class RayConfig(_Strict):
+    """Where the `ray` executor plays (see "Ray" in docs/tournaments.md)."""
+
+    address: str | None = Field(None, min_length=1)  # default: RAY_ADDRESS, else a local cluster
+    working_dir: str | None = Field(None, min_length=1)  # shipped to the workers; default: this file's folder
+    excludes: list[str] = Field(default_factory=list)  # paths in working_dir not to ship (gitignore style)
+    num_cpus: float = Field(1.0, gt=0, le=64)  # CPUs reserved per game slot
+
+
+class EventsConfig(_Strict):
+    """The live event stream: always DIR/events.jsonl; `pub` adds a ZeroMQ PUB socket."""
+
+    pub: str | None = Field(None, pattern=r"^(tcp|ipc)://.+")
+
+
 class TournamentConfig(_Strict):
     """A whole tournament; see docs/tournaments.md for every key."""
 
     name: str = Field(min_length=1, pattern=r"^[A-Za-z0-9_.-]+$")
     variants: list[VariantConfig] = Field(min_length=1)
     players: list[PlayerConfig] = Field(min_length=2)
-    games_per_pairing: int = Field(2, ge=2)
+    games_per_pairing: int = Field(2, ge=2, le=MAX_GAMES)
     time_control: str = "10+0.1"
     format: Literal["round-robin", "gauntlet"] = "round-robin"
     gauntlet_player: str | None = None
     concurrency: int = Field(1, ge=1, le=64)
-    seed: int = 0
+    seed: int = Field(0, ge=0, le=MAX_SEED)
     opening_plies: int = Field(0, ge=0, le=40)
-    max_plies: int | None = Field(None, ge=1)
+    max_plies: int | None = Field(None, ge=1, le=100_000)
+    adjudicate: Literal["tables"] | None = None  # end a game once a solved table proves its result
     output_dir: str | None = None
     sprt: SprtConfig | None = None
+    executor: Literal["local", "ray"] = "local"
+    ray: RayConfig | None = None
+    events: EventsConfig | None = None
 
     @field_validator("games_per_pairing")
     @classmethod
@@ -187,6 +223,12 @@ class TournamentConfig(_Strict):
             raise ValueError("'gauntlet_player' applies only to format 'gauntlet'")
         if self.sprt is not None and len(self.players) != 2:
             raise ValueError(f"'sprt' is for a match of exactly two players (got {len(self.players)})")
+        count = len(self.players)
+        pairings = count - 1 if self.format == "gauntlet" else count * (count - 1) // 2
+        games = pairings * len(self.variants) * self.games_per_pairing
+        if games > MAX_GAMES:
+            raise ValueError(f"this config schedules {games} games (at most {MAX_GAMES}); "
+                             "lower games_per_pairing or the number of players")
         return self
 
     def canonical(self) -> dict[str, Any]:
@@ -194,6 +236,10 @@ class TournamentConfig(_Strict):
         data = self.model_dump(mode="json")
         for key in UNHASHED_KEYS:
             data.pop(key, None)
+        if data.get("adjudicate") is None:
+            data.pop("adjudicate", None)  # configs from before the key keep their hash
+        for player in data["players"]:
+            player.pop("sandbox", None)  # how a bot is confined, not which games it plays
         return data
 
     def config_hash(self) -> str:
@@ -230,34 +276,31 @@ def resolve_config_path(name_or_path: str) -> Path:
 def load_config(name_or_path: str | os.PathLike[str]) -> LoadedConfig:
     """Reads and validates a config file; raises ConfigError with every problem, one per line."""
     path = resolve_config_path(str(name_or_path))
-    label = str(path)
+    label = named(str(path))
     try:
-        text = path.read_text(encoding="utf-8")
+        text = path.read_bytes()
     except FileNotFoundError:
         known = ", ".join(bundled_configs()) or "none"
         raise ConfigError([f"{label}: no such file (bundled configs: {known})"]) from None
-    except OSError as error:
-        raise ConfigError([f"{label}: cannot read: {error.strerror}"]) from None
+    except (OSError, ValueError) as error:  # ValueError: a NUL in the name
+        raise ConfigError([f"{label}: cannot read: {getattr(error, 'strerror', None) or error}"]) from None
     return parse_config(text, path, label=label)
 
 
-def parse_config(text: str, path: Path, label: str | None = None) -> LoadedConfig:
+def parse_config(text: str | bytes, path: Path, label: str | None = None) -> LoadedConfig:
     label = label or str(path)
-    try:
-        data = yaml.safe_load(text)
-        root = yaml.compose(text)
-    except yaml.YAMLError as error:
-        mark = getattr(error, "problem_mark", None)
-        where = f"{label}:{mark.line + 1}" if mark is not None else label
-        problem = getattr(error, "problem", None) or str(error).splitlines()[0]
-        raise ConfigError([f"{where}: not valid YAML: {problem}"]) from None
+    data, root = load_yaml(text, label)  # size, alias and number limits before the schema
     if not isinstance(data, dict):
         raise ConfigError([f"{label}: the file must hold a mapping of keys (name, variants, players, ...)"])
     base_dir = path.resolve().parent
     try:
         config = TournamentConfig.model_validate(data, context={"base_dir": str(base_dir)})
     except ValidationError as error:
-        raise ConfigError([_describe(item, label, root) for item in error.errors()]) from None
+        items = error.errors()
+        problems = [_describe(item, label, root) for item in items[:MAX_PROBLEMS]]
+        if len(items) > MAX_PROBLEMS:
+            problems.append(f"{label}: and {len(items) - MAX_PROBLEMS} more problems")
+        raise ConfigError(problems) from None
     return LoadedConfig(config=config, path=path, base_dir=base_dir)
 
 
@@ -268,7 +311,8 @@ def key_path(loc: tuple[Any, ...]) -> str:
         if isinstance(part, int):
             out += f"[{part}]"
         else:
-            out += ("." if out else "") + str(part)
+            text = str(part)
+            out += ("." if out else "") + (text if text.isidentifier() and len(text) <= 40 else shown(text))
     return out or "(top level)"
 
 
@@ -282,7 +326,7 @@ def _describe(item: dict[str, Any], label: str, root: yaml.Node | None) -> str:
     elif kind == "missing":
         message = "required key is missing"
     elif kind == "literal_error":
-        message = f"{item.get('input')!r} is not allowed; {message[0].lower()}{message[1:]}"
+        message = f"{shown(item.get('input'))} is not allowed; {message[0].lower()}{message[1:]}"
     elif message.startswith("Value error, "):
         message = message[len("Value error, "):]
     line = _line_of(root, loc)

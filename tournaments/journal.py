@@ -10,49 +10,128 @@ from __future__ import annotations
 import fcntl
 import json
 import os
+import time
+from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, IO
+from typing import IO, Any, Callable
 
-from foxgeese.tournaments.errors import JournalError, OutputDirBusyError
+from foxgeese.engine.userinput import JsonInputError, load_json
+from foxgeese.tournaments.errors import JournalError, OutputDirBusyError, TournamentError
 
 JOURNAL = "journal.jsonl"
 IDENTITY = "tournament.json"
 LOCK = "runner.lock"
 
 
-def read_journal(directory: Path, repair: bool = False) -> list[dict[str, Any]]:
-    """All complete entries. A torn last line (no newline, or not JSON) is ignored, or cut off
-    when `repair` is set; a bad line anywhere else is real damage and raises JournalError."""
+GAME_FIELDS: dict[str, type | tuple[type, ...]] = {
+    "id": str, "twin": str, "variant": str, "options": dict, "predator": str, "prey": str,
+    "opening": list, "winner": str, "predator_score": (int, float), "termination": str,
+    "plies": int, "reason": str,
+}
+
+
+@dataclass
+class JournalScan:
+    """What a journal holds: the good entries (with their 1-based line numbers), the damaged lines,
+    and whether the last line is torn (a write cut short by a crash, harmless)."""
+
+    entries: list[dict[str, Any]] = field(default_factory=list)
+    lines: list[int] = field(default_factory=list)
+    damaged: list[int] = field(default_factory=list)
+    torn: bool = False
+    good_end: int = 0  # byte offset after the last good line, when no damage precedes it
+
+
+def entry_problem(entry: Any) -> str | None:
+    """Why a parsed line is not a journal entry this version can use, or None."""
+    if not isinstance(entry, dict):
+        return "not a JSON object"
+    if entry.get("type") != "game":
+        return None if entry.get("type") == "sprt_stop" else f"unknown type {entry.get('type')!r}"
+    for key, kind in GAME_FIELDS.items():
+        if not isinstance(entry.get(key), kind) or isinstance(entry.get(key), bool):
+            return f"game line without a valid {key!r}"
+    return None
+
+
+def scan_journal(directory: Path) -> JournalScan:
+    """Reads every line; never raises on content (see `read_journal` for the strict reading)."""
     path = Path(directory) / JOURNAL
+    scan = JournalScan()
     try:
         data = path.read_bytes()
     except FileNotFoundError:
-        return []
-    entries: list[dict[str, Any]] = []
-    good_end = 0
+        return scan
     position = 0
+    number = 0
     while position < len(data):
+        number += 1
         newline = data.find(b"\n", position)
         end = len(data) if newline < 0 else newline + 1
-        line = data[position:end]
         try:
-            entry = json.loads(line) if newline >= 0 else None
+            entry = json.loads(data[position:end]) if newline >= 0 else None
         except ValueError:
             entry = None
-        if not isinstance(entry, dict):
-            if end < len(data):
-                raise JournalError(f"{path}: line {len(entries) + 1} is damaged (not a torn last line); "
-                                   "move the file away to start over")
-            break
-        entries.append(entry)
-        good_end = end
+        if entry is None or entry_problem(entry) is not None:
+            if end >= len(data):
+                scan.torn = True  # the last line: a write cut short
+            else:
+                scan.damaged.append(number)
+        else:
+            scan.entries.append(entry)
+            scan.lines.append(number)
+            if not scan.damaged:
+                scan.good_end = end
         position = end
-    if repair and good_end < len(data):
+    return scan
+
+
+def read_journal(directory: Path, repair: bool = False) -> list[dict[str, Any]]:
+    """All complete entries. A torn last line (no newline, or not JSON) is ignored, or cut off
+    when `repair` is set; a bad line anywhere else is real damage and raises JournalError
+    (`foxgeese tournament repair DIR` keeps the good lines)."""
+    path = Path(directory) / JOURNAL
+    scan = scan_journal(directory)
+    if scan.damaged:
+        lines = ", ".join(str(n) for n in scan.damaged[:10]) + (", ..." if len(scan.damaged) > 10 else "")
+        verb = "lines {} are" if len(scan.damaged) > 1 else "line {} is"
+        raise JournalError(f"{path}: {verb.format(lines)} damaged; "
+                           f"`foxgeese tournament repair {directory}` keeps the {len(scan.entries)} good "
+                           "lines and drops the damaged ones")
+    if repair and scan.torn:
         with open(path, "r+b") as handle:
-            handle.truncate(good_end)
+            handle.truncate(scan.good_end)
             handle.flush()
             os.fsync(handle.fileno())
-    return entries
+    return scan.entries
+
+
+def repair_journal(directory: Path, foreign: Callable[[dict[str, Any]], bool] | None = None
+                   ) -> tuple[JournalScan, list[int], Path | None]:
+    """Rewrites the journal with its good lines only; the dropped lines are kept in a side file.
+
+    `foreign` picks good lines that are to go too (games of another tournament). Returns what was
+    found, the line numbers of the foreign games dropped, and the side file (None when nothing
+    had to be dropped)."""
+    path = Path(directory) / JOURNAL
+    scan = scan_journal(directory)
+    strangers = [n for entry, n in zip(scan.entries, scan.lines) if foreign is not None and foreign(entry)]
+    if not scan.damaged and not scan.torn and not strangers:
+        return scan, [], None
+    raw = path.read_bytes().split(b"\n")
+    dropped = [raw[number - 1] for number in sorted(scan.damaged + strangers)]
+    if scan.torn:
+        dropped.append(raw[-1] if raw[-1] else raw[-2])
+    side = path.with_name(f"journal.dropped-{time.strftime('%Y%m%dT%H%M%S')}.txt")
+    side.write_bytes(b"\n".join(dropped) + b"\n")
+    keep = b"".join(raw[number - 1] + b"\n" for number in scan.lines if number not in strangers)
+    temporary = path.with_name(path.name + ".tmp")
+    with open(temporary, "wb") as handle:
+        handle.write(keep)
+        handle.flush()
+        os.fsync(handle.fileno())
+    os.replace(temporary, path)
+    return scan, strangers, side
 
 
 class JournalWriter:
@@ -118,11 +197,57 @@ class DirectoryLock:
 def read_identity(directory: Path) -> dict[str, Any] | None:
     path = Path(directory) / IDENTITY
     try:
-        return json.loads(path.read_text(encoding="utf-8"))
+        data = load_json(path.read_bytes())
     except FileNotFoundError:
         return None
-    except ValueError:
-        raise JournalError(f"{path}: not valid JSON") from None
+    except JsonInputError as error:
+        raise JournalError(f"{path}: {error}") from None
+    problem = identity_problem(data)
+    if problem:
+        raise JournalError(f"{path}: damaged ({problem}); restore it, or use a new output directory")
+    return data  # type: ignore[return-value]
+
+
+# What reports and resuming read from tournament.json: one without it is damage, reported by
+# name, not a KeyError. (Other keys may be added; these must be there.)
+_SCHEDULED_KEYS: dict[str, Any] = {
+    "id": str, "round": int, "variant": str, "options": dict, "predator": str, "prey": str, "opening": list,
+    "twin": str,
+}
+_IDENTITY_KEYS: dict[str, Any] = {"config_hash": str, "scheduled": int, "config": dict, "schedule": list}
+_CONFIG_KEYS: dict[str, Any] = {"name": str, "players": list, "variants": list}
+
+
+def identity_problem(data: Any) -> str | None:
+    """What tournament.json lacks, or None."""
+    problem = _shape_problem(data, _IDENTITY_KEYS, "tournament.json")
+    if problem:
+        return problem
+    config = data["config"]
+    problem = _shape_problem(config, _CONFIG_KEYS, "config")
+    if problem:
+        return problem
+    for key, required in (("players", {"name": str}), ("variants", {"id": str, "options": dict})):
+        for index, item in enumerate(config[key]):
+            problem = _shape_problem(item, required, f"config.{key}[{index}]")
+            if problem:
+                return problem
+    for index, game in enumerate(data["schedule"]):
+        problem = _shape_problem(game, _SCHEDULED_KEYS, f"schedule[{index}]")
+        if problem:
+            return problem
+    return None
+
+
+def _shape_problem(data: Any, keys: dict[str, Any], what: str) -> str | None:
+    if not isinstance(data, dict):
+        return f"{what} is not a JSON object"
+    for key, kind in keys.items():
+        if key not in data:
+            return f"{what} has no '{key}'"
+        if not isinstance(data[key], kind) or (isinstance(data[key], bool) and kind is int):
+            return f"{what}: '{key}' has the wrong type"
+    return None
 
 
 def write_json_atomic(path: Path, data: Any) -> None:
@@ -139,3 +264,43 @@ def write_json_atomic(path: Path, data: Any) -> None:
         os.fsync(directory)
     finally:
         os.close(directory)
+
+
+def accepted_hashes(identity: dict[str, Any]) -> set[str]:
+    """The config hashes whose games count here: the current one and those it extended."""
+    return {identity.get("config_hash", ""), *identity.get("extends", [])}
+
+
+def belonging(identity: dict[str, Any]) -> Callable[[dict[str, Any]], str | None]:
+    """A check of journal entries against the tournament of `identity`: it gives why an entry's
+    game does not belong there, or None when it does. A game belongs when its id is scheduled
+    with the same variant, players and opening, and it was played under this config (or one it
+    extended)."""
+    games = {game["id"]: game for game in identity["schedule"]}
+    hashes = accepted_hashes(identity)
+
+    def why_foreign(entry: dict[str, Any]) -> str | None:
+        if entry.get("type") != "game":
+            return None
+        game_id = entry["id"]
+        game = games.get(game_id)
+        if game is None:
+            return f"game {game_id} is not in this tournament's schedule"
+        for key in ("variant", "options", "predator", "prey", "opening"):
+            if entry[key] != game[key]:
+                return f"game {game_id} has {key} {entry[key]!r} where the schedule has {game[key]!r}"
+        played_under = entry.get("config_hash")
+        if played_under is not None and played_under not in hashes:
+            return (f"game {game_id} was played under config hash {played_under[:12]}, "
+                    f"this tournament's is {identity.get('config_hash', '')[:12]}")
+        return None
+
+    return why_foreign
+
+
+def load_identity(directory: Path) -> dict[str, Any]:
+    """tournament.json of a tournament directory, or a TournamentError saying it is none."""
+    identity = read_identity(directory)
+    if not isinstance(identity, dict) or not isinstance(identity.get("schedule"), list):
+        raise TournamentError(f"{directory}: not a tournament directory (no tournament.json)")
+    return identity

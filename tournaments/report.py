@@ -14,8 +14,7 @@ from typing import Any, Iterable
 from rich.console import Console
 from rich.table import Table
 
-from foxgeese.tournaments.errors import TournamentError
-from foxgeese.tournaments.journal import read_identity, read_journal, write_json_atomic
+from foxgeese.tournaments.journal import belonging, load_identity, scan_journal, write_json_atomic
 from foxgeese.tournaments.ratings import GameResult, RatingsError, fit
 from foxgeese.tournaments.sprt import sprt
 
@@ -140,11 +139,29 @@ def _variant_summary(label: str, variant: dict[str, Any], players: list[str],
             "games": len(games), "crosstable": table, "terminations": dict(sorted(terminations.items()))}
 
 
-def load_results(directory: Path) -> dict[str, Any]:
-    identity = read_identity(directory)
-    if identity is None:
-        raise TournamentError(f"{directory}: not a tournament directory (no tournament.json)")
-    return summarize(identity, read_journal(directory))
+def good_entries(directory: Path, problems: list[str] | None = None) -> tuple[dict[str, Any], list[dict[str, Any]]]:
+    """The identity and what is good in the journal. Damaged lines and games of another
+    tournament are left out, each described in `problems` when given (`run` refuses them;
+    `foxgeese tournament repair` drops them)."""
+    identity = load_identity(directory)
+    scan = scan_journal(directory)
+    why_foreign = belonging(identity)
+    good = []
+    notes = [(line, "damaged") for line in scan.damaged]
+    for entry, line in zip(scan.entries, scan.lines):
+        reason = why_foreign(entry)
+        if reason is None:
+            good.append(entry)
+        else:
+            notes.append((line, reason))
+    if problems is not None:
+        problems += [f"{directory}/journal.jsonl: line {line} left out: {reason}" for line, reason in sorted(notes)]
+    return identity, good
+
+
+def load_results(directory: Path, problems: list[str] | None = None) -> dict[str, Any]:
+    """The results of what is good in the journal (see `good_entries`)."""
+    return summarize(*good_entries(directory, problems))
 
 
 def write_results(
@@ -153,7 +170,7 @@ def write_results(
     """results.json (everything), results.csv (one line per player), games.csv (one per game).
     `journal`: the journal's lines when the caller has them already (else it is read from disk)."""
     directory = Path(directory)
-    lines = read_journal(directory) if journal is None else journal
+    lines = good_entries(directory)[1] if journal is None else journal
     results["accuracy"] = accuracy(lines)
     write_json_atomic(directory / RESULTS_JSON, results)
     ratings = results["ratings"].get("players", {})
@@ -290,8 +307,8 @@ def _render_variant(variant: dict[str, Any], order: list[str], ratings: dict[str
         console.print(f"{sides['predator']} advantage: {advantage['elo']:+.0f} ± {advantage['ci95']:.0f} Elo")
 
 
-def live_standings(players: list[str], games: list[dict[str, Any]]) -> str:
-    """One short line of points for progress output: `mm2 5/6  mcts 3/6  random 1/6`."""
+def live_rows(players: list[str], games: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Points per player, best first: [{name, games, points, score (0..1)}] (the `standings` event)."""
     points = {name: [0.0, 0] for name in players}
     for game in games:
         points[game["predator"]][0] += game["predator_score"]
@@ -299,4 +316,10 @@ def live_standings(players: list[str], games: list[dict[str, Any]]) -> str:
         points[game["predator"]][1] += 1
         points[game["prey"]][1] += 1
     ranked = sorted(players, key=lambda n: -points[n][0])
-    return "  ".join(f"{name} {_score(points[name][0])}/{points[name][1]}" for name in ranked)
+    return [{"name": name, "games": points[name][1], "points": points[name][0],
+             "score": points[name][0] / points[name][1] if points[name][1] else 0.0} for name in ranked]
+
+
+def live_standings(players: list[str], games: list[dict[str, Any]]) -> str:
+    """One short line of points for progress output: `mm2 5/6  mcts 3/6  random 1/6`."""
+    return "  ".join(f"{row['name']} {_score(row['points'])}/{row['games']}" for row in live_rows(players, games))

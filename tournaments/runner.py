@@ -1,35 +1,45 @@
-"""Plays a tournament's missing games through the referee, N at a time, journaling each at once.
+"""Plays a tournament's missing games on an executor's slots, journaling each at once.
 
-N worker threads each own one `Referee` (so each keeps its bots alive between its games; the
-referee restarts a bot that died). Workers take the next scheduled game from a shared list, play
-it and append its line to the journal under one lock, fsynced before the next game is taken. A
-rerun on the same directory plays only what the journal lacks, so a crash loses at most the games
-that were in progress.
+The runner keeps the schedule, the journal, the event stream and the reports; an executor
+(executors.py: `local` worker processes, ray_executor.py: Ray actors) only plays the games it is
+handed. One thread per slot takes the next game, hands it to its worker and, when the game ends,
+appends its line to the journal under one lock, fsynced before the next game is taken. A game
+whose worker died is put back at the head of the queue and played again on whichever slot is
+free, so it is journaled once. A rerun on the same directory plays only what the journal lacks,
+so a crash loses at most the games that were in progress.
+
+Each game is played from its own seed (`game_seed`: the tournament's seed and the game's id), so
+the same config gives the same games at any concurrency and on any executor.
 """
 
 from __future__ import annotations
 
-import os
 import sys
 import threading
+from collections import deque
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable
 
 from foxgeese.tournaments.config import LoadedConfig, changed_keys
 from foxgeese.tournaments.errors import ConfigChangedError, JournalError, TournamentError
+from foxgeese.tournaments.events import EventStream
+from foxgeese.tournaments.executors import Executor, LocalExecutor, Slot, WorkerLost
 from foxgeese.tournaments.journal import (
     DirectoryLock,
+    belonging,
     JournalWriter,
     read_identity,
     read_journal,
     write_json_atomic,
 )
-from foxgeese.tournaments.report import FORFEITS, game_entries, pair_scores, sprt_stop
+from foxgeese.tournaments.report import game_entries, live_rows, pair_scores, sprt_stop
 from foxgeese.tournaments.schedule import ScheduledGame, make_schedule
 from foxgeese.tournaments.sprt import sprt
+from foxgeese.tournaments.worker import GameJob, PlayerDef, WorkerSetup, game_seed, journal_entry
 
 IDENTITY_FORMAT = 1
+MAX_ATTEMPTS = 3  # a game whose worker dies this often stops the tournament: something kills it
 
 
 @dataclass
@@ -48,24 +58,35 @@ class RunState:
     done_before: int = 0
     playing: dict[str, ScheduledGame] = field(default_factory=dict)
     interrupted: bool = False
+    extended: int = 0  # games added to the schedule by a raised games_per_pairing
+    lost: list[tuple[str, str]] = field(default_factory=list)  # (game id, how its worker died)
     lock: threading.Lock = field(default_factory=threading.Lock)
 
 
 Listener = Callable[[RunState, dict[str, Any]], None]
 
 
+def player_defs(loaded: LoadedConfig, base_dir: Path | None = None) -> list[PlayerDef]:
+    """The players as plain data for workers; `cwd` relative to `base_dir` (default: the config's
+    folder), which is the folder a worker resolves it from."""
+    base = (base_dir or loaded.base_dir).resolve()
+    players = []
+    for player in loaded.config.players:
+        cwd = None
+        if player.command is not None:
+            folder = player.working_dir(loaded.base_dir)
+            try:
+                cwd = str(folder.relative_to(base))
+            except ValueError:
+                cwd = str(folder)  # outside the shipped folder: the same path on every machine
+        players.append(PlayerDef(player.name, player.spec, tuple(player.command or ()), cwd,
+                                 tuple(sorted(player.env.items())), player.sandbox))
+    return players
+
+
 def bot_configs(loaded: LoadedConfig) -> dict[str, Any]:
     """Player name -> BotConfig, built the way the referee launches them."""
-    from foxgeese.protocol.botconfig import BotConfig
-
-    bots = {}
-    for player in loaded.config.players:
-        if player.spec is not None:
-            bots[player.name] = BotConfig.from_spec(player.spec, name=player.name)
-        else:
-            bots[player.name] = BotConfig(player.name, player.command or [], cwd=player.working_dir(loaded.base_dir),
-                                          env=player.env)
-    return bots
+    return {player.name: player.bot_config(loaded.base_dir) for player in player_defs(loaded)}
 
 
 def prepare_directory(loaded: LoadedConfig, directory: Path) -> tuple[dict[str, Any], list[ScheduledGame]]:
@@ -73,17 +94,17 @@ def prepare_directory(loaded: LoadedConfig, directory: Path) -> tuple[dict[str, 
 
     Returns its contents and the schedule to play. Once written, the stored schedule is the truth
     the journal's ids refer to (a newer version of this package drawing openings differently cannot
-    mix two schedules), so the schedule is drawn from the seed only when there is none yet.
+    mix two schedules), so the schedule is drawn from the seed only when there is none yet. A
+    config whose only change is a larger games_per_pairing extends the stored schedule.
     """
     config = loaded.config
     identity = read_identity(directory)
     if identity is not None:
+        if not isinstance(identity, dict) or not isinstance(identity.get("schedule"), list):
+            raise JournalError(f"{directory}/tournament.json is not a tournament's identity; "
+                               "use another --out directory")
         if identity.get("config_hash") != config.config_hash():
-            keys = changed_keys(identity.get("config", {}), config.canonical())
-            raise ConfigChangedError(
-                f"{directory} holds tournament {identity.get('config', {}).get('name')!r} with another "
-                f"config (changed: {', '.join(keys) or 'format'}); use another --out directory or restore the config"
-            )
+            identity = _extended(identity, loaded, directory)
         labels = [(v.id, v.options) for v in config.variants]
         return identity, [ScheduledGame.from_json(game, labels.index((game["variant"], game["options"])))
                           for game in identity["schedule"]]
@@ -99,46 +120,47 @@ def prepare_directory(loaded: LoadedConfig, directory: Path) -> tuple[dict[str, 
     return identity, schedule
 
 
-def journal_entry(game: ScheduledGame, record: Any) -> dict[str, Any]:
-    """The journal line of a finished game: a summary for reports plus the full record."""
-    from foxgeese.engine import Side, get_variant
-
-    variant = get_variant(game.variant_id, **game.variant_options)
-    predator_side = variant.side_name(Side.PREDATOR)
-    winner = str(getattr(record.winner, "value", record.winner))
-    score = 0.5 if winner == "draw" else 1.0 if winner == predator_side else 0.0
-    termination = str(getattr(record.termination, "value", record.termination))
-    forfeit = None
-    if termination in FORFEITS and score != 0.5:
-        forfeit = game.prey if score == 1.0 else game.predator
-    return {
-        "type": "game",
-        "id": game.id,
-        "twin": game.twin,
-        "variant": game.variant_id,
-        "options": dict(game.variant_options),
-        "predator": game.predator,
-        "prey": game.prey,
-        "opening": list(game.opening),
-        "winner": winner,
-        "predator_score": score,
-        "termination": termination,
-        "reason": record.reason,
-        "plies": record.plies,
-        "forfeit": forfeit,
-        "record": record.to_dict(),
+def _extended(identity: dict[str, Any], loaded: LoadedConfig, directory: Path) -> dict[str, Any]:
+    """The identity of the stored tournament grown to the config's larger games_per_pairing, or a
+    ConfigChangedError naming what else changed."""
+    config = loaded.config
+    old = identity.get("config", {})
+    keys = changed_keys(old, config.canonical())
+    refusal = (f"{directory} holds tournament {old.get('name')!r} with another config "
+               f"(changed: {', '.join(keys) or 'format'}); use another --out directory or restore the config")
+    if keys != ["games_per_pairing"]:
+        raise ConfigChangedError(refusal)
+    if config.games_per_pairing < old["games_per_pairing"]:
+        raise ConfigChangedError(f"{refusal} (games_per_pairing can grow, to extend a tournament, "
+                                 f"but not shrink below {old['games_per_pairing']})")
+    schedule = [game.to_json() for game in make_schedule(config)]
+    if schedule[: len(identity["schedule"])] != identity["schedule"]:
+        raise ConfigChangedError(f"{refusal} (the larger schedule does not begin with the stored one: "
+                                 "game ids grew a digit)")
+    grown = {
+        **identity,
+        "config_hash": config.config_hash(),
+        "config": config.canonical(),
+        "scheduled": len(schedule),
+        "schedule": schedule,
+        "extends": [*identity.get("extends", []), identity["config_hash"]],
     }
+    write_json_atomic(directory / "tournament.json", grown)
+    return grown
 
 
 class Runner:
     """One run over one output directory (see the module doc).
 
     `listener` hears of every finished game; `on_start` once, when the schedule is known (read from
-    the directory or drawn), before any game.
+    the directory or drawn), before any game. `executor` is "local" (default: the config's) or
+    "ray", or an Executor object.
     """
 
     def __init__(self, loaded: LoadedConfig, directory: Path, listener: Listener | None = None,
-                 concurrency: int | None = None, referee_options: dict[str, Any] | None = None) -> None:
+                 concurrency: int | None = None, referee_options: dict[str, Any] | None = None,
+                 executor: str | Executor | None = None, ray_address: str | None = None,
+                 events_pub: str | None = None) -> None:
         self.loaded = loaded
         self.config = loaded.config
         self.directory = Path(directory)
@@ -146,98 +168,178 @@ class Runner:
         self.on_start: Callable[[RunState], None] | None = None
         self.concurrency = concurrency or self.config.concurrency
         self.referee_options = dict(referee_options or {})  # e.g. timeouts, passed to each Referee
+        self.executor = executor if executor is not None else ("ray" if ray_address else self.config.executor)
+        self.ray_address = ray_address
+        self.events_pub = events_pub or (self.config.events.pub if self.config.events else None)
         self.schedule: list[ScheduledGame] = []  # known once run() has read or drawn it
-        self.stop = threading.Event()
+        self.stop = threading.Event()  # no more games are taken
+        self.abandon = threading.Event()  # games in progress are given up (a second Ctrl-C)
         self.errors: list[BaseException] = []
-        self._next = 0
-        self._pending: list[ScheduledGame] = []
+        self.events: EventStream | None = None
+        self._pending: deque[ScheduledGame] = deque()
+        self._attempts: dict[str, int] = {}
         self._write_lock = threading.Lock()
         self.state = RunState(scheduled=0, players=[p.name for p in self.config.players])
 
     def run(self) -> RunState:
         """Plays every missing game (or until an SPRT decides); raises TournamentError on user errors."""
-        from foxgeese.protocol.timecontrol import TimeControl
-
         self.directory.mkdir(parents=True, exist_ok=True)
-        bots = bot_configs(self.loaded)
-        for bot in bots.values():
+        for bot in bot_configs(self.loaded).values():
             bot.check()  # a missing program fails here, before any game
         with DirectoryLock(self.directory):
-            self.state.identity, self.schedule = prepare_directory(self.loaded, self.directory)
-            self.state.scheduled = len(self.schedule)
-            if self.on_start is not None:
-                self.on_start(self.state)
-            entries = read_journal(self.directory, repair=True)
-            known = {game.id for game in self.schedule}
-            done = game_entries(entries)
-            strangers = [entry["id"] for entry in done if entry["id"] not in known]
-            if strangers:
-                raise JournalError(f"{self.directory}: journal has games not in the schedule: {', '.join(strangers[:5])}")
-            done_ids = {entry["id"] for entry in done}
-            self.state.games = list(done)
-            self.state.journal = list(entries)
-            self.state.done_before = len(done)
-            if sprt_stop(entries) is None:
-                self._pending = [game for game in self.schedule if game.id not in done_ids]
-            time_control = TimeControl.parse(self.config.time_control)
-            with JournalWriter(self.directory) as journal:
-                workers = [threading.Thread(target=self._work, args=(bots, time_control, journal, index),
-                                            name=f"referee-{index}", daemon=True)
-                           for index in range(min(self.concurrency, len(self._pending)))]
-                for worker in workers:
-                    worker.start()
-                try:
-                    for worker in workers:
-                        while worker.is_alive():
-                            worker.join(0.2)
-                except KeyboardInterrupt:
-                    self.stop.set()
-                    self.state.interrupted = True
-                    print("stopping after the games in progress (Ctrl-C again to abandon them)", file=sys.stderr)
-                    for worker in workers:
-                        while worker.is_alive():
-                            worker.join(0.2)
+            self._load()
+            pending = len(self._pending)
+            with EventStream(self.directory, self.events_pub) as self.events:
+                self.events.emit("tournament_started", name=self.config.name, players=self.state.players,
+                                 games_total=self.state.scheduled, games_done=len(self.state.games),
+                                 executor=self._executor_name(), concurrency=self.concurrency)
+                if pending:
+                    self._play(min(self.concurrency, pending))
+                self.events.emit("tournament_ended", games_played=len(self.state.games) - self.state.done_before,
+                                 games_total=self.state.scheduled, games_done=len(self.state.games),
+                                 interrupted=self.state.interrupted)
         if self.errors:
             raise self.errors[0]
         return self.state
 
+    def _executor_name(self) -> str:
+        return self.executor if isinstance(self.executor, str) else self.executor.name
+
+    def _load(self) -> None:
+        """Reads or draws the schedule, reads the journal, refuses games that do not belong."""
+        before = read_identity(self.directory)
+        self.state.identity, self.schedule = prepare_directory(self.loaded, self.directory)
+        if before is not None and self.state.identity["config_hash"] != before.get("config_hash"):
+            self.state.extended = self.state.identity["scheduled"] - before.get("scheduled", 0)
+        self.state.scheduled = len(self.schedule)
+        if self.on_start is not None:
+            self.on_start(self.state)
+        entries = read_journal(self.directory, repair=True)
+        why_foreign = belonging(self.state.identity)
+        strangers = [reason for entry in entries if (reason := why_foreign(entry))]
+        if strangers:
+            more = f" (and {len(strangers) - 3} more)" if len(strangers) > 3 else ""
+            raise JournalError(f"{self.directory}: the journal holds games of another tournament: "
+                               f"{'; '.join(strangers[:3])}{more}; `foxgeese tournament repair "
+                               f"{self.directory}` drops them, or use another --out directory")
+        done = game_entries(entries)
+        done_ids = {entry["id"] for entry in done}
+        self.state.games = list(done)
+        self.state.journal = list(entries)
+        self.state.done_before = len(done)
+        if sprt_stop(entries) is None:
+            self._pending = deque(game for game in self.schedule if game.id not in done_ids)
+
+    def _make_executor(self) -> Executor:
+        if isinstance(self.executor, Executor):
+            return self.executor
+        if self.executor == "ray":
+            from foxgeese.tournaments.ray_executor import RayExecutor
+
+            return RayExecutor(self.loaded, self.ray_address)
+        return LocalExecutor()
+
+    def _setup(self, index: int, generation: int) -> WorkerSetup:
+        """What the worker of slot `index` needs (its bot logs stay with the tournament)."""
+        import os
+
+        suffix = f".{generation}" if generation else ""
+        log_dir = self.directory / "logs" / f"run{os.getpid()}-w{index}{suffix}"
+        return WorkerSetup(player_defs(self.loaded), str(self.loaded.base_dir), str(log_dir.resolve()),
+                           dict(self.referee_options))
+
+    def _play(self, slots_wanted: int) -> None:
+        with JournalWriter(self.directory) as journal, self._make_executor() as executor:
+            slots = executor.slots(slots_wanted, self._setup)
+            threads = [threading.Thread(target=self._serve, args=(slot, journal), name=f"slot-{index}",
+                                        daemon=True) for index, slot in enumerate(slots)]
+            for thread in threads:
+                thread.start()
+            try:
+                for thread in threads:
+                    while thread.is_alive():
+                        thread.join(0.2)
+            except KeyboardInterrupt:
+                self.stop.set()
+                self.state.interrupted = True
+                print("stopping after the games in progress (Ctrl-C again to abandon them)", file=sys.stderr)
+                try:
+                    for thread in threads:
+                        while thread.is_alive():
+                            thread.join(0.2)
+                except KeyboardInterrupt:
+                    self.abandon.set()
+                    print("abandoning the games in progress; a rerun plays them", file=sys.stderr)
+                    executor.abort()  # ends the workers (and their bots) now
+                    for thread in threads:
+                        thread.join(10)
+
     def _take(self) -> ScheduledGame | None:
         with self._write_lock:
-            if self.stop.is_set() or self._next >= len(self._pending):
+            if self.stop.is_set() or not self._pending:
                 return None
-            game = self._pending[self._next]
-            self._next += 1
-            return game
+            return self._pending.popleft()
 
-    def _work(self, bots: dict[str, Any], time_control: Any, journal: JournalWriter, index: int) -> None:
-        from foxgeese.engine import Side, get_variant
-        from foxgeese.protocol.referee import Referee
+    def _job(self, game: ScheduledGame) -> GameJob:
+        return GameJob(game=game.to_json(), seed=game_seed(self.config.seed, game.id),
+                       time_control=self.config.time_control, max_plies=self.config.max_plies,
+                       config_hash=self.state.identity["config_hash"], adjudicate=self.config.adjudicate)
 
+    def _serve(self, slot: Slot, journal: JournalWriter) -> None:
+        """One slot's thread: take a game, play it, journal it; replay a game whose worker died."""
+        assert self.events is not None
         try:
-            # Bot stderr files stay with the tournament; one folder per worker of this run.
-            log_dir = self.directory / "logs" / f"run{os.getpid()}-w{index}"
-            with Referee(log_dir=str(log_dir), **self.referee_options) as referee:
-                while (game := self._take()) is not None:
-                    with self.state.lock:
-                        self.state.playing[game.id] = game
-                    variant = get_variant(game.variant_id, **game.variant_options)
-                    record = referee.play_game(
-                        variant, {Side.PREDATOR: bots[game.predator], Side.PREY: bots[game.prey]},
-                        time_control, opening=list(game.opening), max_plies=self.config.max_plies,
-                        game_id=game.id,
-                    )
-                    self._finish(game, journal_entry(game, record), journal)
+            while (game := self._take()) is not None:
+                job = self._job(game)
+                with self.state.lock:
+                    self.state.playing[game.id] = game
+                self.events.emit("game_started", **game_started_fields(game, job.seed), worker=slot.where())
+                try:
+                    entry = slot.play(job, self.events.forward)
+                except WorkerLost as lost:
+                    if self.abandon.is_set():
+                        return  # ended by a second Ctrl-C: the game stays unplayed
+                    self._lost(game, str(lost))
+                    if not slot.restart(self._nothing_left):
+                        return
+                    continue
+                self._finish(game, entry, journal)
         except BaseException as error:  # surfaced by run(); the unfinished game stays unplayed
             self.errors.append(error)
             self.stop.set()
 
+    def _nothing_left(self) -> bool:
+        with self._write_lock:
+            return self.stop.is_set() or not self._pending
+
+    def _lost(self, game: ScheduledGame, reason: str) -> None:
+        """A game whose worker died: back to the head of the queue, unless it keeps dying."""
+        attempts = self._attempts[game.id] = self._attempts.get(game.id, 0) + 1
+        with self.state.lock:
+            self.state.playing.pop(game.id, None)
+            self.state.lost.append((game.id, reason))
+        assert self.events is not None
+        self.events.emit("game_lost", game_id=game.id, reason=reason, attempts=attempts)
+        if attempts >= MAX_ATTEMPTS:
+            raise TournamentError(f"game {game.id}: its worker died {attempts} times (last: {reason}); "
+                                  "see the bots' logs in the logs/ folder of the output directory")
+        print(f"foxgeese: game {game.id} lost its worker ({reason}); playing it again", file=sys.stderr)
+        with self._write_lock:
+            self._pending.appendleft(game)
+
     def _finish(self, game: ScheduledGame, entry: dict[str, Any], journal: JournalWriter) -> None:
+        assert self.events is not None
         with self._write_lock:
             journal.append(entry)
             with self.state.lock:
                 self.state.games.append(entry)
                 self.state.journal.append(entry)
                 self.state.playing.pop(game.id, None)
+                rows = live_rows(self.state.players, self.state.games)
+            self.events.emit("game_ended", game_id=game.id, winner=entry["winner"],
+                             termination=entry["termination"], reason=entry["reason"], plies=entry["plies"])
+            self.events.emit("standings", rows=rows, games_done=len(self.state.games),
+                             games_total=self.state.scheduled)
             test = self.config.sprt
             if test is not None and not self.stop.is_set():
                 first = self.config.players[0].name
@@ -252,6 +354,18 @@ class Runner:
                     self.stop.set()
         if self.listener is not None:
             self.listener(self.state, entry)
+
+
+def game_started_fields(game: ScheduledGame, seed: int) -> dict[str, Any]:
+    """The `game_started` event of a game (see docs/tournaments.md)."""
+    from foxgeese.engine import Game, Side, get_variant
+
+    variant = get_variant(game.variant_id, **game.variant_options)
+    board = Game(variant)
+    return {"game_id": game.id, "variant": game.variant_id, "options": dict(game.variant_options),
+            "start": board.position.text(), "opening": list(game.opening),
+            "seats": {variant.side_name(Side.PREDATOR): game.predator, variant.side_name(Side.PREY): game.prey},
+            "seed": seed}
 
 
 def run_tournament(loaded: LoadedConfig, directory: Path, listener: Listener | None = None) -> RunState:

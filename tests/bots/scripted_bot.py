@@ -10,6 +10,7 @@ from __future__ import annotations
 import argparse
 import os
 import random
+import signal
 import sys
 import time
 
@@ -17,14 +18,16 @@ import msgpack
 import zmq
 
 from foxgeese.engine import Position
+from foxgeese.protocol.sdk import token_from_environment
 
 MODES = (
     "normal", "crash", "hang", "slow", "garbage", "wrong-types", "oversize", "old-request",
-    "wrong-game", "illegal", "no-hello", "wrong-token", "bad-version", "resign", "first",
+    "wrong-game", "illegal", "no-hello", "wrong-token", "bad-version", "resign", "first", "move-then-resign",
+    "ignore-term",
 )
 
 
-def send(socket: zmq.Socket, message_type: str, protocol: int = 1, **fields: object) -> None:
+def send(socket: zmq.Socket, message_type: str, protocol: int = 2, **fields: object) -> None:
     socket.send(msgpack.packb({"v": protocol, "type": message_type, **fields}, use_bin_type=True))
 
 
@@ -34,7 +37,11 @@ def main() -> int:
     parser.add_argument("--after", type=int, default=1, help="the turn (1 = first) where the mode acts")
     parser.add_argument("--sleep", type=float, default=1.0, help="seconds, for --mode slow")
     parser.add_argument("--seed", type=int, default=None)
+    parser.add_argument("--hello-delay", type=float, default=0.0, help="seconds to wait before reading the token")
     args = parser.parse_args()
+    if args.mode == "ignore-term":  # a hung bot that a polite SIGTERM does not stop
+        signal.signal(signal.SIGTERM, signal.SIG_IGN)
+    time.sleep(args.hello_delay)
     rng = random.Random(args.seed)
     log = sys.stderr
 
@@ -42,7 +49,7 @@ def main() -> int:
     socket = context.socket(zmq.DEALER)
     socket.setsockopt(zmq.LINGER, 0)
     socket.connect(os.environ["FOXGEESE_ENDPOINT"])
-    token = os.environ["FOXGEESE_TOKEN"]
+    token = token_from_environment()
 
     if args.mode == "no-hello":
         socket.poll()  # nothing will ever come: wait to be killed
@@ -52,7 +59,7 @@ def main() -> int:
     if args.mode == "wrong-token":
         send(socket, "hello", token="not-the-token", **hello)
     elif args.mode == "bad-version":
-        send(socket, "hello", protocol=2, token=token, **hello)
+        send(socket, "hello", protocol=1, token=token, **hello)
     else:
         send(socket, "hello", token=token, **hello)
 
@@ -107,6 +114,12 @@ def main() -> int:
             send(socket, "move", game_id=game_id, request_id=request_id, move="a1-g7")
         elif mode == "resign":
             send(socket, "resign", game_id=game_id, request_id=request_id)
+        elif mode == "move-then-resign":
+            send(socket, "move", game_id=game_id, request_id=request_id, move=move)
+            send(socket, "resign", game_id=game_id, request_id=request_id)
+        elif mode == "ignore-term":
+            while True:
+                time.sleep(1)
 
 
 if __name__ == "__main__":

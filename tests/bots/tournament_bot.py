@@ -12,15 +12,17 @@ import argparse
 import hashlib
 import os
 import sys
+import time
 
 import msgpack
 import zmq
 
 from foxgeese.engine import Position
+from foxgeese.protocol.sdk import token_from_environment
 
 
 def send(socket: zmq.Socket, message_type: str, **fields: object) -> None:
-    socket.send(msgpack.packb({"v": 1, "type": message_type, **fields}, use_bin_type=True))
+    socket.send(msgpack.packb({"v": 2, "type": message_type, **fields}, use_bin_type=True))
 
 
 def choose(position: str, seed: int) -> str:
@@ -33,14 +35,20 @@ def main() -> int:
     parser = argparse.ArgumentParser()
     parser.add_argument("--mode", choices=("hash", "crash", "hang", "illegal"), default="hash")
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--delay", type=float, default=0.0, help="seconds to wait before each move")
     args = parser.parse_args()
     context = zmq.Context()
     socket = context.socket(zmq.DEALER)
     socket.setsockopt(zmq.LINGER, 0)
     socket.connect(os.environ["FOXGEESE_ENDPOINT"])
-    send(socket, "hello", token=os.environ["FOXGEESE_TOKEN"], name=f"tournament-{args.mode}",
+    send(socket, "hello", token=token_from_environment(), name=f"tournament-{args.mode}",
          author="tests", version="1", variants=["standard", "hare-and-hounds", "great-cross"])
+    parent = os.getppid()
     while True:
+        if not socket.poll(200):
+            if os.getppid() != parent:
+                return 0  # the referee that launched us is gone (a worker killed mid-game)
+            continue
         message = msgpack.unpackb(socket.recv(), raw=False)
         kind = message["type"]
         if kind in ("quit", "refused"):
@@ -54,8 +62,12 @@ def main() -> int:
             if args.mode == "crash":
                 os._exit(3)
             if args.mode == "hang":
-                while True:
-                    socket.recv()
+                while os.getppid() == parent:
+                    if socket.poll(200):
+                        socket.recv()
+                return 0
+            if args.delay:
+                time.sleep(args.delay)
             move = "a1-g7" if args.mode == "illegal" else choose(message["position"], args.seed)
             send(socket, "move", move=move, **reply)
 

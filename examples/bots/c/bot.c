@@ -4,7 +4,7 @@
  * chains included), then plays a random one. Needs libzmq and msgpack-c (Debian: libzmq3-dev,
  * libmsgpack-dev).
  *
- *   FOXGEESE_ENDPOINT=ipc:///tmp/x FOXGEESE_TOKEN=secret ./bot
+ *   FOXGEESE_ENDPOINT=ipc:///tmp/x FOXGEESE_TOKEN=secret ./bot   (by hand, for a remote seat)
  */
 #include <msgpack.h>
 #include <stdio.h>
@@ -236,10 +236,28 @@ static void pack_str(msgpack_packer *pk, const char *s) {
 }
 
 /* Starts a message map of `pairs` key/value pairs besides v and type. */
+/* A launched bot reads its token once from the inherited pipe FOXGEESE_TOKEN_FD names (then it is
+ * gone); a bot started by hand for a remote seat takes FOXGEESE_TOKEN. */
+static const char *read_token(char *text, size_t size) {
+    const char *fd_text = getenv("FOXGEESE_TOKEN_FD");
+    if (fd_text == NULL || fd_text[0] == '\0') {
+        const char *token = getenv("FOXGEESE_TOKEN");
+        return token ? token : "";
+    }
+    int fd = atoi(fd_text);
+    size_t used = 0;
+    ssize_t got;
+    while (used + 1 < size && (got = read(fd, text + used, size - 1 - used)) > 0) used += (size_t)got;
+    close(fd);
+    while (used > 0 && (text[used - 1] == '\n' || text[used - 1] == '\r')) used--;
+    text[used] = '\0';
+    return text;
+}
+
 static void pack_header(msgpack_packer *pk, const char *type, uint32_t pairs) {
     msgpack_pack_map(pk, pairs + 2);
     pack_str(pk, "v");
-    msgpack_pack_int(pk, 1);
+    msgpack_pack_int(pk, 2);
     pack_str(pk, "type");
     pack_str(pk, type);
 }
@@ -273,7 +291,8 @@ int main(int argc, char **argv) {
     if (argc > 1 && strcmp(argv[1], "--moves") == 0) return list_moves();
 
     const char *endpoint = getenv("FOXGEESE_ENDPOINT");
-    const char *token = getenv("FOXGEESE_TOKEN");
+    char token_text[256];
+    const char *token = read_token(token_text, sizeof token_text);
     if (endpoint == NULL || endpoint[0] == '\0') {
         fprintf(stderr, "bot: set FOXGEESE_ENDPOINT (and FOXGEESE_TOKEN) to the referee's address\n");
         return 2;
@@ -296,7 +315,7 @@ int main(int argc, char **argv) {
 
     pack_header(&pk, "hello", 5);
     pack_str(&pk, "token");
-    pack_str(&pk, token ? token : "");
+    pack_str(&pk, token);
     pack_str(&pk, "name");
     pack_str(&pk, "c-example");
     pack_str(&pk, "author");
@@ -340,6 +359,8 @@ int main(int argc, char **argv) {
             fprintf(stderr, "bot: refused: %s\n", text);
             status = done = 1;
         } else if (strcmp(type, "new_game") == 0) {
+            /* Seed from the game's seed, so the same seed replays the same game. */
+            if (field(message, "seed") != NULL) srand((unsigned)(int_field(message, "seed") & 0xffffffffu));
             pack_header(&pk, "ready", 1);
             pack_str(&pk, "game_id");
             pack_str(&pk, game_id);

@@ -3,7 +3,7 @@
 // It parses the position text and generates the legal moves itself (all three variants, fox jump
 // chains included), then plays a random one. Needs the npm packages zeromq (v6) and @msgpack/msgpack.
 //
-//   FOXGEESE_ENDPOINT=ipc:///tmp/x FOXGEESE_TOKEN=secret node bot.js
+//   FOXGEESE_ENDPOINT=ipc:///tmp/x FOXGEESE_TOKEN=secret node bot.js   (by hand, for a remote seat)
 "use strict";
 
 const zmq = require("zeromq");
@@ -141,6 +141,28 @@ function addJumps(board, at, geese, path, moves) {
 
 // --- the protocol loop -----------------------------------------------------------------------------
 
+// A launched bot reads its token once from the inherited pipe FOXGEESE_TOKEN_FD names (then it is
+// gone); a bot started by hand for a remote seat takes FOXGEESE_TOKEN.
+function readToken() {
+  const fd = process.env.FOXGEESE_TOKEN_FD;
+  if (!fd) return process.env.FOXGEESE_TOKEN || "";
+  const text = require("fs").readFileSync(Number(fd), "ascii"); // reads to the end: the referee closed its end
+  require("fs").closeSync(Number(fd));
+  return text.trim();
+}
+
+// A small seeded generator (mulberry32): the same game seed gives the same moves.
+function seededRandom(seed) {
+  let state = (seed % 4294967296) >>> 0;
+  return () => {
+    state = (state + 0x6d2b79f5) >>> 0;
+    let t = state;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
 async function main() {
   const endpoint = process.env.FOXGEESE_ENDPOINT;
   if (!endpoint) {
@@ -149,16 +171,17 @@ async function main() {
   }
   const sock = new zmq.Dealer({ linger: 0 });
   sock.connect(endpoint);
-  const send = (type, fields) => sock.send(Buffer.from(encode({ v: 1, type, ...fields })));
+  const send = (type, fields) => sock.send(Buffer.from(encode({ v: 2, type, ...fields })));
 
   // Whoever launched us is gone (we were re-parented): so is the referee.
+  let random = Math.random;
   const parent = process.ppid;
   setInterval(() => {
     if (process.ppid !== parent) process.exit(0);
   }, 1000).unref();
 
   await send("hello", {
-    token: process.env.FOXGEESE_TOKEN || "",
+    token: readToken(),
     name: "js-example",
     author: "foxgeese examples",
     version: "1.0",
@@ -175,13 +198,14 @@ async function main() {
         process.exit(1);
         break;
       case "new_game":
+        if (typeof message.seed === "number") random = seededRandom(message.seed); // seed from the game
         await send("ready", { game_id: message.game_id });
         break;
       case "turn": {
         const moves = legalMoves(parsePosition(message.position));
         const ids = { game_id: message.game_id, request_id: message.request_id };
         if (moves.length === 0) await send("resign", ids);
-        else await send("move", { ...ids, move: moves[Math.floor(Math.random() * moves.length)] });
+        else await send("move", { ...ids, move: moves[Math.floor(random() * moves.length)] });
         break;
       }
       case "ping":

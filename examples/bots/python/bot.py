@@ -154,6 +154,16 @@ def list_moves():
         print(" ".join(legal_moves(parse_position(line))), flush=True)
 
 
+def read_token():
+    """A launched bot reads its token once from the inherited pipe FOXGEESE_TOKEN_FD names (then it is
+    gone); a bot started by hand for a remote seat takes FOXGEESE_TOKEN."""
+    fd = os.environ.get("FOXGEESE_TOKEN_FD")
+    if fd:
+        with os.fdopen(int(fd), "rb") as pipe:
+            return pipe.read().decode("ascii").strip()
+    return os.environ.get("FOXGEESE_TOKEN", "")
+
+
 def main():
     if sys.argv[1:] == ["--moves"]:
         return list_moves()
@@ -167,9 +177,9 @@ def main():
     socket.connect(endpoint)
 
     def send(kind, **fields):
-        socket.send(msgpack.packb(dict(v=1, type=kind, **fields), use_bin_type=True))
+        socket.send(msgpack.packb(dict(v=2, type=kind, **fields), use_bin_type=True))
 
-    send("hello", token=os.environ.get("FOXGEESE_TOKEN", ""), name="python-example",
+    send("hello", token=read_token(), name="python-example",
          author="foxgeese examples", version="1.0", variants=VARIANTS)
     parent = os.getppid()
     while True:
@@ -184,6 +194,8 @@ def main():
         if kind == "refused":
             sys.exit("bot.py: refused: " + str(message.get("reason")))
         if kind == "new_game":
+            if "seed" in message and "BOT_SEED" not in os.environ:
+                rng.seed(message["seed"])  # the game's seed: the same seed replays the same game
             send("ready", game_id=message["game_id"])
         elif kind == "turn":
             moves = legal_moves(parse_position(message["position"]))

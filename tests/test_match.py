@@ -1,0 +1,173 @@
+"""Match, the referee's pure state machine, driven by plain calls with explicit times (no sockets)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from foxgeese.engine import Game, Side, Winner, get_variant
+from foxgeese.protocol import codec
+from foxgeese.protocol.match import Finished, Match, MovePlayed, Restart, Send, StartClock
+from foxgeese.protocol.record import SeatRecord
+from foxgeese.protocol.timecontrol import TimeControl
+
+HH = get_variant("hare-and-hounds")
+HELLO = {"name": "bot", "author": "t", "version": "1", "variants": []}
+
+
+def sends(actions: list[Any], kind: str) -> list[Send]:
+    return [a for a in actions if isinstance(a, Send) and a.message_type == kind]
+
+
+def started(tc: str = "move=0.5", **options: Any) -> tuple[Match, list[Any]]:
+    """A match with both seats connected and ready at t=0; returns it and the first turn's actions."""
+    match = Match(HH, Game(HH), TimeControl.parse(tc), "m1", seed=7, **options)
+    for side in (Side.PREDATOR, Side.PREY):
+        match.seat(side, SeatRecord(name=f"{side.name.lower()}-bot"), connected=True, hello=HELLO)
+    actions = match.advance(0.0)
+    assert [a.fields["seed"] for a in sends(actions, codec.NEW_GAME)] == [7, 7]
+    for side in (Side.PREDATOR, Side.PREY):
+        actions = match.receive(side, {"type": codec.READY, "game_id": "m1"}, 0.0)
+    return match, actions
+
+
+def move(match: Match, side: Side, text: str, arrival: float, **extra: Any) -> list[Any]:
+    return match.receive(side, {"type": codec.MOVE, "game_id": match.game_id, "request_id": match.request_id,
+                                "move": text, **extra}, arrival)
+
+
+def test_the_clock_runs_from_the_turn_being_sent_to_the_reply_arriving():
+    match, actions = started("10+0")
+    turn, start = actions
+    assert isinstance(turn, Send) and turn.message_type == codec.TURN and start == StartClock(Side.PREY)
+    match.clock_started(Side.PREY, 1.000)
+    actions = move(match, Side.PREY, "b1-b2", arrival=1.250)
+    played = [a for a in actions if isinstance(a, MovePlayed)]
+    assert played[0].event.clocks == {"hare": 10_000, "hounds": 9_750}
+    assert played[0].event.position == "hare-and-hounds - hare b5 a2,b2,c2 0 0 1" and played[0].event.ply == 1
+    # 3 seconds of the referee's own work (a callback, say) pass before the hare's turn goes out.
+    match.clock_started(Side.PREDATOR, 4.250)
+    move(match, Side.PREDATOR, "b5-a4", arrival=4.300)
+    assert match.clock.left_ms == {"hare": 9_950, "hounds": 9_750}
+    assert match.record.moves[1].referee_ms == 3000.0
+
+
+def test_a_slow_callback_is_never_charged_with_a_fixed_time_per_move():
+    match, actions = started("move=0.5")
+    now = 0.0
+    for ply in range(6):
+        turn = sends(actions, codec.TURN)[0]
+        assert actions[-1] == StartClock(turn.side)  # the referee sends the turn, then starts the clock
+        match.clock_started(turn.side, now)
+        actions = move(match, turn.side, turn.fields["legal"][0], arrival=now + 0.001)
+        assert not any(isinstance(a, Finished) for a in actions), match.record.reason
+        assert isinstance(actions[0], MovePlayed)  # the callback's cue comes before the next turn
+        now += 0.601  # the 0.6 s on_move callback runs here, between the reply and the next turn
+    assert len(match.record.moves) == 6 and all(m.referee_ms >= 600 for m in match.record.moves[1:])
+
+
+def test_a_reply_after_the_deadline_or_none_at_all_is_a_time_forfeit():
+    match, actions = started("move=0.5", lag_margin_ms=50)
+    match.clock_started(Side.PREY, 0.0)
+    assert match.next_deadline() == 0.55
+    assert match.advance(0.549) == []
+    actions = match.advance(0.55)
+    assert match.record.termination == "time-forfeit" and match.record.winner == "hare"
+    assert len(sends(actions, codec.GAME_OVER)) == 2 and isinstance(actions[-1], Finished)
+
+    match, _ = started("move=0.5", lag_margin_ms=50)
+    match.clock_started(Side.PREY, 0.0)
+    move(match, Side.PREY, "b1-b2", arrival=0.551)
+    assert match.record.termination == "time-forfeit"
+
+    match, _ = started("2+1", lag_margin_ms=50)  # Fischer: the reason names the budget the bot had
+    match.clock_started(Side.PREY, 0.0)
+    match.advance(2.05)
+    assert match.record.reason == "hounds took over 2050 ms (clock plus 50 ms lag margin)"
+    assert match.clock.left_ms["hounds"] == 0
+
+
+def test_move_then_resign_is_a_resignation_and_resign_is_allowed_at_any_time():
+    match, _ = started()
+    match.clock_started(Side.PREY, 0.0)
+    move(match, Side.PREY, "b1-b2", arrival=0.1)
+    actions = match.receive(Side.PREY, {"type": codec.RESIGN, "game_id": "m1", "request_id": 1}, 0.1)
+    assert (match.record.termination, match.record.winner, match.record.reason) == ("resignation", "hare", "hounds resigned")
+    assert not sends(actions, codec.ERROR)
+    match, _ = started()  # the side not on move resigns, with any request_id
+    match.receive(Side.PREDATOR, {"type": codec.RESIGN, "game_id": "m1", "request_id": 99}, 0.1)
+    assert match.record.termination == "resignation" and match.record.winner == "hounds"
+
+
+def test_game_over_carries_the_last_move_and_the_final_position_and_stays_bounded():
+    match, _ = started()
+    match.clock_started(Side.PREY, 0.0)
+    actions = move(match, Side.PREY, "z" * 250, arrival=0.1)
+    assert match.record.termination == "illegal-move"
+    for over in sends(actions, codec.GAME_OVER):
+        assert over.fields["last_move"] == "" and over.fields["position"] == HH.start_position().text()
+        assert len(over.fields["reason"]) <= codec.MAX_REASON_CHARS
+        assert over.fields["reason"].startswith("hounds played '" + "z" * 59 + "…': ")
+    match, _ = started("move=0.5", max_plies=1)
+    match.clock_started(Side.PREY, 0.0)
+    actions = move(match, Side.PREY, "b1-b2", arrival=0.1)
+    over = sends(actions, codec.GAME_OVER)[0].fields
+    assert (over["last_move"], over["position"]) == ("b1-b2", "hare-and-hounds - hare b5 a2,b2,c2 0 0 1")
+
+
+def test_a_row_of_thousands_of_digits_is_an_illegal_move_not_an_exception():
+    match, _ = started()
+    match.clock_started(Side.PREY, 0.0)
+    move(match, Side.PREY, "b" + "9" * 5000 + "-b2", arrival=0.1)
+    assert match.record.termination == "illegal-move" and match.record.winner == "hare"
+
+
+def test_the_adjudicator_ends_the_game_after_a_move():
+    seen = []
+
+    def adjudicator(position):
+        seen.append(position.text())
+        return (Winner.HOUNDS, "table says hounds win") if len(seen) == 2 else None
+
+    match, _ = started(adjudicator=adjudicator)
+    for ply, (side, text) in enumerate([(Side.PREY, "b1-b2"), (Side.PREDATOR, "b5-a4")]):
+        match.clock_started(side, ply)
+        actions = move(match, side, text, arrival=ply + 0.1)
+        if ply == 0:
+            actions = match.advance(ply + 0.2)
+    record = match.record
+    assert (record.winner, record.termination, record.reason) == ("hounds", "adjudicated", "table says hounds win")
+    assert isinstance(actions[-1], Finished) and len(seen) == 2
+
+
+def test_a_reused_bot_that_does_not_answer_is_restarted_once():
+    match = Match(HH, Game(HH), TimeControl.parse("move=1"), "m2", seed=1, ready_timeout_s=5)
+    match.seat(Side.PREDATOR, SeatRecord(name="old"), connected=True, hello=HELLO, reused=True)
+    match.seat(Side.PREY, SeatRecord(name="new"), connected=True, hello=HELLO)
+    match.advance(0.0)
+    match.receive(Side.PREY, {"type": codec.READY, "game_id": "m2"}, 0.1)
+    assert match.advance(5.0) == [Restart(Side.PREDATOR)]
+    match.seat(Side.PREDATOR, SeatRecord(name="old"), connected=False, hello_deadline=20.0,
+               waiting_text="no hello within 15s")
+    actions = match.connected(Side.PREDATOR, HELLO, 6.0)
+    assert [s.side for s in sends(actions, codec.NEW_GAME)] == [Side.PREDATOR]  # the hounds were told once
+    actions = match.advance(11.0)
+    assert match.record.termination == "no-show" and "no 'ready' within 5s" in match.record.reason
+
+
+def test_the_turn_packed_from_parts_is_the_bytes_encode_gives():
+    game = Game(HH)
+    game.push(game.parse_move("b1-b2"))  # an opening move: packed ahead too
+    match = Match(HH, game, TimeControl.parse("3+1"), "m3", seed=1, max_plies=8)
+    for side in (Side.PREDATOR, Side.PREY):
+        match.seat(side, SeatRecord(name="x"), connected=True, hello=HELLO)
+    match.advance(0.0)
+    match.receive(Side.PREY, {"type": codec.READY, "game_id": "m3"}, 0.0)
+    actions = match.receive(Side.PREDATOR, {"type": codec.READY, "game_id": "m3"}, 0.0)
+    turns = 0
+    while not match.over:
+        turn = sends(actions, codec.TURN)[0]
+        assert turn.payload == codec.encode(codec.TURN, **turn.fields)
+        match.clock_started(turn.side, turns)
+        actions = move(match, turn.side, turn.fields["legal"][-1], arrival=turns + 0.01)
+        turns += 1
+    assert turns == 7

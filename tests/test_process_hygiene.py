@@ -1,0 +1,106 @@
+"""No process of a game outlives it: not a bot's setsid() daemon, not after SIGTERM or SIGKILL of
+the command that ran the referee, not when that command is killed while its bots start."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import psutil
+
+from foxgeese.engine import Side, get_variant
+from foxgeese.protocol.botconfig import BotConfig
+from foxgeese.protocol.referee import Referee
+from test_referee import wait_for
+
+DAEMON = str(Path(__file__).parent / "bots" / "daemon_bot.py")
+HH = get_variant("hare-and-hounds")
+
+
+def daemon_bot(pid_file: Path, *extra: str, name: str) -> BotConfig:
+    return BotConfig(name, [sys.executable, DAEMON, "--pid-file", str(pid_file), *extra])
+
+
+def pids(path: Path) -> list[int]:
+    return [int(line) for line in path.read_text().split()] if path.exists() else []
+
+
+def running(pid: int) -> bool:
+    try:
+        return psutil.Process(pid).status() != psutil.STATUS_ZOMBIE
+    except psutil.Error:
+        return False
+
+
+def leftovers(marker: str) -> list[str]:
+    """Processes whose command line mentions `marker` (a test's own folder)."""
+    found = []
+    for process in psutil.process_iter(["cmdline"]):
+        command = " ".join(process.info["cmdline"] or [])
+        if marker in command and process.pid != os.getpid():
+            found.append(f"{process.pid}: {command}")
+    return found
+
+
+def test_a_bots_setsid_daemon_dies_with_the_bot_and_with_the_referee(tmp_path):
+    crasher_pids, steady_pids = tmp_path / "crasher", tmp_path / "steady"
+    with Referee(log_dir=str(tmp_path / "logs")) as referee:
+        seats = {Side.PREDATOR: daemon_bot(crasher_pids, "--crash-after", "2", name="crasher"),
+                 Side.PREY: daemon_bot(steady_pids, name="steady")}
+        record = referee.play_game(HH, seats, "5+0.1")
+        assert record.termination == "crash" and "exited with status 3" in record.reason
+        (crasher_daemon,), (steady_daemon,) = pids(crasher_pids), pids(steady_pids)
+        # The crashed bot's daemon went with it; the steady bot (and its daemon) wait for more games.
+        assert wait_for(lambda: not running(crasher_daemon))
+        assert running(steady_daemon)
+    assert wait_for(lambda: not running(steady_daemon))
+    assert not leftovers(str(tmp_path))
+
+
+def start_play(tmp_path: Path, hare_extra: str = "", hounds_extra: str = "--hang-after 0") -> subprocess.Popen:
+    """`foxgeese play` between two daemon bots whose hounds hang on their first turn."""
+    hare = f"cmd:{sys.executable} {DAEMON} --pid-file {tmp_path / 'hare'} {hare_extra}"
+    hounds = f"cmd:{sys.executable} {DAEMON} --pid-file {tmp_path / 'hounds'} {hounds_extra}"
+    return subprocess.Popen([sys.executable, "-m", "foxgeese", "play", "hare-and-hounds", "--hare", hare,
+                             "--hounds", hounds, "--tc", "600+0", "--log-dir", str(tmp_path / "logs")],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+
+
+def test_sigkill_of_foxgeese_play_mid_game_leaves_no_process(tmp_path):
+    play = start_play(tmp_path)
+    assert wait_for(lambda: len(pids(tmp_path / "hare")) == 1 and len(pids(tmp_path / "hounds")) == 1, 30)
+    assert leftovers(str(tmp_path))
+    play.kill()
+    play.communicate(timeout=10)
+    assert wait_for(lambda: not leftovers(str(tmp_path)), 10), leftovers(str(tmp_path))
+    assert not any(running(pid) for pid in pids(tmp_path / "hare") + pids(tmp_path / "hounds"))
+
+
+def test_sigterm_to_foxgeese_play_stops_even_a_bot_that_ignores_it(tmp_path):
+    play = start_play(tmp_path, hounds_extra="--hang-after 0 --ignore-term")
+    assert wait_for(lambda: len(pids(tmp_path / "hare")) == 1 and len(pids(tmp_path / "hounds")) == 1, 30)
+    time.sleep(0.5)  # the game is on: the hounds hang on their first turn
+    play.send_signal(signal.SIGTERM)
+    _, stderr = play.communicate(timeout=20)
+    assert play.returncode == 143, stderr
+    assert "SIGTERM; stopping the bots" in stderr and "Traceback" not in stderr
+    assert wait_for(lambda: not leftovers(str(tmp_path)), 10), leftovers(str(tmp_path))
+    assert not any(running(pid) for pid in pids(tmp_path / "hare") + pids(tmp_path / "hounds"))
+
+
+def test_killing_foxgeese_play_while_its_bots_start_leaves_no_orphan(tmp_path):
+    for attempt, delay in enumerate((0.05, 0.15, 0.3, 0.45, 0.6, 0.9, 1.2)):
+        folder = tmp_path / str(attempt)
+        folder.mkdir()
+        play = start_play(folder)
+        time.sleep(delay)
+        play.kill()
+        play.communicate(timeout=10)
+    assert wait_for(lambda: not leftovers(str(tmp_path)), 15), leftovers(str(tmp_path))
+    for attempt in range(7):
+        folder = tmp_path / str(attempt)
+        assert not any(running(pid) for pid in pids(folder / "hare") + pids(folder / "hounds"))

@@ -1,0 +1,146 @@
+"""Tournaments on a real Ray cluster of several nodes on this machine (ray.cluster_utils.Cluster):
+the same games as on local workers, an actor process killed mid-game, a node removed mid-game.
+Every Ray process the test starts is gone when it ends."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import signal
+import tempfile
+from collections import Counter
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import psutil
+import pytest
+from tournament_support import Background, comparable, events, first_move_of_a_game, scale_config, wait_for
+
+from foxgeese.tournaments.config import load_config
+from foxgeese.tournaments.journal import read_journal
+from foxgeese.tournaments.runner import Runner
+
+ray = pytest.importorskip("ray", reason="the ray executor's tests need Ray: pip install -e '.[test]'")
+from ray.cluster_utils import Cluster  # noqa: E402  (after the skip)
+
+# Ray on Linux replaces 127.0.0.1 by the machine's address; this keeps a one-machine cluster on
+# the loopback interface (and Ray's sockets in a short private folder, not the shared /tmp/ray).
+RAY_ENV = {"RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER": "0"}
+
+
+def ray_processes(folder: str) -> list[psutil.Process]:
+    """Processes of the cluster in `folder`: Ray's own (named by their command lines) and the
+    bots its actors started (which run in the shipped working_dir, inside `folder`)."""
+    found = []
+    for process in psutil.process_iter(["cmdline", "cwd"]):
+        try:
+            if any(folder in part for part in process.info["cmdline"] or ()) or \
+                    (process.info["cwd"] or "").startswith(folder):
+                found.append(process)
+        except psutil.Error:
+            pass
+    return found
+
+
+@pytest.fixture(scope="module")
+def cluster() -> Iterator[tuple[Cluster, str]]:
+    """A head without CPUs (it plays nothing) and two worker nodes of one CPU each."""
+    folder = tempfile.mkdtemp(prefix="fg-ray-")
+    saved = {key: os.environ.get(key) for key in (*RAY_ENV, "RAY_TMPDIR")}
+    os.environ.update(RAY_ENV, RAY_TMPDIR=folder)  # for the cluster's processes; this one read it at import
+    from ray._private import ray_constants
+
+    single_machine = ray_constants.ENABLE_RAY_CLUSTER
+    ray_constants.ENABLE_RAY_CLUSTER = False
+    node = {"temp_dir": f"{folder}/ray", "node_ip_address": "127.0.0.1"}
+    made = Cluster(initialize_head=True, head_node_args={"num_cpus": 0, "include_dashboard": False, **node})
+    try:
+        for _ in range(2):
+            made.add_node(num_cpus=1, **node)
+        yield made, folder
+    finally:
+        if ray.is_initialized():
+            ray.shutdown()
+        made.shutdown()
+        ray_constants.ENABLE_RAY_CLUSTER = single_machine
+        for key, value in saved.items():
+            if value is None:
+                os.environ.pop(key, None)
+            else:
+                os.environ[key] = value
+        left = psutil.wait_procs(ray_processes(folder), timeout=15)[1]
+        for process in left:
+            process.kill()
+        shutil.rmtree(folder, ignore_errors=True)
+        assert not left, f"Ray processes outlived the cluster: {left}"
+
+
+@pytest.fixture(scope="module")
+def reference(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict[str, Any]]:
+    """The config and its games as one local worker plays them."""
+    folder = tmp_path_factory.mktemp("scale")
+    path = scale_config(folder, delay=0.01)
+    out = folder / "local"
+    Runner(load_config(path), out, concurrency=1).run()
+    return path, comparable(out)
+
+
+def assert_each_game_once(directory: Path, games: int) -> None:
+    counts = Counter(entry["id"] for entry in read_journal(directory))
+    assert len(counts) == games and set(counts.values()) == {1}
+
+
+def test_ray_plays_the_same_games_and_replays_the_game_of_a_killed_actor(
+        cluster: tuple[Cluster, str], reference: tuple[Path, dict[str, Any]], tmp_path: Path) -> None:
+    made, folder = cluster
+    path, expected = reference
+    out = tmp_path / "ray"
+    background = Background(Runner(load_config(path), out, concurrency=2, ray_address=made.address))
+    victim = wait_for(lambda: first_move_of_a_game(out, 2, lambda worker: True), 120, "a game under way")
+    assert victim["worker"]["node"] and victim["worker"]["pid"] != os.getpid()
+    os.kill(victim["worker"]["pid"], signal.SIGKILL)  # the actor's process, with its referee
+    state = background.result(180)
+    assert comparable(out) == expected
+    assert_each_game_once(out, len(expected))
+    assert [game_id for game_id, _ in state.lost] == [victim["game_id"]]
+    stream = events(out)
+    assert stream[0]["executor"] == "ray" and stream[-1]["event"] == "tournament_ended"
+    nodes = {e["worker"]["node"] for e in stream if e["event"] == "game_started"}
+    assert len(nodes) == 2  # both worker nodes played
+    assert not ray.is_initialized()  # the runner disconnected from the cluster it joined
+
+
+def test_a_node_removed_mid_tournament_costs_its_game_only(
+        cluster: tuple[Cluster, str], reference: tuple[Path, dict[str, Any]], tmp_path: Path) -> None:
+    made, folder = cluster
+    path, expected = reference
+    doomed = made.add_node(num_cpus=1, temp_dir=f"{folder}/ray", node_ip_address="127.0.0.1")
+    out = tmp_path / "ray"
+    background = Background(Runner(load_config(path), out, concurrency=3, ray_address=made.address))
+    on_doomed = lambda worker: worker["node"] == doomed.node_id  # noqa: E731
+    victim = wait_for(lambda: first_move_of_a_game(out, 1, on_doomed), 120, "a game on the third node")
+    made.remove_node(doomed, allow_graceful=False)
+    state = background.result(180)
+    assert comparable(out) == expected
+    assert_each_game_once(out, len(expected))
+    assert victim["game_id"] in [game_id for game_id, _ in state.lost]
+    replayed = [e for e in events(out) if e["event"] == "game_started" and e["game_id"] == victim["game_id"]]
+    assert replayed[-1]["worker"]["node"] != doomed.node_id
+
+
+def test_an_unreachable_ray_head_is_one_line_at_once(tmp_path: Path) -> None:
+    import socket
+    import subprocess
+    import sys
+
+    with socket.socket() as probe:  # a port nobody listens on
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    path = scale_config(tmp_path)
+    done = subprocess.run([sys.executable, "-m", "foxgeese", "tournament", "run", str(path), "--out",
+                           str(tmp_path / "out"), "--ray", f"127.0.0.1:{port}"],
+                          capture_output=True, text=True, timeout=60)
+    assert done.returncode == 2 and done.stdout == ""
+    assert done.stderr.splitlines() == [f"foxgeese: cannot reach the Ray cluster's head at 127.0.0.1:{port} "
+                                        "(Connection refused); start it with `ray start --head` or check the address"]

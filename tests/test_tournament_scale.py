@@ -1,0 +1,138 @@
+"""Tournaments on worker processes: the same games at any concurrency, a worker killed mid-game
+costs only that game, the live event stream (file and ZeroMQ PUB) follows the journal."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import socket
+import subprocess
+import sys
+from collections import Counter
+from pathlib import Path
+
+import psutil
+import zmq
+from tournament_support import Background, comparable, events, first_move_of_a_game, scale_config, wait_for
+
+from foxgeese.tournaments.config import load_config
+from foxgeese.tournaments.journal import read_journal
+from foxgeese.tournaments.runner import Runner
+from foxgeese.tournaments.schedule import make_schedule
+
+
+def free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
+def test_same_games_at_concurrency_1_and_2_and_the_event_stream_follows_them(tmp_path: Path) -> None:
+    path = scale_config(tmp_path)
+    one, two = tmp_path / "one", tmp_path / "two"
+    Runner(load_config(path), one, concurrency=1).run()
+    port = free_port()
+    context = zmq.Context()
+    subscriber = context.socket(zmq.SUB)
+    subscriber.setsockopt(zmq.SUBSCRIBE, b"foxgeese.EVENT")
+    subscriber.setsockopt(zmq.LINGER, 0)
+    subscriber.connect(f"tcp://127.0.0.1:{port}")
+    try:
+        Runner(load_config(path), two, concurrency=2, events_pub=f"tcp://127.0.0.1:{port}").run()
+        published = []
+        while subscriber.poll(200):
+            topic, body = subscriber.recv_multipart()
+            published.append(json.loads(body))
+    finally:
+        subscriber.close()
+        context.term()
+    expected = comparable(one)
+    assert len(expected) == len(make_schedule(load_config(path).config)) == 24
+    assert comparable(two) == expected  # seeds, moves and results, game by game
+    assert len({game[0] for game in expected.values()}) == 24  # every game its own seed
+
+    stream = events(two)
+    assert [event["seq"] for event in stream] == list(range(1, len(stream) + 1))
+    assert stream[0]["event"] == "tournament_started" and stream[-1]["event"] == "tournament_ended"
+    assert stream[0]["games_total"] == 24 and stream[0]["players"] == ["h1", "h2", "rnd", "mcts"]
+    assert stream[-1]["games_played"] == 24
+    # The PUB socket carries the same objects (a late subscriber may miss the first few).
+    assert published and published == stream[len(stream) - len(published):]
+    kinds = Counter(event["event"] for event in stream)
+    assert kinds["game_started"] == kinds["game_ended"] == kinds["standings"] == 24
+    journal = {game["id"]: game for game in read_journal(two)}
+    for game_id, game in journal.items():
+        started = next(e for e in stream if e["event"] == "game_started" and e["game_id"] == game_id)
+        assert started["seats"] == {side: seat["name"] for side, seat in game["record"]["bots"].items()}
+        assert started["opening"] == game["opening"] and started["seed"] == game["seed"] == game["record"]["seed"]
+        assert started["worker"]["pid"] != os.getpid()  # played in a worker process
+        moves = [e for e in stream if e["event"] == "move" and e["game_id"] == game_id]
+        played = [m for m in game["record"]["moves"] if not m["book"]]
+        assert [m["move"] for m in moves] == [m["move"] for m in played]
+        assert [m["ply"] for m in moves] == list(range(len(game["opening"]) + 1, game["plies"] + 1))
+        if moves:
+            assert moves[-1]["position"] == game["record"]["final"]
+            assert set(moves[-1]["clocks"]) == set(started["seats"])
+        ended = next(e for e in stream if e["event"] == "game_ended" and e["game_id"] == game_id)
+        assert (ended["winner"], ended["termination"], ended["plies"]) == (game["winner"], game["termination"],
+                                                                          game["plies"])
+    last = [e for e in stream if e["event"] == "standings"][-1]
+    assert sum(row["points"] for row in last["rows"]) == 24 and last["rows"][0]["score"] >= last["rows"][-1]["score"]
+
+
+def test_a_worker_killed_mid_game_costs_that_game_only(tmp_path: Path) -> None:
+    path = scale_config(tmp_path, delay=0.02)
+    reference = tmp_path / "reference"
+    Runner(load_config(path), reference, concurrency=2).run()
+    out = tmp_path / "killed"
+    background = Background(Runner(load_config(path), out, concurrency=2))
+    victim = wait_for(lambda: first_move_of_a_game(out, 3, lambda worker: True), 90, "a game under way")
+    worker = psutil.Process(victim["worker"]["pid"])
+    bots = worker.children(recursive=True)
+    assert bots, "the worker runs the game's bots"
+    worker.send_signal(signal.SIGKILL)
+    state = background.result()
+    assert comparable(out) == comparable(reference)  # the lost game was played again, the same
+    counts = Counter(entry["id"] for entry in read_journal(out))
+    assert set(counts.values()) == {1} and len(counts) == 24
+    assert [game_id for game_id, _ in state.lost] == [victim["game_id"]]
+    assert "killed by SIGKILL" in state.lost[0][1]
+    stream = events(out)
+    lost = [e for e in stream if e["event"] == "game_lost"]
+    assert [e["game_id"] for e in lost] == [victim["game_id"]]
+    restarts = [e for e in stream if e["event"] == "game_started" and e["game_id"] == victim["game_id"]]
+    assert len(restarts) == 2 and restarts[1]["worker"]["pid"] != worker.pid
+    gone, alive = psutil.wait_procs(bots, timeout=10)
+    assert not alive, f"bots of the killed worker still run: {alive}"
+
+
+def test_ctrl_c_finishes_the_games_in_progress_and_a_rerun_plays_the_rest(tmp_path: Path) -> None:
+    path = scale_config(tmp_path, delay=0.02, extra="concurrency: 2\n")
+    out = tmp_path / "out"
+    command = [sys.executable, "-m", "foxgeese", "tournament", "run", str(path), "--out", str(out), "--quiet"]
+    # A session of its own, so that the Ctrl-C below reaches the runner and its workers, as a
+    # terminal's does, and nothing else.
+    runner = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                              start_new_session=True)
+    try:
+        wait_for(lambda: first_move_of_a_game(out, 2, lambda worker: True), 90, "a game under way")
+        os.killpg(runner.pid, signal.SIGINT)
+        _, stderr = runner.communicate(timeout=90)
+    finally:
+        if runner.poll() is None:
+            runner.kill()
+            runner.wait()
+    assert runner.returncode == 130, stderr
+    assert "stopping after the games in progress (Ctrl-C again to abandon them)" in stderr
+    stream = events(out)
+    started = {e["game_id"] for e in stream if e["event"] == "game_started"}
+    journaled = [entry["id"] for entry in read_journal(out)]
+    assert sorted(journaled) == sorted(started) and len(journaled) < 24  # those under way finished
+    assert not [e for e in stream if e["event"] == "game_lost"]
+    assert stream[-1]["event"] == "tournament_ended" and stream[-1]["interrupted"]
+    assert f"interrupted after {len(journaled)} of 24 games" in stderr
+    rerun = subprocess.run(command, capture_output=True, text=True, timeout=120)
+    assert rerun.returncode == 0, rerun.stderr
+    counts = Counter(entry["id"] for entry in read_journal(out))
+    assert len(counts) == 24 and set(counts.values()) == {1}

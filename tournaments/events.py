@@ -1,0 +1,87 @@
+"""The live event stream of a running tournament: `DIR/events.jsonl` and an optional ZeroMQ PUB.
+
+One JSON object per line, flushed after each, appended across runs (each run starts with
+`tournament_started`; `seq` counts from 1 within one runner process). It is a feed to follow,
+not the journal: the journal alone is the truth about finished games. The fields are documented
+in docs/tournaments.md ("Following a tournament live").
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+import time
+from pathlib import Path
+from typing import IO, Any
+
+from foxgeese.tournaments.errors import TournamentError
+
+EVENTS = "events.jsonl"
+TOPIC = b"foxgeese.EVENT"
+
+
+class EventStream:
+    """Writes events; safe to call from the runner's slot threads at once."""
+
+    def __init__(self, directory: Path, pub: str | None = None) -> None:
+        self.path = Path(directory) / EVENTS
+        self._lock = threading.Lock()
+        self._seq = 0
+        self._handle: IO[str] = open(self.path, "a", encoding="utf-8")
+        self._context: Any = None
+        self._socket: Any = None
+        if pub:
+            self._bind(pub)
+
+    def _bind(self, address: str) -> None:
+        import zmq
+
+        self._context = zmq.Context()
+        self._socket = self._context.socket(zmq.PUB)
+        self._socket.setsockopt(zmq.LINGER, 0)
+        self._socket.setsockopt(zmq.SNDHWM, 10_000)  # a slow subscriber loses events, never the runner
+        try:
+            self._socket.bind(address)
+        except zmq.ZMQError as error:
+            self.close()
+            raise TournamentError(f"events pub {address!r}: cannot bind: {error}; "
+                                  "give tcp://127.0.0.1:PORT with a free PORT") from None
+        self.address = self._socket.getsockopt_string(zmq.LAST_ENDPOINT)
+
+    def emit(self, kind: str, **fields: Any) -> dict[str, Any]:
+        with self._lock:
+            self._seq += 1
+            event = {"event": kind, "seq": self._seq, "time": time.time(), **fields}
+            line = json.dumps(event, separators=(",", ":"))
+            self._handle.write(line + "\n")
+            self._handle.flush()
+            if self._socket is not None:
+                import zmq
+
+                try:
+                    self._socket.send_multipart([TOPIC, line.encode()], zmq.NOBLOCK)
+                except zmq.ZMQError:
+                    pass
+        return event
+
+    def forward(self, event: dict[str, Any]) -> None:
+        """An event made by a worker (a `move`): numbered and timed here, in the runner."""
+        fields = dict(event)
+        self.emit(fields.pop("event"), **fields)
+
+    def close(self) -> None:
+        with self._lock:
+            if not self._handle.closed:
+                self._handle.close()
+            if self._socket is not None:
+                self._socket.close(linger=200)
+                self._socket = None
+            if self._context is not None:
+                self._context.term()
+                self._context = None
+
+    def __enter__(self) -> EventStream:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()

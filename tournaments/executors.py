@@ -1,0 +1,238 @@
+"""Where games are played: slots, each one worker that plays one game at a time.
+
+The runner keeps the schedule, the journal and the reports; an executor only gives it slots. A
+slot's `play(job, emit)` returns the game's journal entry, or raises `WorkerLost` when its worker
+died mid-game (killed, out of memory, its machine gone): the runner then plays that game again
+on whichever slot is free, and the slot starts a new worker with `restart()`.
+
+`local` (this module): one worker process per slot, so N slots use N cores; each process keeps
+one referee and its bot processes between games (tournaments/worker.py). `ray`: ray_executor.py.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import socket
+import subprocess
+import sys
+from multiprocessing.connection import Connection, wait
+from typing import Any, Callable
+
+import psutil
+
+from foxgeese.tournaments.errors import TournamentError
+from foxgeese.tournaments.worker import GameJob, WorkerSetup
+
+Emit = Callable[[dict[str, Any]], None]
+START_TIMEOUT_S = 120.0  # a worker process that has not said ready by then is broken
+
+
+class WorkerLost(Exception):
+    """The worker playing a game died before the game ended; the game is to be played again."""
+
+
+class Slot:
+    """One place where one game at a time is played (see the module doc)."""
+
+    def where(self) -> dict[str, Any]:
+        """Which worker plays this slot's games (host, pid; node id on Ray), for events."""
+        raise NotImplementedError
+
+    def play(self, job: GameJob, emit: Emit) -> dict[str, Any]:
+        raise NotImplementedError
+
+    def restart(self, give_up: Callable[[], bool]) -> bool:
+        """Starts a new worker after a loss; False when `give_up()` came true first."""
+        raise NotImplementedError
+
+    def close(self) -> None:
+        raise NotImplementedError
+
+
+class Executor:
+    """Makes the slots of one run and ends everything they started on `close`."""
+
+    name = "?"
+
+    def slots(self, count: int, setup: Callable[[int, int], WorkerSetup]) -> list[Slot]:
+        raise NotImplementedError
+
+    def close(self) -> None:
+        pass
+
+    def abort(self) -> None:
+        """Ends every worker now, games in progress and all (a second Ctrl-C)."""
+        self.close()
+
+    def __enter__(self) -> Executor:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
+class LocalExecutor(Executor):
+    """One worker process per slot on this machine."""
+
+    name = "local"
+
+    def __init__(self) -> None:
+        self._slots: list[ProcessSlot] = []
+
+    def slots(self, count: int, setup: Callable[[int, int], WorkerSetup]) -> list[Slot]:
+        self._slots = [ProcessSlot(index, setup) for index in range(count)]
+        try:
+            for slot in self._slots:
+                slot.start()
+            for slot in self._slots:
+                slot.await_ready()
+        except BaseException:
+            self.close()
+            raise
+        return list(self._slots)
+
+    def close(self) -> None:
+        for slot in self._slots:
+            slot.close()
+
+    def abort(self) -> None:
+        for slot in self._slots:
+            slot.kill()
+
+
+class ProcessSlot(Slot):
+    """A worker process: `python -m foxgeese.tournaments.worker`, talking over a socket pair.
+
+    A fresh interpreter, not a fork (the runner has threads and sockets) and not multiprocessing's
+    spawn (which would re-import the caller's main script). Its death shows as the end of the pipe.
+    """
+
+    def __init__(self, index: int, setup: Callable[[int, int], WorkerSetup]) -> None:
+        self.index = index
+        self.setup = setup
+        self.generation = 0
+        self.process: subprocess.Popen[bytes] | None = None
+        self.connection: Connection | None = None
+        self.bot_pids: list[int] = []
+        self._where: dict[str, Any] = {}
+
+    def start(self) -> None:
+        ours, theirs = socket.socketpair()
+        try:
+            self.process = subprocess.Popen(
+                [sys.executable, "-m", "foxgeese.tournaments.worker", str(theirs.fileno())],
+                pass_fds=(theirs.fileno(),), stdin=subprocess.DEVNULL,
+            )
+        finally:
+            theirs.close()
+        self.connection = Connection(ours.detach())
+        self.bot_pids = []
+        self.connection.send(self.setup(self.index, self.generation))
+
+    def await_ready(self) -> None:
+        assert self.process is not None
+        message = self._receive(START_TIMEOUT_S)
+        if message is None:
+            self.process.kill()
+            raise TournamentError(f"worker {self.index} did not start (exit status {self.process.wait()})")
+        if message[0] == "error":
+            raise TournamentError(f"worker {self.index} could not start: {message[1]}")
+        self._where = {**message[1], "slot": self.index}
+
+    def where(self) -> dict[str, Any]:
+        return dict(self._where)
+
+    def _receive(self, timeout: float | None = None) -> Any:
+        """The next message, or None when the worker process died (its end of the pipe closed)."""
+        assert self.connection is not None
+        if not wait([self.connection], timeout):
+            return None
+        try:
+            return self.connection.recv()
+        except (EOFError, OSError):
+            return None
+
+    def play(self, job: GameJob, emit: Emit) -> dict[str, Any]:
+        assert self.connection is not None
+        try:
+            self.connection.send(job)
+        except (OSError, ValueError):
+            raise WorkerLost(self._death()) from None
+        while True:
+            message = self._receive()
+            if message is None:
+                raise WorkerLost(self._death())
+            kind = message[0]
+            if kind == "events":
+                for item in message[1]:
+                    if isinstance(item, tuple):  # ("pids", [...]): the bots this worker runs now
+                        self.bot_pids = item[1]
+                    else:
+                        emit(item)
+            elif kind == "done":
+                self.bot_pids = message[2]
+                return message[1]
+            elif kind == "error":
+                raise TournamentError(f"game {job.game['id']}: {message[1]}")
+
+    def _death(self) -> str:
+        """Reaps a dead worker and ends the bots it leaves behind; says how it died."""
+        assert self.process is not None
+        try:
+            code = self.process.wait(5)
+        except subprocess.TimeoutExpired:  # its pipe broke but it lives on: it is no use now
+            self.process.kill()
+            code = self.process.wait()
+        self._end_orphans()
+        if code < 0:
+            try:
+                return f"worker process {self.process.pid} killed by {signal.Signals(-code).name}"
+            except ValueError:
+                return f"worker process {self.process.pid} killed by signal {-code}"
+        return f"worker process {self.process.pid} exited with status {code}"
+
+    def _end_orphans(self) -> None:
+        """Bots run in sessions of their own, so a killed worker's bots live on: end their groups."""
+        victims = []
+        for pid in self.bot_pids:
+            try:
+                victims.append(psutil.Process(pid))
+                os.killpg(pid, signal.SIGKILL)
+            except (psutil.Error, ProcessLookupError, PermissionError):
+                pass
+        psutil.wait_procs(victims, timeout=5)
+        self.bot_pids = []
+
+    def restart(self, give_up: Callable[[], bool]) -> bool:
+        self.close()
+        self.generation += 1
+        self.start()
+        self.await_ready()
+        return True
+
+    def kill(self) -> None:
+        """Ends the worker and its bots at once (their game is lost)."""
+        if self.process is not None and self.process.poll() is None:
+            self.process.kill()
+            self.process.wait()
+            self._end_orphans()
+
+    def close(self) -> None:
+        """Asks the worker to quit (its referee ends its bots), then makes sure."""
+        if self.process is None or self.connection is None:
+            return
+        if self.process.poll() is None:
+            try:
+                self.connection.send(None)
+            except (OSError, ValueError):
+                pass
+            try:
+                self.process.wait(10)
+            except subprocess.TimeoutExpired:
+                self.process.kill()
+                self.process.wait()
+                self._end_orphans()
+        self.connection.close()
+        self.process = None
+        self.connection = None

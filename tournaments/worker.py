@@ -1,0 +1,260 @@
+"""What plays a tournament's games: one Referee and its bots, fed one game at a time.
+
+`GamePlayer` is the same object in every executor: in a local worker process (`serve_pipe`, one
+per concurrency slot) and in a Ray actor. It keeps its referee, and so its bot processes, alive
+between games, and gives each game the seed the runner derived for it, which is what makes a
+game's moves independent of which worker plays it and of what that worker played before.
+
+Everything that crosses to a worker is plain data (`PlayerDef`, `GameJob`): on Ray it may be
+another machine, where bot commands are built afresh from the player definitions (so
+`python -m foxgeese bot ...` runs that machine's Python, and `cwd` is resolved there).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import queue
+import signal
+import socket
+import sys
+import threading
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Callable
+
+from foxgeese.tournaments.schedule import ScheduledGame
+
+SEED_LIMIT = 2**31  # game seeds fit a signed 32-bit int in any language
+
+
+def game_seed(tournament_seed: int, game_id: str) -> int:
+    """The seed of one game: a hash of the tournament's seed and the game's id, in [0, 2**31)."""
+    digest = hashlib.sha256(f"foxgeese/{tournament_seed}/{game_id}".encode()).digest()
+    return int.from_bytes(digest[:8], "big") % SEED_LIMIT
+
+
+@dataclass(frozen=True)
+class PlayerDef:
+    """A player as the config gives it; `cwd` is relative to the worker's base folder (or absolute)."""
+
+    name: str
+    spec: str | None = None
+    command: tuple[str, ...] = ()
+    cwd: str | None = None
+    env: tuple[tuple[str, str], ...] = ()
+    sandbox: bool = False
+
+    def bot_config(self, base_dir: Path) -> Any:
+        from foxgeese.protocol.botconfig import BotConfig
+
+        if self.spec is not None:
+            return BotConfig.from_spec(self.spec, name=self.name, sandbox=self.sandbox)
+        workdir = (base_dir / self.cwd) if self.cwd else base_dir
+        return BotConfig(self.name, list(self.command), cwd=workdir.resolve(), env=dict(self.env),
+                         sandbox=self.sandbox)
+
+
+@dataclass(frozen=True)
+class GameJob:
+    """One game for a worker: the scheduled game, its seed and the rules of play."""
+
+    game: dict[str, Any]  # ScheduledGame.to_json()
+    seed: int
+    time_control: str
+    max_plies: int | None
+    config_hash: str
+    adjudicate: str | None = None  # "tables": end a game once a solved table proves its result
+
+
+@dataclass
+class WorkerSetup:
+    """What a worker needs once: the players, where relative bot folders start, where logs go."""
+
+    players: list[PlayerDef]
+    base_dir: str
+    log_dir: str | None
+    referee_options: dict[str, Any] = field(default_factory=dict)
+
+
+def journal_entry(game: ScheduledGame, record: Any, seed: int | None = None,
+                  config_hash: str | None = None) -> dict[str, Any]:
+    """The journal line of a finished game: a summary for reports, what identifies the game (the
+    tournament's config hash, the game's seed, players and opening) and the full record."""
+    from foxgeese.engine import Side, get_variant
+    from foxgeese.tournaments.report import FORFEITS
+
+    variant = get_variant(game.variant_id, **game.variant_options)
+    predator_side = variant.side_name(Side.PREDATOR)
+    winner = str(getattr(record.winner, "value", record.winner))
+    score = 0.5 if winner == "draw" else 1.0 if winner == predator_side else 0.0
+    termination = str(getattr(record.termination, "value", record.termination))
+    forfeit = None
+    if termination in FORFEITS and score != 0.5:
+        forfeit = game.prey if score == 1.0 else game.predator
+    entry = {
+        "type": "game",
+        "id": game.id,
+        "twin": game.twin,
+        "variant": game.variant_id,
+        "options": dict(game.variant_options),
+        "predator": game.predator,
+        "prey": game.prey,
+        "opening": list(game.opening),
+        "winner": winner,
+        "predator_score": score,
+        "termination": termination,
+        "reason": record.reason,
+        "plies": record.plies,
+        "forfeit": forfeit,
+        "record": record.to_dict(),
+    }
+    if seed is not None:
+        entry["seed"] = seed
+    if config_hash is not None:
+        entry["config_hash"] = config_hash
+    return entry
+
+
+class GamePlayer:
+    """A referee with its bots, playing one game at a time (see the module doc)."""
+
+    def __init__(self, setup: WorkerSetup) -> None:
+        from foxgeese.protocol.referee import Referee
+
+        base = Path(setup.base_dir)
+        self.bots = {player.name: player.bot_config(base) for player in setup.players}
+        self.referee = Referee(log_dir=setup.log_dir, **setup.referee_options)
+
+    def close(self) -> None:
+        self.referee.close()
+
+    def bot_pids(self) -> list[int]:
+        return [process.pid for process in self.referee.processes()]
+
+    def play(self, job: GameJob, emit: Callable[[dict[str, Any]], None]) -> dict[str, Any]:
+        """Plays `job` to its end; `emit` hears each move as a `move` event (fields of EVENTS)."""
+        from foxgeese.engine import Side, get_variant
+
+        game = ScheduledGame.from_json(job.game, 0)
+        variant = get_variant(game.variant_id, **game.variant_options)
+
+        def on_move(move: Any) -> None:  # called off the clock, before the next turn
+            emit({"event": "move", "game_id": game.id, "ply": move.ply, "side": move.side, "move": move.move,
+                  "position": move.position, "think_ms": move.think_ms, "clocks": dict(move.clocks)})
+
+        record = self.referee.play_game(
+            variant, {Side.PREDATOR: self.bots[game.predator], Side.PREY: self.bots[game.prey]},
+            job.time_control, opening=list(game.opening), max_plies=job.max_plies, game_id=game.id,
+            on_move=on_move, seed=job.seed, adjudicator=_table_adjudicator(job.adjudicate),
+        )
+        return journal_entry(game, record, seed=job.seed, config_hash=job.config_hash)
+
+
+def _table_adjudicator(kind: str | None) -> Any:
+    if kind != "tables":
+        return None
+    from foxgeese.players.solver.adjudicate import table_adjudicator
+
+    return table_adjudicator()
+
+
+def where() -> dict[str, Any]:
+    """Which worker this is, for `game_started` events and the operator's eye."""
+    return {"host": socket.gethostname(), "pid": os.getpid()}
+
+
+# --------------------------------------------------------------- a local worker process
+
+def main() -> None:
+    """`python -m foxgeese.tournaments.worker FD`: a local worker on the socket FD (see executors.py)."""
+    from multiprocessing.connection import Connection
+
+    connection = Connection(int(sys.argv[1]))
+    try:
+        setup = connection.recv()
+    except (EOFError, OSError):
+        return
+    serve_pipe(connection, setup)
+
+
+def serve_pipe(connection: Any, setup: WorkerSetup) -> None:
+    """The body of one local worker process: jobs come in on `connection`, messages go back.
+
+    Messages out: ("ready", where), ("event", dict) for moves, ("pids", [bot pids]) whenever the
+    set of bot processes changed (so the runner can end them if this process is killed),
+    ("done", entry) and ("error", text). Moves are handed to a sender thread, so the referee's
+    loop never waits on the pipe and a burst of fast moves goes out as one message.
+    """
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the runner's: it lets games finish
+    outbox: queue.SimpleQueue[Any] = queue.SimpleQueue()
+
+    def send_loop() -> None:
+        broken = False
+        while True:
+            batch = [outbox.get()]
+            while True:
+                try:
+                    batch.append(outbox.get_nowait())
+                except queue.Empty:
+                    break
+            items = [item for item in batch if item is not None and not isinstance(item, threading.Event)]
+            if items and not broken:
+                try:
+                    connection.send(("events", items))
+                except (OSError, ValueError):
+                    broken = True  # the runner is gone; keep releasing flushes until told to stop
+            for item in batch:
+                if isinstance(item, threading.Event):
+                    item.set()
+            if None in batch:
+                return
+
+    sender = threading.Thread(target=send_loop, name="events", daemon=True)
+    sender.start()
+    try:
+        player = GamePlayer(setup)
+    except Exception as error:  # noqa: BLE001 - told to the runner, which stops with it
+        connection.send(("error", f"{type(error).__name__}: {error}"))
+        return
+    known_pids: list[int] = []
+
+    def emit(event: dict[str, Any]) -> None:
+        nonlocal known_pids
+        pids = player.bot_pids()
+        if pids != known_pids:
+            known_pids = pids
+            outbox.put(("pids", pids))
+        outbox.put(event)
+
+    try:
+        connection.send(("ready", where()))
+        while True:
+            job = connection.recv()
+            if job is None:
+                break
+            try:
+                entry = player.play(job, emit)
+            except Exception as error:  # noqa: BLE001 - a bad job is the runner's error to raise
+                _flush(outbox)
+                connection.send(("error", f"{type(error).__name__}: {error}"))
+                continue
+            known_pids = player.bot_pids()
+            _flush(outbox)
+            connection.send(("done", entry, known_pids))
+    except (EOFError, OSError):
+        pass  # the runner went away: close the referee (and so the bots) and go
+    finally:
+        outbox.put(None)
+        player.close()
+
+
+def _flush(outbox: queue.SimpleQueue[Any]) -> None:
+    """Waits until the sender thread has sent every queued event (before the game's result)."""
+    done = threading.Event()
+    outbox.put(done)
+    done.wait()
+
+
+if __name__ == "__main__":
+    main()

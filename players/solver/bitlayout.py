@@ -46,15 +46,6 @@ def mask_of(engine_mask: int) -> int:
     return out
 
 
-def engine_mask_of(mask: int) -> int:
-    out = 0
-    while mask:
-        low = mask & -mask
-        out |= 1 << engine_point(low.bit_length() - 1)
-        mask ^= low
-    return out
-
-
 @dataclass
 class Level:
     geese: int

@@ -217,7 +217,8 @@ def verify_command(tables: str | None) -> None:
 
     found = [geese for geese in COUNTS if strategy_path(geese).exists()]
     if not found:
-        fail(f"no strategy is shipped in {SHIPPED}; make one with `python benchmarks/bench_solver.py --strategy 13`")
+        fail(f"no strategy is shipped in {SHIPPED} yet (the fox's 13-geese strategy has not been made small enough: "
+             "see docs/solver.md); the solver plays from the bit tables: `foxgeese solve standard --geese 13`")
     for geese in found:
         try:
             strategy = load_strategy(strategy_path(geese))

@@ -9,7 +9,6 @@ import os
 import random
 import subprocess
 import sys
-from pathlib import Path
 
 import numpy as np
 import pytest
@@ -261,40 +260,40 @@ def test_a_strategy_from_the_tables_verifies_with_the_engine_and_plays_its_moves
         verify(load_strategy(path))
 
 
-def test_analyse_counts_the_moves_that_threw_a_win_away(strong, tmp_path):
+def test_analyse_counts_the_moves_that_threw_a_win_away(tmp_path):
     import json
 
-    opening = opening_to(TOP, seed=11)
-    position = get_variant("standard").start_position()
-    for move in opening:
-        position = position.play(position.parse_move(move))
-    moves = []
-    mistakes = {"fox": 0, "geese": 0}
-    rng = random.Random(2)
+    from foxgeese.players.solver.hare_hounds_solution import solution
+
+    variant = get_variant("hare-and-hounds")  # random play there throws wins away often
+    scores = solution(str(tmp_path))
+    position = variant.start_position()
+    moves, mistakes, first = [], {"hare": 0, "hounds": 0}, {}
+    rng = random.Random(4)
     while position.outcome() is None:
-        legal = sorted(position.legal_moves(), key=str)
-        mover = "geese" if position.turn == Side.PREY else "fox"
-        move = rng.choice(legal)
-        before = strong.geese_win(position) == (position.turn == Side.PREY)
+        mover = variant.side_name(position.turn)
+        move = rng.choice(sorted(position.legal_moves(), key=str))
         after = position.play(move)
-        if before and strong.geese_win(after) != (position.turn == Side.PREY):
+        if scores.score(position) > 0 and scores.score(after) > 0:  # won before, the opponent's win after
             mistakes[mover] += 1
+            first.setdefault(mover, len(moves) + 1)
         moves.append({"move": str(move), "side": mover})
         position = after
-    record = {"game_id": "g1", "variant": "standard", "options": {"geese": 13, "sideways": False},
-              "start": get_variant("standard").start_position().text(),
-              "bots": {"fox": {"name": "rf"}, "geese": {"name": "rg"}},
-              "moves": [{"move": m, "side": ""} for m in opening] + moves, "winner": "fox",
-              "termination": "captured", "plies": len(opening) + len(moves), "format": 1}
+    record = {"game_id": "g1", "variant": "hare-and-hounds", "options": {}, "start": variant.start_position().text(),
+              "bots": {"hare": {"name": "rh"}, "hounds": {"name": "rd"}}, "moves": moves, "winner": "hare",
+              "termination": "escaped", "plies": len(moves), "format": 1}
     path = tmp_path / "g1.json"
     path.write_text(json.dumps(record))
-    done = run_cli("analyse", str(path), "--tables", str(strong.directory), "--json")
+    done = run_cli("analyse", str(path), "--tables", str(tmp_path), "--json")
     assert done.returncode == 0, done.stderr
-    bots = json.loads(done.stdout)["bots"]
+    result = json.loads(done.stdout)
     assert sum(mistakes.values()) > 0
-    assert {name: line["mistakes"] for name, line in bots.items()} == {"rf": mistakes["fox"], "rg": mistakes["geese"]}
-    text = run_cli("analyse", str(path), "--tables", str(strong.directory)).stdout
-    assert "mistakes in" in text and "rf" in text
+    assert {name: line["mistakes"] for name, line in result["bots"].items()} == {"rh": mistakes["hare"],
+                                                                                 "rd": mistakes["hounds"]}
+    sides = result["games"][0]["sides"]
+    assert {side: sides[side]["first_mistake_ply"] for side in first} == first
+    text = run_cli("analyse", str(path), "--tables", str(tmp_path)).stdout
+    assert "mistakes in" in text and "rh" in text
     missing = run_cli("analyse", str(tmp_path / "nope.json"))
     assert missing.returncode == 2 and missing.stderr.startswith("foxgeese: no record file or run directory")
 

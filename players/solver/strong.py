@@ -163,7 +163,8 @@ class StrongBuilder:
             header = {"layout": layout.fingerprint(), "variant": KEY, "geese": geese, "array": WINS, "words": words,
                       "points": layout.point_names(), "complete": False, "levels_done": [], "figures": {},
                       "build_seconds": 0.0}
-            for path in (wins_part, chains_part, fox_part):
+            made = [wins_part] + ([chains_part] if with_chains else []) + ([fox_part] if self.with_fox else [])
+            for path in made:
                 with open(path, "wb") as stream:
                     stream.truncate(HEADER_BYTES + words * 8)
         fds = {WINS: os.open(wins_part, os.O_RDWR)}

@@ -103,6 +103,7 @@ def summarize(identity: dict[str, Any], entries: list[dict[str, Any]]) -> dict[s
         stop = sprt_stop(entries)
         results["sprt"]["stopped"] = stop is not None
     results["complete"] = len(games) == identity["scheduled"] or sprt_stop(entries) is not None
+    results["accuracy"] = accuracy(entries)
     return results
 
 
@@ -171,7 +172,6 @@ def write_results(
     `journal`: the journal's lines when the caller has them already (else it is read from disk)."""
     directory = Path(directory)
     lines = good_entries(directory)[1] if journal is None else journal
-    results["accuracy"] = accuracy(lines)
     write_json_atomic(directory / RESULTS_JSON, results)
     ratings = results["ratings"].get("players", {})
     buffer = io.StringIO()

@@ -12,38 +12,23 @@ import argparse
 import random
 import time
 
-from foxgeese.engine import Game, get_variant
-from foxgeese.players.fastrules import FastRules
-from foxgeese.players.mcts import MCTS, RolloutEvaluator
+from foxgeese.engine import get_variant
+from foxgeese.engine.rules import rules_for
+from foxgeese.engine.sampling import played_positions
 from foxgeese.players.base import Deadline
+from foxgeese.players.mcts import MCTS, RolloutEvaluator
 from foxgeese.players.minimax import AlphaBeta
 
 VARIANTS = (("standard", {}), ("standard", {"sideways": True}), ("great-cross", {}), ("hare-and-hounds", {}))
 
 
-def sample_positions(variant, count: int, seed: int) -> list:
-    """The start position plus positions after a few random plies (games still running)."""
-    rng = random.Random(seed)
-    positions = [variant.start_position()]
-    while len(positions) < count:
-        game = Game(variant)
-        for _ in range(rng.randrange(4, 16)):
-            moves = game.legal_moves()
-            if not moves:
-                break
-            game.push(rng.choice(moves))
-        if game.outcome() is None:
-            positions.append(game.position)
-    return positions
-
-
 def bench_alphabeta(variant, positions, seconds: float) -> tuple[int, float, list[int]]:
-    rules = FastRules.for_variant(variant)
+    rules = rules_for(variant)
     nodes, spent, depths = 0, 0.0, []
     for position in positions:
         engine = AlphaBeta(rules)
         started = time.perf_counter()
-        result = engine.search(rules.state_of(position), time_ms=seconds * 1000 / len(positions))
+        result = engine.search(position.state, time_ms=seconds * 1000 / len(positions))
         spent += time.perf_counter() - started
         nodes += result.nodes
         depths.append(result.depth)
@@ -51,11 +36,11 @@ def bench_alphabeta(variant, positions, seconds: float) -> tuple[int, float, lis
 
 
 def bench_mcts(variant, positions, seconds: float) -> tuple[int, float]:
-    rules = FastRules.for_variant(variant)
+    rules = rules_for(variant)
     playouts, spent = 0, 0.0
     for index, position in enumerate(positions):
         search = MCTS(rules, RolloutEvaluator(rules, random.Random(index)))
-        root = search.new_root(rules.state_of(position))
+        root = search.new_root(position.state)
         started = time.perf_counter()
         playouts += search.run(root, playouts=None, deadline=Deadline(seconds * 1000 / len(positions)))
         spent += time.perf_counter() - started
@@ -70,7 +55,7 @@ def main() -> None:
     print(f"{'variant':<28} {'alpha-beta nodes/s':>19} {'depths reached':>16} {'MCTS playouts/s':>16}")
     for variant_id, options in VARIANTS:
         variant = get_variant(variant_id, **options)
-        positions = sample_positions(variant, args.positions, seed=1)
+        positions = played_positions(variant, args.positions, seed=1)
         nodes, ab_time, depths = bench_alphabeta(variant, positions, args.seconds)
         playouts, mc_time = bench_mcts(variant, positions, args.seconds)
         label = str(variant)

@@ -103,9 +103,11 @@ def bench_strong(max_geese: int, directory: Path, scratch: Path) -> None:
     tables = StrongTables(directory)
     if max_geese in (13, 15, 17):
         start = get_variant("standard", geese=max_geese, sideways=False).start_position()
-        print(f"start of standard with {max_geese} geese: {'the geese win' if tables.geese_win(start) else 'the fox wins'}")
-    print(f"this run: {wall:.0f} s wall, {cpu:.0f} s CPU on {os.cpu_count()} cores, peak RSS {peak_mb() / 1024:.2f} GB, "
-          f"disk {disk / 1e9:.2f} GB (tables already on disk are loaded, not rebuilt)")
+        verdict = "the geese win" if tables.geese_win(start) else "the fox wins"
+        print(f"start of standard with {max_geese} geese: {verdict}")
+    print(f"this run: {wall:.0f} s wall, {cpu:.0f} s CPU on {os.cpu_count()} cores, "
+          f"peak RSS {peak_mb() / 1024:.2f} GB, disk {disk / 1e9:.2f} GB "
+          "(tables already on disk are loaded, not rebuilt)")
     target = TARGETS.get(max_geese)
     if target:
         print(f"targets: <= {target[0]} s wall and <= {target[1]} GB peak"

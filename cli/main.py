@@ -11,7 +11,7 @@ from foxgeese.usage import FoxgeeseGroup
 
 # Subpackage modules that define `register(group: click.Group) -> None`.
 COMMAND_MODULES = (
-    "foxgeese.engine.cli",
+    "foxgeese.engine_commands",
     "foxgeese.protocol.cli",
     "foxgeese.protocol.bot_cli",
     "foxgeese.players.cli",

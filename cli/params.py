@@ -4,7 +4,8 @@ ASCII digits only, finite values, stated bounds, so `--geese ٤`, `--heartbeat n
 
 from __future__ import annotations
 
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 import click
 

@@ -11,7 +11,8 @@ from __future__ import annotations
 import errno
 import os
 import sys
-from typing import IO, Any, NoReturn, Sequence
+from collections.abc import Sequence
+from typing import IO, Any, NoReturn
 
 import click
 

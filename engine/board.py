@@ -8,6 +8,7 @@ between two jump ends their average, and turns "every goose steps north-east" in
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from foxgeese.engine.errors import InvalidMoveError
@@ -105,7 +106,13 @@ class Board:
         return bool(self.neighbours[a] >> b & 1)
 
 
-def _grid_board(name: str, columns: int, rows: int, is_point, diagonal_through) -> Board:
+def _grid_board(
+    name: str,
+    columns: int,
+    rows: int,
+    is_point: Callable[[int, int], bool],
+    diagonal_through: Callable[[int, int], set[str]],
+) -> Board:
     """Orthogonal lines between neighbouring points, plus the diagonals `diagonal_through` allows.
 
     `diagonal_through(c, r)` says which diagonals the unit square with lower-left corner (c, r)
@@ -131,7 +138,7 @@ def _grid_board(name: str, columns: int, rows: int, is_point, diagonal_through) 
     return Board(name, columns, rows, frozenset(points), frozenset(lines))
 
 
-def _cross(arm_low: int, arm_high: int, size: int):
+def _cross(arm_low: int, arm_high: int, size: int) -> Callable[[int, int], bool]:
     def is_point(c: int, r: int) -> bool:
         inside = 0 <= c < size and 0 <= r < size
         return inside and (arm_low <= c <= arm_high or arm_low <= r <= arm_high)

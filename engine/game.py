@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Sequence
 
 from foxgeese.engine.errors import IllegalMoveError, InvalidMoveError
 from foxgeese.engine.move import Move
@@ -26,11 +27,11 @@ class Game:
         self._seen: Counter[int] = Counter({start.key(): 1})
 
     @classmethod
-    def from_position(cls, position: Position) -> "Game":
+    def from_position(cls, position: Position) -> Game:
         return cls(start=position)
 
     @classmethod
-    def from_moves(cls, start: Position, moves: list[str] | list[Move]) -> "Game":
+    def from_moves(cls, start: Position, moves: Sequence[str | Move]) -> Game:
         """Replays `moves` from `start`, checking each; raises IllegalMoveError naming the ply."""
         game = cls(start=start)
         for number, text in enumerate(moves, 1):
@@ -84,7 +85,7 @@ class Game:
         self._seen[position.key()] -= 1
         return self.moves.pop()
 
-    def copy(self) -> "Game":
+    def copy(self) -> Game:
         clone = Game(start=self.start)
         clone.moves = list(self.moves)
         clone.positions = list(self.positions)

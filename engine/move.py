@@ -45,7 +45,7 @@ class Move(NamedTuple):
         return f"Move.parse({str(self)!r})"
 
     @classmethod
-    def parse(cls, text: str) -> "Move":
+    def parse(cls, text: str) -> Move:
         """Reads move text in any case with surrounding spaces; raises InvalidMoveError otherwise."""
         if not isinstance(text, str):
             raise InvalidMoveError(f"move must be text like d4-d5, not {type(text).__name__}")

@@ -14,12 +14,15 @@ from foxgeese.engine.board import delta
 from foxgeese.engine.move import Move
 from foxgeese.engine.variants import Variant
 
+# Per point: the (jumped point, landing point) pairs of the fox's jumps from there.
+JumpTable = tuple[tuple[tuple[int, int], ...], ...]
+
 
 @dataclass(frozen=True)
 class MoveTables:
     board_mask: int
     neighbours: tuple[int, ...]
-    jumps: tuple[tuple[tuple[int, int], ...], ...]
+    jumps: JumpTable
     # Per allowed prey direction: (shift, points that can step that way, raises a row)
     prey_shifts: tuple[tuple[int, int, bool], ...]
 
@@ -69,7 +72,7 @@ def predator_moves(tables: MoveTables, predator: int, prey: int) -> list[Move]:
     return moves
 
 
-def _add_chains(jumps, at: int, prey: int, path: tuple[int, ...], out: list[Move]) -> None:
+def _add_chains(jumps: JumpTable, at: int, prey: int, path: tuple[int, ...], out: list[Move]) -> None:
     # The fox has left its start point, so a landing point is free unless a goose stands there.
     for over, land in jumps[at]:
         if prey >> over & 1 and not prey >> land & 1:
@@ -85,7 +88,7 @@ def count_predator_moves(tables: MoveTables, predator: int, prey: int) -> int:
     return total
 
 
-def _count_chains(jumps, at: int, prey: int) -> int:
+def _count_chains(jumps: JumpTable, at: int, prey: int) -> int:
     total = 0
     for over, land in jumps[at]:
         if prey >> over & 1 and not prey >> land & 1:

@@ -13,7 +13,7 @@ class Side(enum.IntEnum):
     PREY = 1  # geese or hounds
 
     @property
-    def other(self) -> "Side":
+    def other(self) -> Side:
         return Side(1 - self)
 
 
@@ -26,15 +26,27 @@ class Winner(enum.Enum):
 
 
 class Termination(enum.Enum):
-    """Rule endings, in the order the spec checks them after every move."""
+    """Rule endings, in the order the spec checks them after every move.
 
-    CAPTURED = "captured"
-    ESCAPED = "escaped"
-    STALLING = "stalling"
-    FIFTY_MOVES = "fifty-moves"
-    REPETITION = "repetition"
-    TRAPPED = "trapped"
-    IMMOBILIZED = "immobilized"
+    Each carries `winner`: the side it makes win, or None for a draw (a plain attribute, so the
+    searches read it at no cost). `Termination("captured")` looks one up by its spec name.
+    """
+
+    CAPTURED = ("captured", Side.PREDATOR)
+    ESCAPED = ("escaped", Side.PREDATOR)
+    STALLING = ("stalling", Side.PREDATOR)
+    FIFTY_MOVES = ("fifty-moves", None)
+    REPETITION = ("repetition", None)
+    TRAPPED = ("trapped", Side.PREY)
+    IMMOBILIZED = ("immobilized", Side.PREDATOR)
+
+    winner: Side | None
+
+    def __new__(cls, name: str, winner: Side | None) -> Termination:
+        member = object.__new__(cls)
+        member._value_ = name
+        member.winner = winner
+        return member
 
 
 class Outcome(NamedTuple):

@@ -1,23 +1,22 @@
 """Positions: where the pieces stand, who moves, and the counters the endings need.
 
-A Position knows nothing of the moves that led to it; `Game` adds the history that repetition
-needs. Positions are treated as immutable: `play` returns a new one.
+A Position is a rules state (`foxgeese.engine.rules`) with its variant and ply; it knows nothing
+of the moves that led to it (`Game` adds the history that repetition needs). Positions are
+treated as immutable: `play` returns a new one.
 """
 
 from __future__ import annotations
 
-from foxgeese.engine import movegen
 from foxgeese.engine.board import GRID_WIDTH, POINT_NAMES, parse_point, point_name
 from foxgeese.engine.errors import IllegalMoveError, InvalidMoveError, InvalidPositionError, UnknownVariantError
 from foxgeese.engine.move import Move
 from foxgeese.engine.outcome import Outcome, Side, Termination, Winner
+from foxgeese.engine.rules import FIFTY_MOVE_PLIES, MIN_GEESE, REPETITION_COUNT, STALLING_MOVES, State, rules_for
 from foxgeese.engine.userinput import NumberError, parse_int, shown
 from foxgeese.engine.variants import Variant, get_variant, parse_options
 
-FIFTY_MOVE_PLIES = 100
-STALLING_MOVES = 10
-REPETITION_COUNT = 3
-MIN_GEESE = 4
+__all__ = ["FIFTY_MOVE_PLIES", "MIN_GEESE", "REPETITION_COUNT", "STALLING_MOVES", "Position", "explain_illegal"]
+
 MAX_COUNTER = 10**9  # far more plies than any game has; keeps counters plain integers everywhere
 
 
@@ -29,7 +28,7 @@ class Position:
     `ply` counts plies since the game's start.
     """
 
-    __slots__ = ("variant", "predator", "prey", "turn", "quiet", "stall", "ply", "_tables")
+    __slots__ = ("variant", "predator", "prey", "turn", "quiet", "stall", "ply", "_rules")
 
     def __init__(
         self, variant: Variant, predator: int, prey: int, turn: Side, quiet: int = 0, stall: int = 0, ply: int = 0
@@ -41,7 +40,18 @@ class Position:
         self.quiet = quiet
         self.stall = stall
         self.ply = ply
-        self._tables = movegen.tables_for(variant)
+        self._rules = rules_for(variant)
+
+    @classmethod
+    def from_state(cls, variant: Variant, state: State, ply: int = 0) -> Position:
+        """The position of a rules state (see `foxgeese.engine.rules`)."""
+        predator, prey, turn, quiet, stall = state
+        return cls(variant, predator, prey, turn, quiet, stall, ply)
+
+    @property
+    def state(self) -> State:
+        """`(predator, prey, turn, quiet, stall)`: what the rules core works on."""
+        return (self.predator, self.prey, self.turn, self.quiet, self.stall)
 
     # -- identity -------------------------------------------------------------------------------
 
@@ -50,7 +60,7 @@ class Position:
 
         It is injective, so a transposition table keyed on it never confuses two positions.
         """
-        return self.prey << 8 | self.predator << 1 | int(self.turn)
+        return self._rules.key(self.state)
 
     def __eq__(self, other: object) -> bool:
         if not isinstance(other, Position):
@@ -83,7 +93,7 @@ class Position:
     __str__ = text
 
     @classmethod
-    def from_text(cls, text: str) -> "Position":
+    def from_text(cls, text: str) -> Position:
         """Parses position text (any case, surrounding spaces); InvalidPositionError says what is wrong."""
         if not isinstance(text, str):
             raise InvalidPositionError(f"position must be text, not {type(text).__name__}")
@@ -124,71 +134,43 @@ class Position:
                 values.append(parse_int(token, f"{name} counter", 0, MAX_COUNTER))
             except NumberError as error:
                 raise InvalidPositionError(str(error)) from None
+        if values[1] and Termination.STALLING not in variant.endings:
+            raise InvalidPositionError(
+                f"stall counter is {values[1]}, but {variant.id} counts no stalls: "
+                "write 0 (only hare-and-hounds has one)"
+            )
         return cls(variant, predator, prey, turn, *values)
 
     # -- moves ----------------------------------------------------------------------------------
 
     def is_over_by_counters(self) -> Outcome | None:
         """The endings that the pieces and counters alone decide, before looking at moves."""
-        variant = self.variant
-        endings = variant.endings
-        if Termination.CAPTURED in endings and self.prey.bit_count() < MIN_GEESE:
-            return Outcome(variant.winner_for(Side.PREDATOR), Termination.CAPTURED)
-        if Termination.ESCAPED in endings and self.predator // GRID_WIDTH < _lowest_row(self.prey):
-            return Outcome(variant.winner_for(Side.PREDATOR), Termination.ESCAPED)
-        if Termination.STALLING in endings and self.stall >= STALLING_MOVES:
-            return Outcome(variant.winner_for(Side.PREDATOR), Termination.STALLING)
-        if Termination.FIFTY_MOVES in endings and self.quiet >= FIFTY_MOVE_PLIES:
-            return Outcome(Winner.DRAW, Termination.FIFTY_MOVES)
-        return None
+        return self._outcome_of(self._rules.ending(self.state))
 
     def outcome(self, repetitions: int = 1) -> Outcome | None:
         """The ending of this position, if any; `repetitions` is how often it has occurred so far."""
-        ended = self.is_over_by_counters()
-        if ended:
-            return ended
-        variant = self.variant
-        if Termination.REPETITION in variant.endings and repetitions >= REPETITION_COUNT:
-            return Outcome(Winner.DRAW, Termination.REPETITION)
-        if self.turn == Side.PREDATOR:
-            if not movegen.has_predator_move(self._tables, self.predator, self.prey):
-                return Outcome(variant.winner_for(Side.PREY), Termination.TRAPPED)
-        elif not movegen.has_prey_move(self._tables, self.predator, self.prey):
-            return Outcome(variant.winner_for(Side.PREDATOR), Termination.IMMOBILIZED)
-        return None
+        return self._outcome_of(self._rules.outcome(self.state, repetitions))
+
+    def _outcome_of(self, termination: Termination | None) -> Outcome | None:
+        if termination is None:
+            return None
+        side = termination.winner
+        return Outcome(Winner.DRAW if side is None else self.variant.winner_for(side), termination)
 
     def legal_moves(self) -> list[Move]:
         """Every legal move, ignoring repetition (a Game knows the history); [] once the game is over."""
-        if self.is_over_by_counters():
+        state = self.state
+        if self._rules.ending(state) is not None:
             return []
-        return self.pseudo_moves()
+        return self._rules.moves(state)
 
     def pseudo_moves(self) -> list[Move]:
         """The moves of the side to move, without checking whether the game has already ended."""
-        if self.turn == Side.PREDATOR:
-            return movegen.predator_moves(self._tables, self.predator, self.prey)
-        return movegen.prey_moves(self._tables, self.predator, self.prey)
+        return self._rules.moves(self.state)
 
-    def play(self, move: Move) -> "Position":
+    def play(self, move: Move) -> Position:
         """The position after `move`, which must be legal here (not checked: see `parse_move`)."""
-        path = move.path
-        prey = self.prey
-        stall = self.stall
-        if self.turn == Side.PREDATOR:
-            if move.is_capture:
-                for a, b in zip(path, path[1:]):
-                    prey &= ~(1 << ((a + b) >> 1))
-                quiet = 0
-            else:
-                quiet = self.quiet + 1
-            return Position(self.variant, path[-1], prey, Side.PREY, quiet, stall, self.ply + 1)
-        origin, target = path
-        prey ^= (1 << origin) | (1 << target)
-        raises_row = target > origin + 1
-        quiet = 0 if raises_row else self.quiet + 1
-        if Termination.STALLING in self.variant.endings:
-            stall = 0 if raises_row else stall + 1
-        return Position(self.variant, self.predator, prey, Side.PREDATOR, quiet, stall, self.ply + 1)
+        return Position.from_state(self.variant, self._rules.play(self.state, move), self.ply + 1)
 
     def parse_move(self, text: str | Move) -> Move:
         """Reads a move and checks it is legal here; the IllegalMoveError says why it is not."""
@@ -269,10 +251,3 @@ def _bits(mask: int) -> list[int]:
         points.append(low.bit_length() - 1)
         mask ^= low
     return points
-
-
-def _lowest_row(prey: int) -> int:
-    """Row of the lowest prey piece (bits run row by row), or the grid height with no prey."""
-    if not prey:
-        return GRID_WIDTH
-    return ((prey & -prey).bit_length() - 1) // GRID_WIDTH

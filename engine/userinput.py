@@ -13,6 +13,7 @@ from __future__ import annotations
 import json
 import math
 import re
+from typing import Any
 
 # A whole number: optional sign, ASCII digits. A decimal: also a fraction and an exponent.
 _INT = re.compile(r"[+-]?[0-9]+", re.ASCII)
@@ -89,7 +90,7 @@ def looks_like_float(text: str) -> bool:
     return bool(_FLOAT.fullmatch(text.strip()))
 
 
-def _bounded(value, name, minimum, maximum):  # type: ignore[no-untyped-def]
+def _bounded(value: Any, name: str, minimum: Any, maximum: Any) -> Any:
     if (minimum is not None and value < minimum) or (maximum is not None and value > maximum):
         if minimum is not None and maximum is not None:
             allowed = f"from {_plain(minimum)} to {_plain(maximum)}"

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import functools
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -55,7 +56,7 @@ class Variant:
         """`geese=13,sideways=0` for standard, `-` for variants without options."""
         return _options_text(self.options)
 
-    def start_position(self) -> "Position":
+    def start_position(self) -> Position:
         from foxgeese.engine.position import Position
 
         return Position(self, self.predator_start, self.prey_start, self.first_to_move, 0, 0, 0)
@@ -71,7 +72,7 @@ def _options_text(options: tuple[tuple[str, Any], ...]) -> str:
     return ",".join(f"{key}={int(value)}" for key, value in options)
 
 
-def _mask(*names: str) -> int:
+def _mask(names: tuple[str, ...]) -> int:
     total = 0
     for name in names:
         total |= 1 << point_index("abcdefghi".index(name[0]), int(name[1:]) - 1)
@@ -82,107 +83,121 @@ def _row(row: int, first: str, last: str) -> tuple[str, ...]:
     return tuple(f"{chr(c)}{row}" for c in range(ord(first), ord(last) + 1))
 
 
-_STANDARD_GEESE = {
-    13: _row(3, "a", "g") + _row(1, "c", "e") + _row(2, "c", "e"),
-}
-_STANDARD_GEESE[15] = _STANDARD_GEESE[13] + ("a4", "g4")
-_STANDARD_GEESE[17] = _STANDARD_GEESE[13] + ("a4", "b4", "f4", "g4")
+@dataclass(frozen=True, eq=False)  # rows are compared by identity (they hold a dict)
+class VariantSpec:
+    """One row of the variant table: everything a variant is, before its options are chosen.
 
-_STANDARD_OPTIONS = {"geese": (13, 15, 17), "sideways": (False, True)}
+    `prey_starts` maps each allowed prey count to the start points (one entry: no `geese`
+    option). `sideways` is True/False when fixed, None when it is an option (default off).
+    `draw_endings` (fifty moves, repetition) apply only when the prey may step sideways: without
+    sideways steps every prey move is forward, and the game ends by itself.
+    """
+
+    id: str
+    board: Callable[[], Board]
+    predator_name: str
+    prey_name: str
+    prey_singular: str
+    predator_start: str
+    prey_starts: dict[int, tuple[str, ...]]
+    first_to_move: Side
+    sideways: bool | None
+    captures: bool
+    endings: frozenset[Termination]
+    draw_endings: frozenset[Termination] = frozenset()
+
+    @property
+    def option_names(self) -> tuple[str, ...]:
+        names = ("geese",) if len(self.prey_starts) > 1 else ()
+        return names + (("sideways",) if self.sideways is None else ())
+
+
+_STANDARD_13 = _row(3, "a", "g") + _row(1, "c", "e") + _row(2, "c", "e")
+_DRAWS = frozenset({Termination.FIFTY_MOVES, Termination.REPETITION})
+_BLOCKED = frozenset({Termination.TRAPPED, Termination.IMMOBILIZED})
+
+# The variants of docs/rules.md, as data; `get_variant` reads this table and nothing else.
+VARIANT_TABLE: tuple[VariantSpec, ...] = (
+    VariantSpec(
+        id="standard", board=boards.standard_board, predator_name="fox", prey_name="geese", prey_singular="goose",
+        predator_start="d4",
+        prey_starts={13: _STANDARD_13, 15: _STANDARD_13 + ("a4", "g4"), 17: _STANDARD_13 + ("a4", "b4", "f4", "g4")},
+        first_to_move=Side.PREDATOR, sideways=None, captures=True,
+        endings=_BLOCKED | {Termination.CAPTURED}, draw_endings=_DRAWS,
+    ),
+    VariantSpec(
+        id="hare-and-hounds", board=boards.hare_and_hounds_board, predator_name="hare", prey_name="hounds",
+        prey_singular="hound", predator_start="b5", prey_starts={3: ("b1", "a2", "c2")},
+        first_to_move=Side.PREY, sideways=True, captures=False,
+        endings=_BLOCKED | {Termination.ESCAPED, Termination.STALLING},
+    ),
+    VariantSpec(
+        id="great-cross", board=boards.great_cross_board, predator_name="fox", prey_name="geese", prey_singular="goose",
+        predator_start="e7",
+        prey_starts={18: _row(1, "d", "f") + _row(2, "d", "f") + _row(3, "d", "f") + _row(4, "a", "i")},
+        first_to_move=Side.PREDATOR, sideways=True, captures=True,
+        endings=_BLOCKED | {Termination.CAPTURED}, draw_endings=_DRAWS,
+    ),
+)
+REGISTRY: dict[str, VariantSpec] = {spec.id: spec for spec in VARIANT_TABLE}
+VARIANT_IDS = tuple(REGISTRY)
 
 
 @functools.lru_cache(maxsize=None)
-def _standard(geese: int, sideways: bool) -> Variant:
-    endings = {Termination.CAPTURED, Termination.TRAPPED, Termination.IMMOBILIZED}
-    if sideways:
-        endings |= {Termination.FIFTY_MOVES, Termination.REPETITION}
+def _build(spec: VariantSpec, prey_count: int, sideways: bool) -> Variant:
+    """The one shared Variant of a table row and its options (identity is equality)."""
+    options: tuple[tuple[str, Any], ...] = ()
+    if "geese" in spec.option_names:
+        options += (("geese", prey_count),)
+    if "sideways" in spec.option_names:
+        options += (("sideways", sideways),)
     return Variant(
-        id="standard",
-        board=boards.standard_board(),
-        predator_name="fox",
-        prey_name="geese",
-        prey_singular="goose",
-        predator_start=point_index(3, 3),
-        prey_start=_mask(*_STANDARD_GEESE[geese]),
-        first_to_move=Side.PREDATOR,
+        id=spec.id,
+        board=_board(spec.board),
+        predator_name=spec.predator_name,
+        prey_name=spec.prey_name,
+        prey_singular=spec.prey_singular,
+        predator_start=_mask((spec.predator_start,)).bit_length() - 1,
+        prey_start=_mask(spec.prey_starts[prey_count]),
+        first_to_move=spec.first_to_move,
         prey_directions=FORWARD + (SIDEWAYS if sideways else ()),
-        captures=True,
-        endings=frozenset(endings),
-        options=(("geese", geese), ("sideways", sideways)),
+        captures=spec.captures,
+        endings=spec.endings | (spec.draw_endings if sideways else frozenset()),
+        options=options,
     )
 
 
 @functools.lru_cache(maxsize=None)
-def _great_cross() -> Variant:
-    return Variant(
-        id="great-cross",
-        board=boards.great_cross_board(),
-        predator_name="fox",
-        prey_name="geese",
-        prey_singular="goose",
-        predator_start=point_index(4, 6),
-        prey_start=_mask(*(_row(1, "d", "f") + _row(2, "d", "f") + _row(3, "d", "f") + _row(4, "a", "i"))),
-        first_to_move=Side.PREDATOR,
-        prey_directions=FORWARD + SIDEWAYS,
-        captures=True,
-        endings=frozenset(
-            {
-                Termination.CAPTURED,
-                Termination.FIFTY_MOVES,
-                Termination.REPETITION,
-                Termination.TRAPPED,
-                Termination.IMMOBILIZED,
-            }
-        ),
-    )
-
-
-@functools.lru_cache(maxsize=None)
-def _hare_and_hounds() -> Variant:
-    return Variant(
-        id="hare-and-hounds",
-        board=boards.hare_and_hounds_board(),
-        predator_name="hare",
-        prey_name="hounds",
-        prey_singular="hound",
-        predator_start=point_index(1, 4),
-        prey_start=_mask("b1", "a2", "c2"),
-        first_to_move=Side.PREY,
-        prey_directions=FORWARD + SIDEWAYS,
-        captures=False,
-        endings=frozenset(
-            {Termination.ESCAPED, Termination.STALLING, Termination.TRAPPED, Termination.IMMOBILIZED}
-        ),
-    )
-
-
-VARIANT_IDS = ("standard", "hare-and-hounds", "great-cross")
+def _board(factory: Callable[[], Board]) -> Board:
+    return factory()
 
 
 def get_variant(variant_id: str, **options: Any) -> Variant:
-    """Looks a variant up by id; options (only `standard` has any: geese, sideways) default sensibly.
+    """Looks a variant up by id; options (`standard` has geese and sideways) default sensibly.
 
-    Options given as None are ignored, so CLI flags can be passed straight through.
+    Options given as None are ignored, so CLI flags can be passed straight through. Unknown ids and
+    options raise UnknownVariantError naming the valid ones.
     """
     options = {key: value for key, value in options.items() if value is not None}
     key = variant_id.strip().lower()
-    if key == "standard":
-        unknown = set(options) - set(_STANDARD_OPTIONS)
-        if unknown:
-            raise UnknownVariantError(
-                f"unknown option {shown(sorted(unknown, key=str)[0])} for standard; valid options: geese, sideways"
-            )
-        geese = _coerce_int(options.get("geese", 13), "geese")
-        if geese not in _STANDARD_OPTIONS["geese"]:
-            raise UnknownVariantError(f"standard has 13, 15 or 17 geese, not {geese}")
-        sideways = _coerce_bool(options.get("sideways", False), "sideways")
-        return _standard(geese, sideways)
-    if key in ("hare-and-hounds", "great-cross"):
-        if options:
-            got = shown(", ".join(sorted(map(str, options))))
-            raise UnknownVariantError(f"{key} has no options (got {got}); only standard has")
-        return _hare_and_hounds() if key == "hare-and-hounds" else _great_cross()
-    raise UnknownVariantError(f"unknown variant {shown(variant_id)}; valid variants: {', '.join(VARIANT_IDS)}")
+    spec = REGISTRY.get(key)
+    if spec is None:
+        raise UnknownVariantError(f"unknown variant {shown(variant_id)}; valid variants: {', '.join(VARIANT_IDS)}")
+    unknown = sorted(set(options) - set(spec.option_names), key=str)
+    if unknown and not spec.option_names:
+        got = shown(", ".join(sorted(map(str, options))))
+        raise UnknownVariantError(f"{key} has no options (got {got}); only standard has")
+    if unknown:
+        raise UnknownVariantError(
+            f"unknown option {shown(unknown[0])} for {key}; valid options: {', '.join(spec.option_names)}"
+        )
+    counts = sorted(spec.prey_starts)
+    prey_count = _coerce_int(options.get("geese", counts[0]), "geese")
+    if prey_count not in spec.prey_starts:
+        allowed = f"{', '.join(map(str, counts[:-1]))} or {counts[-1]}"
+        raise UnknownVariantError(f"{key} has {allowed} geese, not {prey_count}")
+    sideways = spec.sideways if spec.sideways is not None else _coerce_bool(options.get("sideways", False), "sideways")
+    return _build(spec, prey_count, sideways)
 
 
 def parse_options(text: str) -> dict[str, Any]:

@@ -12,7 +12,7 @@ import time
 from dataclasses import dataclass, field
 from typing import Any
 
-from foxgeese.engine import Clock, Game, Move, Side
+from foxgeese.engine import Clock, Game, Move, Side, Variant
 
 # What a search keeps back from its budget for the reply to travel and the process to wake up.
 SAFETY_MARGIN_MS = 30
@@ -44,7 +44,7 @@ class Player(abc.ABC):
 
     name: str = "player"
 
-    def new_game(self, variant: Any, side: Side, seed: int | None = None) -> None:
+    def new_game(self, variant: Variant, side: Side, seed: int | None = None) -> None:
         """Forget whatever belonged to the previous game (default: nothing to forget).
 
         `seed` is the game's own seed (the referee's `new_game` carries one): a player with any
@@ -53,6 +53,10 @@ class Player(abc.ABC):
         self.variant = variant
         self.side = side
         self.game_seed = seed
+
+    @abc.abstractmethod
+    def choose(self, game: Game, clock: Clock) -> Choice:
+        """Return a legal move for `game.position.turn`; `game` must not be left modified."""
 
 
 def game_seed_material(own_seed: int | None, game_seed: int | None) -> int | str | None:
@@ -70,10 +74,6 @@ def reseed(rng: random.Random, own_seed: int | None, game_seed: int | None) -> N
     material = game_seed_material(own_seed, game_seed)
     if material is not None:
         rng.seed(material)
-
-    @abc.abstractmethod
-    def choose(self, game: Game, clock: Clock) -> Choice:
-        """Return a legal move for `game.position.turn`; `game` must not be left modified."""
 
 
 def time_budget_ms(clock: Clock | None, *, margin_ms: int = SAFETY_MARGIN_MS) -> int | None:

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import click
 
+from foxgeese.params import Integer
+
 
 @click.command("solve")
 @click.argument("variant_id", metavar="VARIANT")
@@ -12,7 +14,7 @@ import click
 @click.option("--threads", type=int, default=None, help="with --geese: threads for the build (default: all cores)")
 @click.option("--sideways", is_flag=True, default=None, help="standard: the geese may also step sideways")
 @click.option("--build", is_flag=True, help="fox variants: build the endgame tables missing up to --max-geese")
-@click.option("--max-geese", type=int, default=None, help="with --build: the largest goose count to solve")
+@click.option("--max-geese", type=Integer(), default=None, help="with --build: the largest goose count to solve")
 @click.option("--rebuild", is_flag=True, help="build again even where a table is on disk")
 @click.option("--position", "position_text", default=None, help="position text to look up instead of the start")
 @click.option("--tables", default=None, help="table directory (default $FOXGEESE_TABLES or ~/.cache/foxgeese/tables)")

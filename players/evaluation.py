@@ -10,11 +10,11 @@ the hare wants room, to get level with or below the hounds, and the stalling cou
 
 from __future__ import annotations
 
-from typing import Callable
+from collections.abc import Callable
 
 from foxgeese.engine.board import DIRECTIONS, GRID_WIDTH, delta
 from foxgeese.engine.movegen import count_prey_moves
-from foxgeese.players.fastrules import PREDATOR, FastRules, State
+from foxgeese.engine.rules import PREDATOR, Rules, State
 
 Evaluation = Callable[[State], int]
 
@@ -47,7 +47,7 @@ class FoxGeeseEvaluation:
     """Containment first: the fox's region (steps and jumps), points of it no goose can ever
     reach again, geese it can jump, then material, mobility and the geese's spare moves."""
 
-    def __init__(self, rules: FastRules) -> None:
+    def __init__(self, rules: Rules) -> None:
         board = rules.variant.board
         self.mask = board.mask
         self.neighbours = board.neighbours
@@ -173,7 +173,7 @@ class HareHoundsEvaluation:
     """Hare mobility and room, a way past the hounds, the hare's height above the lowest hound,
     hounds that have passed the hare, the stalling counter."""
 
-    def __init__(self, rules: FastRules) -> None:
+    def __init__(self, rules: Rules) -> None:
         board = rules.variant.board
         self.mask = board.mask
         self.neighbours = board.neighbours
@@ -212,7 +212,7 @@ class HareHoundsEvaluation:
         return score if turn == PREDATOR else -score
 
 
-def evaluation_for(rules: FastRules) -> Evaluation:
+def evaluation_for(rules: Rules) -> Evaluation:
     """The evaluation function that fits the rules' variant."""
     if rules.variant.captures:
         return FoxGeeseEvaluation(rules)

@@ -12,15 +12,16 @@ from __future__ import annotations
 import math
 import random
 import time
-from typing import Callable, Protocol
+from collections.abc import Callable
+from typing import Protocol
 
-from foxgeese.engine import Clock, Game
-from foxgeese.engine.movegen import has_jump
+from foxgeese.engine import Clock, Game, Move, Side, Variant
 from foxgeese.engine.board import GRID_WIDTH
+from foxgeese.engine.rules import PREDATOR, Rules, State, rules_for
 from foxgeese.players.base import Choice, Deadline, Player, combine_budgets, reseed, time_budget_ms
 from foxgeese.players.evaluation import Evaluation, evaluation_for
-from foxgeese.players.fastrules import DRAW, PREDATOR, FastRules, State
 from foxgeese.players.minimax import history_keys
+from foxgeese.players.score import Score
 
 WON, LOST = 1, -1  # proven results, from the view of the side that moved into the node
 DEFAULT_PLAYOUTS = 1000
@@ -33,13 +34,12 @@ DEFAULT_ROLLOUT = 8  # playout plies before the static evaluation cuts in
 # playouts make the geese cautious (they shuffle without closing the net), so the search there
 # leans on the static evaluation and its minimax backup instead.
 VARIANT_DEFAULTS = {"great-cross": {"rollout": 0, "implicit": 0.8}}
-PROVEN_SCORE = 100_000  # the score reported for a proven win (as minimax does for a mate)
 
 
 class Node:
     __slots__ = ("move", "mover", "state", "children", "visits", "total", "solved", "prior", "implicit")
 
-    def __init__(self, move, mover: int, state: State, prior: float = 1.0) -> None:
+    def __init__(self, move: Move | None, mover: Side, state: State, prior: float = 1.0) -> None:
         self.move = move
         self.mover = mover  # the side that played `move` into this node
         self.state = state
@@ -113,7 +113,7 @@ class RolloutEvaluator:
 
     def __init__(
         self,
-        rules: FastRules,
+        rules: Rules,
         rng: random.Random,
         *,
         max_plies: int = 8,
@@ -129,8 +129,9 @@ class RolloutEvaluator:
         self.captures = rules.variant.captures
         self.draw_value = 0.5  # what a draw is worth to the predator; MctsPlayer shifts it by its contempt
 
-    def result_value(self, winner: int) -> float:
-        return self.draw_value if winner == DRAW else (1.0 if winner == PREDATOR else 0.0)
+    def result_value(self, winner: Side | None) -> float:
+        """What an ended game is worth to the predator; `winner` None is a draw."""
+        return self.draw_value if winner is None else (1.0 if winner == PREDATOR else 0.0)
 
     def static_value(self, state: State) -> float:
         score = self.evaluation(state)
@@ -143,7 +144,7 @@ class RolloutEvaluator:
         for _ in range(self.max_plies):
             end = rules.ending(state)
             if end is not None:
-                return self.result_value(end)
+                return self.result_value(end.winner)
             moves = rules.moves(state)
             if not moves:
                 return 0.0 if state[2] == PREDATOR else 1.0
@@ -154,7 +155,7 @@ class RolloutEvaluator:
             state = rules.play(state, move)
         end = rules.ending(state)
         if end is not None:
-            return self.result_value(end)
+            return self.result_value(end.winner)
         return self.static_value(state)
 
     def policy_move(self, state: State, moves: list):
@@ -187,7 +188,7 @@ class RolloutEvaluator:
     def is_safe(self, state: State, move) -> bool:
         """After this goose step, the fox (where it stands) has no jump."""
         origin, target = move[0]
-        return not has_jump(self.rules.tables, state[0], state[1] ^ (1 << origin) ^ (1 << target))
+        return not self.rules.has_jump(state[0], state[1] ^ (1 << origin) ^ (1 << target))
 
     def prior(self, state: State, moves: list) -> list[float]:
         if state[2] == PREDATOR:
@@ -202,7 +203,7 @@ class MCTS:
 
     def __init__(
         self,
-        rules: FastRules,
+        rules: Rules,
         evaluator: Evaluator,
         *,
         c: float = 1.4,
@@ -220,7 +221,8 @@ class MCTS:
         self.implicit = implicit
 
     def new_root(self, state: State) -> Node:
-        return Node(None, 1 - state[2], state)
+        turn = Side(state[2])  # a hand-made root state may carry a plain int
+        return Node(None, turn.other, (state[0], state[1], turn, state[3], state[4]))
 
     def _expand(self, node: Node) -> None:
         rules = self.rules
@@ -231,16 +233,15 @@ class MCTS:
         children = []
         for move, prior in zip(moves, priors):
             child = Node(move, mover, rules.play(state, move), prior)
-            end = rules.ending(child.state)
-            if end is None and not rules.has_moves(child.state):
-                end = mover  # the opponent is trapped / immobilized
-            if end is not None and end != DRAW and self.solve:
-                child.solved = WON if end == mover else LOST
-                child.implicit = 1.0 if end == mover else 0.0
+            end = rules.outcome(child.state)  # repetition is the playout's business (it knows the path)
+            winner = None if end is None else end.winner
+            if winner is not None and self.solve:
+                child.solved = WON if winner == mover else LOST
+                child.implicit = 1.0 if winner == mover else 0.0
             elif end is not None:
-                child.solved = 0 if end == DRAW else None
+                child.solved = 0 if winner is None else None
                 draw = self.evaluator.draw_value if mover == PREDATOR else 1.0 - self.evaluator.draw_value
-                child.implicit = draw if end == DRAW else (1.0 if end == mover else 0.0)
+                child.implicit = draw if winner is None else (1.0 if winner == mover else 0.0)
             elif self.implicit:
                 value = self.evaluator.static_value(child.state)
                 child.implicit = value if mover == PREDATOR else 1.0 - value
@@ -254,7 +255,7 @@ class MCTS:
         if node.solved is not None:
             if node.solved == 0:
                 return self.evaluator.draw_value
-            winner = node.mover if node.solved == WON else 1 - node.mover
+            winner = node.mover if node.solved == WON else node.mover.other
             return 1.0 if winner == PREDATOR else 0.0
         return self.evaluator.evaluate(node.state)
 
@@ -404,15 +405,15 @@ class MctsPlayer(Player):
         self._root: Node | None = None
         self._root_moves = 0  # len(game.moves) at the root
 
-    def new_game(self, variant, side, seed: int | None = None) -> None:
+    def new_game(self, variant: Variant, side: Side, seed: int | None = None) -> None:
         super().new_game(variant, side, seed)
         reseed(self.rng, self.seed, seed)  # in place: the cached search's evaluator shares self.rng
         self._root = None
 
-    def search_for(self, variant) -> MCTS:
+    def search_for(self, variant: Variant) -> MCTS:
         key = (variant.id, variant.options)
         if self._search is None or self._variant_key != key:
-            rules = FastRules.for_variant(variant)
+            rules = rules_for(variant)
             defaults = VARIANT_DEFAULTS.get(variant.id, {})
             rollout = self.rollout if self.rollout is not None else defaults.get("rollout", DEFAULT_ROLLOUT)
             implicit = self.implicit if self.implicit is not None else defaults.get("implicit", DEFAULT_IMPLICIT)
@@ -438,7 +439,7 @@ class MctsPlayer(Player):
     def choose(self, game: Game, clock: Clock | None = None) -> Choice:
         started = time.monotonic()
         search = self.search_for(game.position.variant)
-        state = search.rules.state_of(game.position)
+        state = game.position.state
         draw_value = 0.5 - self.contempt if state[2] == PREDATOR else 0.5 + self.contempt
         if search.evaluator.draw_value != draw_value:  # a kept tree was valued with other draws
             search.evaluator.draw_value = draw_value
@@ -449,7 +450,7 @@ class MctsPlayer(Player):
         playouts = self.playouts
         if playouts is None and budget is None:
             playouts = DEFAULT_PLAYOUTS
-        seen = history_keys(game, search.rules) if search.rules.repetition_ending else None
+        seen = history_keys(game, search.rules) if search.rules.checks_repetition else None
         done = search.run(root, playouts=playouts, deadline=Deadline(budget), seen=seen)
         if not root.children:
             raise ValueError("the game is over: no move to choose")
@@ -457,26 +458,26 @@ class MctsPlayer(Player):
         self._root = best
         self._root_moves = len(game.moves) + 1
         info = {
-            "score": self.score_of(best),
+            **self.score_of(best).info(),
             "playouts": done,
             "reused": reused,
             "nodes": root.visits,
             "pv": [str(m) for m in self.principal_variation(root)],
             "time_ms": int((time.monotonic() - started) * 1000.0),
         }
-        if best.solved in (WON, LOST):
-            info["proven"] = "win" if best.solved == WON else "loss"
         return Choice(best.move, info)
 
     @staticmethod
-    def score_of(node: Node) -> int:
-        """Centi-points for the mover: the logit of the node's value; ±100000 when proven."""
+    def score_of(node: Node) -> Score:
+        """The verdict for the side that moved into `node`: proven, or the logit of its value in centi-points."""
         if node.solved == WON:
-            return PROVEN_SCORE
+            return Score.proven_win(node.mover)
         if node.solved == LOST:
-            return -PROVEN_SCORE
-        value = 0.5 if node.solved == 0 else min(max(node.value(), 1e-4), 1 - 1e-4)
-        return int(round(SCORE_SCALE * math.log(value / (1.0 - value))))
+            return Score.proven_loss(node.mover)
+        if node.solved == 0:
+            return Score.proven_draw(node.mover)
+        value = min(max(node.value(), 1e-4), 1 - 1e-4)
+        return Score(node.mover, int(round(SCORE_SCALE * math.log(value / (1.0 - value)))))
 
     @staticmethod
     def principal_variation(root: Node, limit: int = 8) -> list:

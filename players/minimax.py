@@ -5,7 +5,7 @@ move ordering (table move, long capture chains, killers, history), a capture ext
 fox (its jumps are searched past the horizon, and the geese get one more move when a goose hangs
 at the horizon), mate-distance scores so faster wins are preferred, and repetition awareness
 (a position seen before on the game or search path scores as a draw).
-Works on the raw-integer rules of `fastrules` for speed.
+Works on the engine's rules core (`foxgeese.engine.rules`, plain-integer states) for speed.
 """
 
 from __future__ import annotations
@@ -14,18 +14,18 @@ import random
 import time
 from dataclasses import dataclass, field
 
-from foxgeese.engine import Clock, Game
-from foxgeese.engine.movegen import has_jump
+from foxgeese.engine import Clock, Game, Side, Variant
+from foxgeese.engine.rules import PREDATOR, PREY, Rules, State, rules_for
 from foxgeese.players.base import Choice, Deadline, Player, combine_budgets, game_seed_material, time_budget_ms
 from foxgeese.players.evaluation import Evaluation, evaluation_for
-from foxgeese.players.fastrules import DRAW, PREDATOR, PREY, FastRules, State
+from foxgeese.players.score import Score
 
 WIN = 1_000_000
 MAX_PLY = 200
 MATE_BOUND = WIN - 1_000  # |score| above this is a forced win or loss
 INFINITY = WIN + 1
 EXACT, LOWER, UPPER = 0, 1, 2
-TT_LIMIT = 600_000  # entries before the table is cleared (memory bound)
+TT_LIMIT = 600_000  # entries before the table is cleared, checked with the clock (memory bound)
 DEFAULT_DEPTH = 4  # when neither options nor the clock set a limit: at least this deep...
 DEFAULT_SOFT_NODES = 3_000  # ...and deeper while the tree stays this small (Hare and Hounds)
 TIME_CHECK_NODES = 512
@@ -35,10 +35,10 @@ class SearchStopped(Exception):
     """The node or time limit was reached inside an iteration."""
 
 
-def history_keys(game: Game, rules: FastRules) -> set[int]:
+def history_keys(game: Game, rules: Rules) -> set[int]:
     """Keys of the positions already on the board in this game (for repetition awareness)."""
     keys: set[int] = set()
-    if not rules.repetition_ending:
+    if not rules.checks_repetition:
         return keys
     positions = getattr(game, "positions", None)
     if positions is None:
@@ -46,12 +46,12 @@ def history_keys(game: Game, rules: FastRules) -> set[int]:
         if callable(start):
             start = start()
         if start is None:
-            return {rules.key(rules.state_of(game.position))}
+            return {game.position.key()}
         positions = [start]
         for move in game.moves:
             positions.append(positions[-1].play(move))
     for position in positions:
-        keys.add(rules.key(rules.state_of(position)))
+        keys.add(position.key())
     return keys
 
 
@@ -71,11 +71,18 @@ class SearchResult:
             return None
         return WIN - self.score if self.score > 0 else -(WIN + self.score)
 
+    def verdict(self, mover: Side) -> Score:
+        """The result as a `Score` from the mover's point of view."""
+        mate = self.mate
+        if mate is None:
+            return Score(mover, self.score)
+        return Score.proven_win(mover, mate) if mate > 0 else Score.proven_loss(mover, -mate)
+
 
 class AlphaBeta:
     """One search engine per game and side: keeps its table, killers and history between moves."""
 
-    def __init__(self, rules: FastRules, evaluate: Evaluation | None = None, rng: random.Random | None = None):
+    def __init__(self, rules: Rules, evaluate: Evaluation | None = None, rng: random.Random | None = None):
         self.rules = rules
         self.evaluate = evaluate or evaluation_for(rules)
         self.rng = rng
@@ -87,8 +94,8 @@ class AlphaBeta:
         self.max_nodes: int | None = None
         self.deadline = Deadline(None)
         self.path: set[int] = set()
-        self.stall_in_key = rules.stalling_ending
-        self.check_repetition = rules.repetition_ending
+        self.stall_in_key = rules.checks_stalling
+        self.check_repetition = rules.checks_repetition
         self.extension_limit = 0
 
     # -- keys and table ------------------------------------------------------------------
@@ -201,6 +208,8 @@ class AlphaBeta:
             self.next_check = self.nodes + TIME_CHECK_NODES
             if self.deadline.passed():
                 raise SearchStopped()
+            if len(self.tt) > TT_LIMIT:  # a long search must not grow the table without bound
+                self.tt.clear()
 
     def _negamax(self, state: State, depth: int, alpha: int, beta: int, ply: int) -> int:
         self.nodes += 1
@@ -208,9 +217,10 @@ class AlphaBeta:
         rules = self.rules
         end = rules.ending(state)
         if end is not None:
-            if end == DRAW:
+            winner = end.winner
+            if winner is None:
                 return 0
-            return WIN - ply if end == state[2] else ply - WIN
+            return WIN - ply if winner == state[2] else ply - WIN
         key = rules.key(state)
         if self.check_repetition and key in self.path:
             return 0  # a repetition: the game would end drawn if this went on
@@ -276,7 +286,7 @@ class AlphaBeta:
 
     def _fox_threatens(self, state: State) -> bool:
         """Whether the fox (not to move) has a jump ready right now."""
-        return self.rules.variant.captures and has_jump(self.rules.tables, state[0], state[1])
+        return self.rules.captures and self.rules.has_jump(state[0], state[1])
 
     def _quiesce(self, state: State, alpha: int, beta: int, ply: int, moves: list) -> int:
         """Stand pat, or let the fox play out its captures (geese answer with stand pat)."""
@@ -296,7 +306,8 @@ class AlphaBeta:
             self.nodes += 1
             end = rules.ending(child)
             if end is not None:
-                score = 0 if end == DRAW else (WIN - ply - 1 if end == PREDATOR else ply + 1 - WIN)
+                winner = end.winner
+                score = 0 if winner is None else (WIN - ply - 1 if winner == PREDATOR else ply + 1 - WIN)
             elif not rules.has_moves(child):
                 score = WIN - ply - 1  # the geese cannot move: immobilized
             else:
@@ -369,7 +380,7 @@ class MinimaxPlayer(Player):
         self.rng = random.Random(seed) if seed is not None else None
         self._engines: dict = {}
 
-    def new_game(self, variant, side, seed: int | None = None) -> None:
+    def new_game(self, variant: Variant, side: Side, seed: int | None = None) -> None:
         super().new_game(variant, side, seed)
         # Unseeded, minimax breaks no ties at random: its games depend on no seed at all. Seeded,
         # it shuffles equal moves with this game's own generator (the engines are rebuilt below).
@@ -378,11 +389,11 @@ class MinimaxPlayer(Player):
             self.rng = random.Random(material)
         self._engines.clear()
 
-    def engine_for(self, variant) -> AlphaBeta:
+    def engine_for(self, variant: Variant) -> AlphaBeta:
         key = (variant.id, variant.options)
         engine = self._engines.get(key)
         if engine is None:
-            engine = self._engines[key] = AlphaBeta(FastRules.for_variant(variant), rng=self.rng)
+            engine = self._engines[key] = AlphaBeta(rules_for(variant), rng=self.rng)
         return engine
 
     def choose(self, game: Game, clock: Clock | None = None) -> Choice:
@@ -394,7 +405,7 @@ class MinimaxPlayer(Player):
         if depth is None and self.nodes is None and budget is None:
             depth, soft_nodes = DEFAULT_DEPTH, DEFAULT_SOFT_NODES
         result = engine.search(
-            rules.state_of(position),
+            position.state,
             depth=depth,
             nodes=self.nodes,
             time_ms=budget,
@@ -402,12 +413,10 @@ class MinimaxPlayer(Player):
             soft_nodes=soft_nodes,
         )
         info = {
-            "score": max(-WIN, min(WIN, result.score)) if result.mate is None else (100_000 if result.mate > 0 else -100_000),
+            **result.verdict(position.turn).info(),
             "depth": result.depth,
             "nodes": result.nodes,
             "pv": [str(m) for m in result.pv],
             "time_ms": int(result.time_ms),
         }
-        if result.mate is not None:
-            info["mate"] = result.mate
         return Choice(result.move, info)

@@ -23,9 +23,12 @@ from typing import Any
 
 import click
 
+from foxgeese import __version__
 from foxgeese.engine.userinput import shown
 from foxgeese.params import Integer
+from foxgeese.players.registry import PLAYER_NAMES, make_player
 from foxgeese.protocol import codec
+from foxgeese.protocol.conformance import check_bot
 from foxgeese.protocol.sdk import BotError, run_bot
 from foxgeese.usage import UsageProblem
 
@@ -65,15 +68,7 @@ def check_connect_endpoint(endpoint: str | None) -> None:
 
 
 def make_builtin_player(spec: str) -> Any:
-    """The registry's player for SPEC, with a clear error when the players package is missing."""
-    try:
-        from foxgeese.players.registry import make_player
-    except ModuleNotFoundError as error:
-        if error.name and error.name.startswith("foxgeese.players"):
-            raise UsageProblem(
-                "built-in players are not available: foxgeese.players.registry is missing from this install"
-            ) from None
-        raise
+    """The registry's player for SPEC; a bad SPEC is a usage problem."""
     try:
         return make_player(spec)
     except ValueError as error:  # PlayerSpecError and bad option values
@@ -91,8 +86,6 @@ def run_player_command(name: str) -> click.Command:
     @click.option("--token", default=None, help="Token the referee gave [default: $FOXGEESE_TOKEN].")
     @click.option("--name", "bot_name", default=None, help="Name sent in hello [default: the SPEC].")
     def command(options: tuple[str, ...], endpoint: str | None, token: str | None, bot_name: str | None) -> None:
-        from foxgeese import __version__
-
         spec = player_spec(name, options)
         player = make_builtin_player(spec)
         check_connect_endpoint(endpoint or os.environ.get(codec.ENV_ENDPOINT))
@@ -121,13 +114,7 @@ class BotGroup(click.Group):
     def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
         super().format_commands(ctx, formatter)
         with formatter.section("Players"):
-            try:
-                from foxgeese.players.registry import PLAYER_NAMES
-            except ImportError:
-                names: tuple[str, ...] = ()
-            else:
-                names = PLAYER_NAMES
-            formatter.write_text(", ".join(names) if names else "(players package not installed)")
+            formatter.write_text(", ".join(PLAYER_NAMES))
 
 
 @click.group(name="bot", cls=BotGroup, help=BOT_HELP, subcommand_metavar="NAME|check [ARGS]...",
@@ -151,8 +138,6 @@ def check(timeout_ms: int, command: tuple[str, ...]) -> None:
     prints PASS or FAIL per step; exits 1 if any step failed. Options of `check` go before
     COMMAND; everything from COMMAND on is the bot's command line.
     """
-    from foxgeese.protocol.conformance import check_bot
-
     ok = check_bot(list(command), timeout_ms=timeout_ms, out=lambda line: click.echo(line))
     if not ok:
         sys.exit(1)

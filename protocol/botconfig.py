@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from foxgeese.engine.userinput import shown
+from foxgeese.players import registry
 from foxgeese.protocol.sandbox import check_available as sandbox_check
 
 CMD_PREFIX = "cmd:"
@@ -88,12 +89,14 @@ class BotConfig:
         if os.sep in program or (os.altsep and os.altsep in program):
             path = program if os.path.isabs(program) or self.cwd is None else os.path.join(self.cwd, program)
             if not (os.path.isfile(path) and os.access(path, os.X_OK)):
-                raise BotSpecError(f"bot {shown(self.name, 200)}: program {shown(program, 200)} does not exist or is not executable")
+                raise BotSpecError(
+                    f"bot {shown(self.name, 200)}: program {shown(program, 200)} does not exist or is not executable"
+                )
         elif shutil.which(program, path=self.environment().get("PATH")) is None:
             raise BotSpecError(f"bot {shown(self.name, 200)}: program {shown(program, 200)} not found on PATH")
 
     def to_json(self) -> dict[str, Any]:
-        data = {"name": self.name, "command": list(self.command), "cwd": self.cwd, "spec": self.spec}
+        data: dict[str, Any] = {"name": self.name, "command": list(self.command), "cwd": self.cwd, "spec": self.spec}
         if self.sandbox:
             data["sandbox"] = True
         return data
@@ -134,7 +137,8 @@ class BotConfig:
             options = [item.strip() for item in options_text.split(",")] if options_text else []
             for item in options:
                 if not _OPTION.match(item):
-                    raise BotSpecError(f"bad option {shown(item, 200)} in {shown(spec, 200)}; options are key=value separated by commas")
+                    raise BotSpecError(f"bad option {shown(item, 200)} in {shown(spec, 200)}; "
+                                       "options are key=value separated by commas")
             _check_builtin(player, options, spec)
             command = builtin_command(player, options)
             config = cls(name or spec, command, interactive=(player == HUMAN), spec=spec)
@@ -156,10 +160,6 @@ def builtin_command(player: str, options: list[str]) -> list[str]:
 
 def _check_builtin(player: str, options: list[str], spec: str) -> None:
     """Names and options are checked against the player registry so typos fail before launch."""
-    try:
-        from foxgeese.players import registry
-    except ImportError:  # a build without players: the bot itself will complain
-        return
     if player not in registry.PLAYER_NAMES:
         raise BotSpecError(
             f"unknown player {shown(player, 200)} in {shown(spec, 200)}; valid: {', '.join(registry.PLAYER_NAMES)}, "

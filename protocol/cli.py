@@ -20,8 +20,16 @@ from typing import Any
 
 import click
 
-from foxgeese.engine import (Game, IllegalMoveError, InvalidMoveError, Side, Termination, UnknownVariantError,
-                             draw_board, get_variant)
+from foxgeese.engine import (
+    Game,
+    IllegalMoveError,
+    InvalidMoveError,
+    Side,
+    Termination,
+    UnknownVariantError,
+    draw_board,
+    get_variant,
+)
 from foxgeese.engine.userinput import looks_like_int, named, shown
 from foxgeese.params import Integer, Number
 from foxgeese.protocol.botconfig import BotConfig, BotSpecError
@@ -133,7 +141,8 @@ def _print_message(direction: str, bot: str, message: dict[str, Any]) -> None:
               help="Write the game record (JSON) here.")
 @click.option("--geese-count", type=Integer(), default=None, help="standard: 13 (default), 15 or 17 geese.")
 @click.option("--sideways", is_flag=True, default=None, help="standard: geese may also step sideways.")
-@click.option("--opening", default="", metavar="MOVES", help="Moves played before the bots take over, e.g. 'd4-d5 c3-c4'.")
+@click.option("--opening", default="", metavar="MOVES",
+              help="Moves played before the bots take over, e.g. 'd4-d5 c3-c4'.")
 @click.option("--max-plies", type=Integer(1, MAX_PLIES), default=None, help="Adjudicate a draw after N plies.")
 @click.option("--bind", "endpoint", default=None, metavar="ENDPOINT",
               help="Bind this address instead of a private ipc:// one (e.g. tcp://127.0.0.1:5555).")
@@ -182,8 +191,10 @@ def play(variant_id: str, fox: str | None, geese: str | None, hare: str | None, 
                                "endpoint is bound into the sandbox)")
         seats = {
             Side.PREDATOR: BotConfig.from_spec(predator_spec, name=predator_spec, sandbox=Side.PREDATOR in boxed),
-            Side.PREY: BotConfig.from_spec(prey_spec, name=prey_spec if prey_spec != predator_spec else f"{prey_spec}#2",
-                                           sandbox=Side.PREY in boxed),
+            Side.PREY: BotConfig.from_spec(
+                prey_spec, name=prey_spec if prey_spec != predator_spec else f"{prey_spec}#2",
+                sandbox=Side.PREY in boxed,
+            ),
         }
         if tc_text is None:
             tc_text = HUMAN_TC if any(config.interactive for config in seats.values()) else DEFAULT_TC
@@ -237,14 +248,15 @@ def play(variant_id: str, fox: str | None, geese: str | None, hare: str | None, 
 def _sandboxed_sides(variant: Any, names: tuple[str, ...]) -> set[Side]:
     """The sides `--sandbox` names (side names of the variant, or `all`)."""
     sides = {variant.side_name(side): side for side in (Side.PREDATOR, Side.PREY)}
-    chosen = set()
+    chosen: set[Side] = set()
     for name in names:
         if name.lower() == "all":
             chosen.update(sides.values())
         elif name.lower() in sides:
             chosen.add(sides[name.lower()])
         else:
-            raise UsageProblem(f"--sandbox {named(name)}: {variant.id} has the sides {' and '.join(sides)} (or say all)")
+            both = " and ".join(sides)
+            raise UsageProblem(f"--sandbox {named(name)}: {variant.id} has the sides {both} (or say all)")
     return chosen
 
 

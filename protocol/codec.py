@@ -70,7 +70,8 @@ def pack_array(count: int, packed_items: bytes | bytearray) -> bytes:
 
 
 _TURN_HEAD = b"\x8a" + b"".join(map(pack, ("v", PROTOCOL_VERSION, "type", "turn", "game_id")))
-_TURN_KEYS = [pack(key) for key in ("request_id", "position", "moves", "legal", "clocks", "increment_ms", "per_move_ms")]
+_TURN_KEYS = [pack(key) for key in
+              ("request_id", "position", "moves", "legal", "clocks", "increment_ms", "per_move_ms")]
 
 
 def pack_turn(game_id: bytes, request_id: int, position: bytes, moves: bytes, legal: bytes,

@@ -182,9 +182,9 @@ class Checker:
         if game.position.turn == side:
             self._turn(f"turn {where} {'start' if not label else 'position'}", game_id, game)
         if mid_game:
-            game = self._mid_game(start, side)
-            if game is not None:
-                self._turn(f"turn {where} mid-game (ply {len(game.moves)})", game_id, game)
+            reached = self._mid_game(start, side)
+            if reached is not None:
+                self._turn(f"turn {where} mid-game (ply {len(reached.moves)})", game_id, reached)
         self._send(codec.GAME_OVER, game_id=game_id, winner="draw", termination="aborted",
                    reason="conformance check")
         self._ping(f"game_over {where}, then ping")

@@ -12,8 +12,9 @@ the referee's own work (checks, records, callbacks, printing, journals) is never
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, Callable
+from typing import Any
 
 from foxgeese import __version__
 from foxgeese.engine import Game, IllegalMoveError, InvalidMoveError, Position, Side
@@ -244,7 +245,8 @@ class Match:
         kind = message["type"]
         try:
             if kind not in (codec.READY, codec.MOVE, codec.RESIGN) or self.phase == "hello":
-                raise ProtocolError(f"unexpected '{kind}' message {'now' if self.phase != 'hello' else 'before new_game'}")
+                when = "now" if self.phase != "hello" else "before new_game"
+                raise ProtocolError(f"unexpected '{kind}' message {when}")
             if message["game_id"] != self.game_id:
                 raise ProtocolError(f"'{kind}' names game {codec.cut(message['game_id'], codec.MAX_ECHO_CHARS)!r}, "
                                     f"the game is {self.game_id!r}")
@@ -296,6 +298,7 @@ class Match:
                                  f"{codec.cut(why, codec.MAX_ECHO_CHARS * 2)}", side))
                 return
             move_name = str(move)
+        assert move is not None  # parse_move returned one, or the game ended above
         self.game.push(move)
         self.move_texts.append(move_name)
         self._moves_packed += codec.pack(move_name)
@@ -340,7 +343,7 @@ class Match:
         verdict = self.adjudicator(position)
         if verdict is not None:
             winner, reason = verdict
-            self._end(Ending(getattr(winner, "value", winner), RefereeTermination.ADJUDICATED.value, str(reason)))
+            self._end(Ending(str(getattr(winner, "value", winner)), RefereeTermination.ADJUDICATED.value, str(reason)))
 
     # ----------------------------------------------------------------- events: time
 
@@ -430,7 +433,8 @@ class Match:
     def _advance_play(self, now: float) -> None:
         if self.mover is not None:
             if now >= self.turn_deadline:
-                self.mover, side = None, self.mover
+                side = self.mover
+                self.mover = None
                 budget_ms = self.clock.budget_ms(self.names[side])
                 self.clock.charge(self.names[side], budget_ms + 1)  # the clock reads 0
                 self._time_forfeit(side, budget_ms)

@@ -10,10 +10,11 @@ import enum
 import json
 import os
 from dataclasses import asdict, dataclass, field, fields
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from typing import Any
 
 from foxgeese.engine.userinput import JsonInputError, load_json, shown
+from foxgeese.files import atomic_write
 
 RECORD_FORMAT = 1
 DRAW = "draw"
@@ -129,12 +130,9 @@ class GameRecord:
 
     def save(self, path: str | os.PathLike[str]) -> None:
         """Writes the record atomically (a reader never sees half a record)."""
-        path = os.fspath(path)
-        temporary = f"{path}.tmp{os.getpid()}"
-        with open(temporary, "w", encoding="utf-8") as out:
+        with atomic_write(path) as out:
             out.write(self.to_json(indent=1))
             out.write("\n")
-        os.replace(temporary, path)
 
     def result_line(self) -> str:
         """One line for people: `fox wins by captured (...)` / `draw by repetition`."""
@@ -165,7 +163,7 @@ def _checked(cls: type, data: Any, where: str) -> dict[str, Any]:
     """The known keys of `data` for dataclass `cls`, each of the JSON type its field declares."""
     if not isinstance(data, dict):
         raise RecordError(f"{where}: expected a JSON object, not {shown(data, 30)}")
-    values = {}
+    values: dict[str, Any] = {}
     for item in fields(cls):
         if item.name not in data:
             continue
@@ -183,4 +181,4 @@ def _checked(cls: type, data: Any, where: str) -> dict[str, Any]:
 
 def utc_now() -> str:
     """ISO 8601 UTC with milliseconds, as records store times."""
-    return datetime.now(timezone.utc).isoformat(timespec="milliseconds").replace("+00:00", "Z")
+    return datetime.now(UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")

@@ -18,8 +18,9 @@ import os
 import secrets
 import time
 import urllib.parse
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, Callable
+from typing import Any, cast
 
 import zmq
 from zmq.utils.monitor import recv_monitor_message
@@ -30,7 +31,15 @@ from foxgeese.protocol import codec, sandbox, workdir
 from foxgeese.protocol.botconfig import BotConfig
 from foxgeese.protocol.codec import ProtocolError
 from foxgeese.protocol.match import (
-    REFEREE_NAME, Adjudicator, Finished, Match, MoveEvent, MovePlayed, Restart, Send, StartClock,
+    REFEREE_NAME,
+    Adjudicator,
+    Finished,
+    Match,
+    MoveEvent,
+    MovePlayed,
+    Restart,
+    Send,
+    StartClock,
 )
 from foxgeese.protocol.process import BotLaunchError, BotProcess, descends_from, peer_pid
 from foxgeese.protocol.record import GameRecord, SeatRecord
@@ -43,6 +52,11 @@ _PROCESS_CHECK_S = 0.02
 HEARTBEAT_MISSES = 3  # with heartbeat_s: intervals without a sign of life before a connection is closed
 # Plain ints: pyzmq's enum flags cost a Python-level operator call each time on the hot path.
 _EVENTS, _POLLIN, _NOBLOCK = int(zmq.EVENTS), int(zmq.POLLIN), int(zmq.NOBLOCK)
+
+
+def _pending(socket: zmq.Socket) -> bool:
+    """Whether a message waits on `socket` (ZMQ_EVENTS is an int option; pyzmq types it int | bytes)."""
+    return bool(cast(int, socket.getsockopt(_EVENTS)) & _POLLIN)
 _SNDMORE_NOBLOCK = int(zmq.SNDMORE) | _NOBLOCK
 _RCVMORE = int(zmq.RCVMORE)
 _SRCFD = int(zmq.SRCFD)  # the descriptor of the connection a message came in on
@@ -382,7 +396,7 @@ class Referee:
         getsockopt, recv, known = socket.getsockopt, socket.recv, self._by_identity
         any_read = False
         try:
-            while ready or getsockopt(_EVENTS) & _POLLIN:
+            while ready or getsockopt(_EVENTS) & _POLLIN:  # type: ignore[operator]  # an int option
                 ready, any_read = False, True
                 identity = recv(_NOBLOCK)
                 fd = None
@@ -402,7 +416,7 @@ class Referee:
         """Marks the remote bots whose connection the monitor reports closed."""
         monitor = self._monitor
         try:
-            while monitor.getsockopt(_EVENTS) & _POLLIN:
+            while _pending(monitor):
                 event = recv_monitor_message(monitor, _NOBLOCK)
                 bot = self._remote_by_fd.pop(int(event["value"]), None)
                 if bot is not None:

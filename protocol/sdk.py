@@ -80,9 +80,9 @@ def clean_info(info: Any) -> dict[str, Any] | None:
         value = info.get(key)
         if value is None or isinstance(value, bool) or not isinstance(value, spec.kind):
             continue
-        if key == "pv":
+        if isinstance(value, list):  # pv: move texts
             value = [str(item) for item in value][: spec.max_len]
-        elif not spec.low <= value <= spec.high:
+        elif isinstance(value, int) and not spec.low <= value <= spec.high:  # every other field is an int
             continue
         kept[key] = value
     return kept or None
@@ -112,12 +112,13 @@ class BotSession:
         self.version = version
         claimed = variants if variants is not None else getattr(player, "variants", None)
         self.variants = list(claimed) if claimed else list(VARIANT_IDS)
-        self.endpoint = endpoint or os.environ.get(codec.ENV_ENDPOINT)
+        found = endpoint or os.environ.get(codec.ENV_ENDPOINT)
         self.token = token if token is not None else token_from_environment()
-        if not self.endpoint:
+        if not found:
             raise BotConfigError(
                 f"no referee endpoint: pass endpoint=... (--connect) or set {codec.ENV_ENDPOINT}"
             )
+        self.endpoint: str = found
         self.idle_timeout_s = idle_timeout_s
         self.state: _GameState | None = None
         self.games_played = 0
@@ -238,13 +239,15 @@ class BotSession:
         """The game so far: the cached one extended by the new moves, or rebuilt from `start`."""
         moves = [str(m) for m in (message.get("moves") or [])]
         try:
-            stale = state.game is None or len(state.game.moves) != len(state.moves)  # a player left it changed
-            if stale or moves[: len(state.moves)] != state.moves:
-                state.game, state.moves = Game.from_position(Position.from_text(state.start)), []
+            game = state.game
+            stale = game is None or len(game.moves) != len(state.moves)  # a player left it changed
+            if game is None or stale or moves[: len(state.moves)] != state.moves:
+                game = state.game = Game.from_position(Position.from_text(state.start))
+                state.moves = []
             for text in moves[len(state.moves):]:
-                state.game.push(state.game.parse_move(text))
+                game.push(game.parse_move(text))
                 state.moves.append(text)
-            return state.game
+            return game
         except ValueError as error:
             # The history does not replay (should not happen): play on from the position alone.
             _warn(f"cannot replay the move list ({error}); using the position text")

@@ -12,10 +12,14 @@ STEPS = [(dc, dr) for dc in (-1, 0, 1) for dr in (-1, 0, 1) if (dc, dr) != (0, 0
 def board(variant_id):
     if variant_id == "standard":
         points = {(c, r) for c in range(7) for r in range(7) if 2 <= c <= 4 or 2 <= r <= 4}
-        diagonal = lambda c, r: ["up", "down"]
+
+        def diagonal(c, r):
+            return ["up", "down"]
     elif variant_id == "great-cross":
         points = {(c, r) for c in range(9) for r in range(9) if 3 <= c <= 5 or 3 <= r <= 5}
-        diagonal = lambda c, r: ["up"] if (c + r) % 2 == 1 else ["down"]
+
+        def diagonal(c, r):
+            return ["up"] if (c + r) % 2 == 1 else ["down"]
     else:
         points = {(c, r) for c in range(3) for r in range(1, 4)} | {(1, 0), (1, 4)}
         lines = set()
@@ -78,3 +82,50 @@ def legal_moves(variant_id, sideways, predator, prey, predator_to_move):
                 if frozenset([goose, to]) in lines and to not in occupied:
                     moves.append(name(goose) + "-" + name(to))
     return sorted(moves)
+
+
+def parse_name(text):
+    return ("abcdefghi".index(text[0]), int(text[1:]) - 1)
+
+
+def draws_apply(variant_id, sideways):
+    """The fifty-move and repetition rules: great-cross, and standard with sideways moves."""
+    return variant_id == "great-cross" or (variant_id == "standard" and sideways)
+
+
+def after_move(variant_id, predator, prey, predator_to_move, quiet, stall, move_text):
+    """(predator, prey, predator_to_move, quiet, stall) after a legal move given as text.
+
+    quiet: 0 after a capture or a forward prey step, else one more. stall (hare-and-hounds only):
+    0 after a forward hound step, one more after a sideways one, unchanged by the hare.
+    """
+    prey = set(prey)
+    if predator_to_move:
+        path = [parse_name(part) for part in move_text.replace("x", "-").split("-")]
+        captures = "x" in move_text
+        for a, b in zip(path, path[1:]):
+            if captures:
+                prey.discard(((a[0] + b[0]) // 2, (a[1] + b[1]) // 2))
+        return path[-1], prey, False, 0 if captures else quiet + 1, stall
+    origin, target = (parse_name(part) for part in move_text.split("-"))
+    prey.discard(origin)
+    prey.add(target)
+    forward = target[1] > origin[1]
+    if variant_id == "hare-and-hounds":
+        stall = 0 if forward else stall + 1
+    return predator, prey, True, 0 if forward else quiet + 1, stall
+
+
+def ending(variant_id, sideways, predator, prey, predator_to_move, quiet, stall):
+    """The termination name of a position ended without looking at its history, else None."""
+    if variant_id != "hare-and-hounds" and len(prey) < 4:
+        return "captured"
+    if variant_id == "hare-and-hounds" and predator[1] < min(p[1] for p in prey):
+        return "escaped"
+    if variant_id == "hare-and-hounds" and stall >= 10:
+        return "stalling"
+    if draws_apply(variant_id, sideways) and quiet >= 100:
+        return "fifty-moves"
+    if not legal_moves(variant_id, sideways, predator, prey, predator_to_move):
+        return "trapped" if predator_to_move else "immobilized"
+    return None

@@ -294,7 +294,7 @@ def test_every_referee_ending_has_a_documented_exit_status():
     assert statuses == {"time-forfeit": 3, "illegal-move": 4, "protocol-error": 5, "crash": 6, "no-show": 7,
                         "resignation": 0, "max-plies": 0, "adjudicated": 0}
     help_text = " ".join((play.help or "").split())
-    for termination, code in EXIT_STATUS.items():
+    for code in EXIT_STATUS.values():
         assert f"{code} " in help_text
 
 

@@ -53,7 +53,8 @@ def test_a_line_that_finishes_the_game_is_refused() -> None:
 
 
 def test_missing_book_lists_the_bundled_ones(tmp_path: Path) -> None:
-    with pytest.raises(BookError, match=r"book 'nope.txt': no such file '.*nope.txt' \(bundled books: standard-balanced, standard-known\)"):
+    message = r"book 'nope.txt': no such file '.*nope.txt' \(bundled books: standard-balanced, standard-known\)"
+    with pytest.raises(BookError, match=message):
         load_book("nope.txt", STANDARD, base_dir=tmp_path)
     (tmp_path / "empty.txt").write_text("# nothing\n\n")
     with pytest.raises(BookError, match="holds no openings"):
@@ -156,7 +157,8 @@ def test_book_command_writes_a_book_that_loads(tmp_path: Path) -> None:
 
 
 @pytest.mark.parametrize("args, message", [
-    (["standard", "--random", "wolf", "--plies", "4"], "foxgeese: --random: 'wolf' is not a side of standard; use fox or geese"),
+    (["standard", "--random", "wolf", "--plies", "4"],
+     "foxgeese: --random: 'wolf' is not a side of standard; use fox or geese"),
     (["standrd", "--random", "fox", "--plies", "4"], "foxgeese: unknown variant 'standrd'"),
     (["standard", "--random", "fox", "--plies", "4", "--player", "minimax:dep=3"],
      "foxgeese: unknown option 'dep' for minimax"),

@@ -8,9 +8,9 @@ import textwrap
 from pathlib import Path
 
 import pytest
+from test_example_bots import LANGUAGES, ROOT, example_bot_command
 
 from foxgeese.protocol.conformance import check_bot, info_problem
-from test_example_bots import LANGUAGES, ROOT, example_bot_command
 
 # A bot that behaves until told otherwise by its MODE: the broken bots below are one mode each.
 BROKEN_BOT = textwrap.dedent('''

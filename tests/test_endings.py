@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 import pytest
-
 from ascii_boards import position_from_ascii
-from foxgeese.engine import Game, IllegalMoveError, Move, Position, Termination, Winner, get_variant
+
+from foxgeese.engine import Game, IllegalMoveError, Move, Position, Termination, Winner
 
 
 def outcome_after(position: Position, *moves: str):

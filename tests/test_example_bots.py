@@ -14,6 +14,7 @@ from pathlib import Path
 import pytest
 
 from foxgeese.engine import Game, Position, Side, Termination, get_variant
+from foxgeese.engine.sampling import played_position
 from foxgeese.protocol.botconfig import BotConfig
 from foxgeese.protocol.conformance import CAPTURE_POSITIONS
 from foxgeese.protocol.referee import Referee
@@ -54,16 +55,10 @@ def sample_positions(count: int, seed: int) -> list[Position]:
     variants += [get_variant("hare-and-hounds"), get_variant("great-cross")]
     positions = [Position.from_text(text) for text in CAPTURE_POSITIONS.values()]
     while len(positions) < count:
-        game = Game(rng.choice(variants))
-        for _ in range(rng.randrange(0, 120)):
-            moves = game.legal_moves()
-            if not moves:
-                break
-            # Prefer captures now and then so that long chains show up often.
-            captures = [m for m in moves if m.is_capture]
-            game.push(rng.choice(captures if captures and rng.random() < 0.5 else moves))
-        if game.legal_moves():
-            positions.append(game.position)
+        # Prefer captures now and then so that long chains show up often.
+        position = played_position(rng.choice(variants), rng, (0, 119), capture_bias=0.5)
+        if position is not None and position.legal_moves():
+            positions.append(position)
     return positions
 
 

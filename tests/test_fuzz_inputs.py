@@ -210,7 +210,8 @@ MSGPACK_VALUES = st.recursive(
     st.one_of(st.none(), st.booleans(), st.integers(-2**63, 2**64 - 1), st.floats(), st.text(max_size=20),
               st.binary(max_size=20)),
     lambda children: st.one_of(st.lists(children, max_size=4),
-                               st.dictionaries(st.one_of(st.text(max_size=8), st.integers(-9, 9)), children, max_size=5)),
+                               st.dictionaries(st.one_of(st.text(max_size=8), st.integers(-9, 9)), children,
+                                               max_size=5)),
     max_leaves=20,
 )
 def field_values(spec: codec.Field) -> st.SearchStrategy:

@@ -54,7 +54,7 @@ def test_the_clock_runs_from_the_turn_being_sent_to_the_reply_arriving():
 def test_a_slow_callback_is_never_charged_with_a_fixed_time_per_move():
     match, actions = started("move=0.5")
     now = 0.0
-    for ply in range(6):
+    for _ in range(6):
         turn = sends(actions, codec.TURN)[0]
         assert actions[-1] == StartClock(turn.side)  # the referee sends the turn, then starts the clock
         match.clock_started(turn.side, now)
@@ -91,7 +91,8 @@ def test_move_then_resign_is_a_resignation_and_resign_is_allowed_at_any_time():
     match.clock_started(Side.PREY, 0.0)
     move(match, Side.PREY, "b1-b2", arrival=0.1)
     actions = match.receive(Side.PREY, {"type": codec.RESIGN, "game_id": "m1", "request_id": 1}, 0.1)
-    assert (match.record.termination, match.record.winner, match.record.reason) == ("resignation", "hare", "hounds resigned")
+    record = match.record
+    assert (record.termination, record.winner, record.reason) == ("resignation", "hare", "hounds resigned")
     assert not sends(actions, codec.ERROR)
     match, _ = started()  # the side not on move resigns, with any request_id
     match.receive(Side.PREDATOR, {"type": codec.RESIGN, "game_id": "m1", "request_id": 99}, 0.1)

@@ -5,15 +5,16 @@ from __future__ import annotations
 import random
 
 import pytest
+from test_minimax import CASES
+from test_players_support import BudgetRecorder, diagram, play_out, wins_within
 
 from foxgeese.engine import Clock, Game, get_variant
-from foxgeese.players.fastrules import FastRules
-from foxgeese.players.base import Deadline
+from foxgeese.engine.rules import rules_for
+from foxgeese.players import mcts
+from foxgeese.players.base import Deadline, time_budget_ms
 from foxgeese.players.mcts import LOST, MCTS, WON, MctsPlayer, RolloutEvaluator, puct_value, uct_value
 from foxgeese.players.minimax import history_keys
 from foxgeese.players.random_player import RandomPlayer
-from test_minimax import CASES
-from test_players_support import diagram, play_out, wins_within
 
 
 @pytest.mark.parametrize("label, text, variant, turn, plies", CASES, ids=[c[0] for c in CASES])
@@ -41,9 +42,9 @@ def test_mcts_converts_the_win_against_any_defence(label, text, variant, turn, p
 
 def test_the_solver_marks_the_losing_side_lost():
     position = diagram(CASES[1][1], "standard", "fox")  # the fox wins in three plies
-    rules = FastRules.for_variant(position.variant)
+    rules = rules_for(position.variant)
     search = MCTS(rules, RolloutEvaluator(rules, random.Random(0)))
-    root = search.new_root(rules.state_of(position))
+    root = search.new_root(position.state)
     search.run(root, playouts=5000, deadline=_no_deadline())
     assert root.solved == LOST  # the geese, who moved into the root, have lost
     best = search.best_child(root)
@@ -53,16 +54,14 @@ def test_the_solver_marks_the_losing_side_lost():
 
 def test_selection_is_pluggable():
     position = diagram(CASES[0][1], "standard", "fox")
-    rules = FastRules.for_variant(position.variant)
+    rules = rules_for(position.variant)
     search = MCTS(rules, RolloutEvaluator(rules, random.Random(0)), c=2.0, selection=puct_value)
-    root = search.new_root(rules.state_of(position))
+    root = search.new_root(position.state)
     search.run(root, playouts=200, deadline=_no_deadline())
     assert str(search.best_child(root).move) == "d3xd5xd7"
 
 
 def _no_deadline():
-    from foxgeese.players.base import Deadline
-
     return Deadline(None)
 
 
@@ -100,13 +99,23 @@ def test_the_subtree_of_the_moves_played_is_reused():
     assert player.choose(fresh, Clock()).info["reused"] == 0
 
 
-def test_time_limit_and_clock_are_respected():
+def test_time_limit_and_clock_set_the_search_budget(monkeypatch):
+    recorder = BudgetRecorder(monkeypatch, mcts)
     game = Game(get_variant("great-cross"))
     choice = MctsPlayer(time=80, seed=1).choose(game, Clock())
-    assert choice.move in game.legal_moves()
-    assert choice.info["time_ms"] < 80 + 100 and choice.info["playouts"] > 0
-    choice = MctsPlayer(seed=1).choose(game, Clock(remaining_ms=1000, increment_ms=100))
-    assert choice.info["time_ms"] < 250
+    assert choice.move in game.legal_moves() and choice.info["playouts"] > 0
+    clock = Clock(remaining_ms=1000, increment_ms=100)
+    MctsPlayer(seed=1).choose(game, clock)
+    MctsPlayer(time=10_000, seed=1).choose(game, clock)  # the clock is tighter than the option
+    assert recorder.budgets == [80, time_budget_ms(clock), time_budget_ms(clock)]
+
+
+def test_a_passed_deadline_stops_the_search_at_its_next_check():
+    rules = rules_for(get_variant("great-cross"))
+    search = MCTS(rules, RolloutEvaluator(rules, random.Random(1)))
+    root = search.new_root(get_variant("great-cross").start_position().state)
+    assert search.run(root, playouts=None, deadline=Deadline(0)) == 0
+    assert root.children, "the root is still expanded, so a move can be chosen"
 
 
 @pytest.mark.parametrize("options, message", [
@@ -127,7 +136,7 @@ def test_contempt_makes_a_repetition_worth_less_than_half_to_the_player(contempt
     search = player.search_for(game.position.variant)
     assert search.evaluator.draw_value == pytest.approx(0.5 + contempt)  # the predator's view of a draw
     rules = search.rules
-    root = search.new_root(rules.state_of(game.position))
+    root = search.new_root(game.position.state)
     seen = history_keys(game, rules)
     search.run(root, playouts=400, deadline=Deadline(None), seen=seen)
     repeating = [child for child in root.children if rules.key(child.state) in seen]

@@ -5,14 +5,15 @@ from __future__ import annotations
 import random
 
 import pytest
+from test_players_support import BudgetRecorder, diagram, play_out, wins_within
 
 from foxgeese.engine import Clock, Game, get_variant, point_name
-from foxgeese.players import evaluation
+from foxgeese.engine.rules import PREDATOR, rules_for
+from foxgeese.players import evaluation, minimax
+from foxgeese.players.base import time_budget_ms
 from foxgeese.players.evaluation import evaluation_for
-from foxgeese.players.fastrules import PREDATOR, FastRules
 from foxgeese.players.minimax import AlphaBeta, MinimaxPlayer
 from foxgeese.players.random_player import RandomPlayer
-from test_players_support import diagram, play_out, wins_within
 
 # The fox jumps d4 then d6 in one move: 5 geese -> 3, fewer than four: the fox wins at once.
 FOX_CHAIN = """
@@ -117,9 +118,9 @@ def test_the_faster_win_is_preferred():
 
 def test_the_losing_side_sees_the_loss_coming():
     position = diagram(FOX_IN_TWO, "standard", "fox")
-    engine = AlphaBeta(FastRules.for_variant(position.variant))
-    fox_move = engine.search(engine.rules.state_of(position), depth=4).move
-    reply_state = engine.rules.play(engine.rules.state_of(position), fox_move)
+    engine = AlphaBeta(rules_for(position.variant))
+    fox_move = engine.search(position.state, depth=4).move
+    reply_state = engine.rules.play(position.state, fox_move)
     result = AlphaBeta(engine.rules).search(reply_state, depth=4)
     assert result.mate is not None and result.mate < 0  # the geese know they are lost
 
@@ -132,43 +133,23 @@ def test_every_limit_stops_the_search_with_a_legal_move(limit):
     assert choice.info["nodes"] > 0 and choice.info["pv"][0] == str(choice.move)
     if "nodes" in limit:
         assert choice.info["nodes"] <= limit["nodes"] + 50  # the last capture batch may overrun a little
-    if "time" in limit:
-        assert choice.info["time_ms"] < limit["time"] + 100
 
 
-def test_the_clock_bounds_the_time_spent():
+def test_the_clock_and_the_time_option_set_the_search_budget(monkeypatch):
+    recorder = BudgetRecorder(monkeypatch, minimax)
     game = Game(get_variant("great-cross"))
-    choice = MinimaxPlayer().choose(game, Clock(remaining_ms=1000, increment_ms=0))
-    assert choice.info["time_ms"] < 300
-    assert choice.info["depth"] >= 2
+    clock = Clock(remaining_ms=1000, increment_ms=0)
+    assert MinimaxPlayer().choose(game, clock).move in game.legal_moves()
+    MinimaxPlayer(time=60).choose(game, Clock())
+    MinimaxPlayer(time=10_000).choose(game, clock)  # the clock is tighter than the option
+    searched = [budget for budget in recorder.budgets if budget is not None]  # None: a new engine's idle deadline
+    assert searched == [time_budget_ms(clock), 60, time_budget_ms(clock)]
 
 
-def test_the_fast_rules_agree_with_the_engine_on_random_games():
-    rng = random.Random(5)
-    for variant in (get_variant("standard"), get_variant("standard", sideways=True),
-                    get_variant("great-cross"), get_variant("hare-and-hounds")):
-        rules = FastRules.for_variant(variant)
-        evaluate = evaluation_for(rules)
-        for _ in range(15):
-            game = Game(variant)
-            while True:
-                position = game.position
-                state = rules.state_of(position)
-                outcome = position.outcome()
-                ended = rules.ending(state)
-                moves = rules.moves(state)
-                if outcome is None:
-                    assert ended is None and sorted(moves) == sorted(position.legal_moves())
-                else:
-                    assert ended is not None or not moves
-                    break
-                assert isinstance(evaluate(state), int)
-                move = rng.choice(moves)
-                assert rules.play(state, move) == rules.state_of(position.play(move))
-                assert rules.key(state) == position.key()
-                game.push(move)
-                if len(game.moves) > 300:
-                    break
+def test_a_passed_deadline_stops_the_search_at_its_first_check():
+    position = get_variant("great-cross").start_position()
+    result = AlphaBeta(rules_for(position.variant)).search(position.state, time_ms=0)
+    assert result.move in position.legal_moves() and result.nodes == minimax.TIME_CHECK_NODES
 
 
 def test_a_seed_varies_the_game_reproducibly():
@@ -197,16 +178,16 @@ def test_a_position_seen_before_scores_as_a_draw_in_great_cross():
 2       G G G
 1       G G G
 """, "great-cross", "fox")
-    rules = FastRules.for_variant(position.variant)
-    state = rules.state_of(position)
+    rules = rules_for(position.variant)
+    state = position.state
     assert evaluation_for(rules)(state) != 0
     children = {rules.key(rules.play(state, m)) for m in rules.moves(state)}
     assert AlphaBeta(rules).search(state, depth=3).score != 0
     assert AlphaBeta(rules).search(state, depth=3, seen=children).score == 0
     # Hare and hounds has no repetition rule (stalling decides): history is ignored there.
     hunt = diagram(HOUNDS_IN_THREE, "hare-and-hounds", "hounds")
-    hunt_rules = FastRules.for_variant(hunt.variant)
-    hunt_state = hunt_rules.state_of(hunt)
+    hunt_rules = rules_for(hunt.variant)
+    hunt_state = hunt.state
     hunt_children = {hunt_rules.key(hunt_rules.play(hunt_state, m)) for m in hunt_rules.moves(hunt_state)}
     assert AlphaBeta(hunt_rules).search(hunt_state, depth=6, seen=hunt_children).mate == 5
 
@@ -216,8 +197,8 @@ def test_a_position_seen_before_scores_as_a_draw_in_great_cross():
 def _fox_view(text: str) -> int:
     """The static evaluation of a diagram with the fox to move (positive: good for the fox)."""
     position = diagram(text, "standard", "fox")
-    rules = FastRules.for_variant(position.variant)
-    return evaluation_for(rules)(rules.state_of(position))
+    rules = rules_for(position.variant)
+    return evaluation_for(rules)(position.state)
 
 
 WALL_WITH_FOX_ABOVE = """
@@ -250,7 +231,7 @@ def test_a_fox_behind_the_wall_is_far_worse_for_the_geese_than_one_enclosed_abov
 
 def test_points_behind_every_goose_are_lost_to_the_geese_for_good():
     position = diagram(WALL_WITH_FOX_BEHIND, "standard", "fox")
-    rules = FastRules.for_variant(position.variant)
+    rules = rules_for(position.variant)
     fox_geese = evaluation_for(rules)
     cone = fox_geese.cone(position.prey)
     lost = {point_name(p) for p in position.variant.board.points if not cone >> p & 1}
@@ -308,7 +289,7 @@ GOOSE_AHEAD_BACKED = """
 
 def _lone_points(text: str) -> set[str]:
     position = diagram(text, "standard", "fox")
-    lone = evaluation_for(FastRules.for_variant(position.variant)).lone(position.prey)
+    lone = evaluation_for(rules_for(position.variant)).lone(position.prey)
     return {point_name(p) for p in position.variant.board.points if lone >> p & 1}
 
 
@@ -322,7 +303,7 @@ def test_a_goose_that_went_ahead_alone_is_lone_and_a_backed_one_is_not():
 def test_remembered_scores_are_the_scores_and_the_memory_is_bounded(monkeypatch):
     monkeypatch.setattr(evaluation, "SCORE_CACHE_SIZE", 50)
     for variant in (get_variant("standard"), get_variant("great-cross")):
-        rules = FastRules.for_variant(variant)
+        rules = rules_for(variant)
         evaluate = evaluation_for(rules)
         rng = random.Random(5)
         states = []
@@ -332,9 +313,19 @@ def test_remembered_scores_are_the_scores_and_the_memory_is_bounded(monkeypatch)
                 if game.outcome() is not None:
                     break
                 game.push(rng.choice(game.legal_moves()))
-            states.append(rules.state_of(game.position))
+            states.append(game.position.state)
         for state in states * 3:  # the second and third rounds are answered from memory
             fox_to_move = state[2] == PREDATOR
             direct = evaluate.fox_score(state[0], state[1], fox_to_move)
             assert evaluate(state) == (direct if fox_to_move else -direct)
             assert len(evaluate._scores) <= 50
+
+
+def test_the_table_stays_bounded_within_one_search(monkeypatch):
+    monkeypatch.setattr(minimax, "TT_LIMIT", 1_000)
+    position = get_variant("great-cross").start_position()
+    engine = AlphaBeta(rules_for(position.variant))
+    result = engine.search(position.state, nodes=20_000)
+    assert result.nodes >= 19_000 and result.move in position.legal_moves()
+    # Checked with the clock every TIME_CHECK_NODES nodes; each node stores at most one entry.
+    assert len(engine.tt) <= 1_000 + minimax.TIME_CHECK_NODES + 1

@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 import pytest
-
-from foxgeese.engine import Game, get_variant, perft
 from reference_rules import legal_moves as reference_moves
+
+from foxgeese.engine import Game, Position, get_variant, perft
 
 SPEC_TABLE = {
     "standard": [5, 89, 572, 9778],
@@ -55,7 +55,8 @@ def _reference_perft(variant_id, sideways, predator, prey, predator_to_move, dep
     for text in reference_moves(variant_id, sideways, predator, prey, predator_to_move):
         points = [("abcdefghi".index(p[0]), int(p[1:]) - 1) for p in text.replace("x", "-").split("-")]
         if predator_to_move:
-            jumped = {((a[0] + b[0]) // 2, (a[1] + b[1]) // 2) for a, b in zip(points, points[1:])} if "x" in text else set()
+            pairs = zip(points, points[1:]) if "x" in text else ()
+            jumped = {((a[0] + b[0]) // 2, (a[1] + b[1]) // 2) for a, b in pairs}
             child = (points[-1], frozenset(prey) - jumped)
         else:
             child = (predator, (frozenset(prey) - {points[0]}) | {points[1]})
@@ -75,9 +76,8 @@ def test_reference_generator_agrees_at_depth_four(variant_id, options):
 
 
 def test_perft_ends_on_the_stall_count_only_where_stalling_applies():
-    from foxgeese.engine import Position
-
-    standard = Position.from_text("standard geese=13,sideways=0 fox d4 c1,d1,e1,c2,d2,e2,a3,b3,c3,d3,e3,f3,g3 0 10 0")
+    start = get_variant("standard").start_position()
+    standard = Position(start.variant, start.predator, start.prey, start.turn, 0, 10, 0)
     assert perft(standard, 1) == len(standard.legal_moves()) == 5
     hare = Position.from_text("hare-and-hounds - hare c4 b1,a2,c2 0 10 0")
     assert perft(hare, 1) == len(hare.legal_moves()) == 0

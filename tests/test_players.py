@@ -21,7 +21,8 @@ def test_specs_build_the_named_players_with_typed_options():
     player = make_player(" MCTS : playouts=200, c=0.7 ,seed=1")
     assert isinstance(player, MctsPlayer) and player.playouts == 200 and player.c == 0.7
     assert isinstance(make_player("random"), RandomPlayer)
-    assert parse_spec("x:a=1,b=2.5,c=true,d=off,e=word") == ("x", {"a": 1, "b": 2.5, "c": True, "d": False, "e": "word"})
+    expected = {"a": 1, "b": 2.5, "c": True, "d": False, "e": "word"}
+    assert parse_spec("x:a=1,b=2.5,c=true,d=off,e=word") == ("x", expected)
     assert set(PLAYER_NAMES) >= {"random", "human", "minimax", "mcts", "solver"}
 
 

@@ -15,7 +15,6 @@ import pytest
 from foxgeese.engine import Clock, Game, get_variant
 from foxgeese.players.mcts import MctsPlayer
 from foxgeese.players.minimax import MinimaxPlayer
-
 from foxgeese.players.solver import hare_hounds_solution
 from foxgeese.players.solver.tables import WIN, to_parent
 

@@ -89,3 +89,18 @@ def play_out(position: Position, attacker, defender, max_plies: int = 40) -> Gam
         choice = players[game.position.turn].choose(game, Clock())
         game.push(game.parse_move(choice.move))
     return game
+
+
+class BudgetRecorder:
+    """Stands in for a search module's `Deadline` and keeps every budget (ms) a player gave it, so a
+    test checks the time a search was allowed, not the wall clock. The deadline itself is real."""
+
+    def __init__(self, monkeypatch, module) -> None:
+        self.budgets: list[float | None] = []
+        real = module.Deadline
+
+        def record(budget_ms: float | None):
+            self.budgets.append(budget_ms)
+            return real(budget_ms)
+
+        monkeypatch.setattr(module, "Deadline", record)

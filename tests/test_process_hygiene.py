@@ -11,11 +11,11 @@ import time
 from pathlib import Path
 
 import psutil
+from test_referee import wait_for
 
 from foxgeese.engine import Side, get_variant
 from foxgeese.protocol.botconfig import BotConfig
 from foxgeese.protocol.referee import Referee
-from test_referee import wait_for
 
 DAEMON = str(Path(__file__).parent / "bots" / "daemon_bot.py")
 HH = get_variant("hare-and-hounds")

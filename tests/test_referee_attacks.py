@@ -14,14 +14,14 @@ from typing import Any
 import msgpack
 import pytest
 import zmq
+from test_referee import scripted
+from test_referee_transport import TOKEN, Peer
 
 from foxgeese.engine import Side, get_variant
 from foxgeese.protocol import codec
 from foxgeese.protocol.botconfig import BotConfig
 from foxgeese.protocol.cli import _print_message
 from foxgeese.protocol.referee import Referee
-from test_referee import scripted
-from test_referee_transport import TOKEN, Peer
 
 HH = get_variant("hare-and-hounds")
 SEATS = {Side.PREDATOR: BotConfig("hare-bot"), Side.PREY: BotConfig("hounds-bot")}
@@ -162,8 +162,8 @@ def test_a_slow_on_move_callback_is_on_no_clock(tmp_path):
         time.sleep(0.6)
 
     with Referee(log_dir=str(tmp_path)) as referee:
-        record = referee.play_game(HH, {Side.PREDATOR: scripted("first", name="a"), Side.PREY: scripted("first", name="b")},
-                                   "move=0.5", max_plies=4, on_move=slow)
+        seats = {Side.PREDATOR: scripted("first", name="a"), Side.PREY: scripted("first", name="b")}
+        record = referee.play_game(HH, seats, "move=0.5", max_plies=4, on_move=slow)
     assert record.termination == "max-plies", record.result_line()
     assert [event.ply for event in seen] == [1, 2, 3, 4]
     assert all(move.think_ms + move.transport_ms < 500 for move in record.moves)

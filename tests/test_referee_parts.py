@@ -108,7 +108,8 @@ def test_bad_specs_are_one_line_errors_before_anything_starts(spec, words):
 
 def test_configs_are_values():
     a = BotConfig("a", ["x", "y"], env={"K": "1", "J": "2"})
-    assert a == BotConfig("a", ("x", "y"), env={"J": "2", "K": "1"}) and hash(a) == hash(BotConfig("a", ["x", "y"], env={"J": "2", "K": "1"}))
+    assert a == BotConfig("a", ("x", "y"), env={"J": "2", "K": "1"})
+    assert hash(a) == hash(BotConfig("a", ["x", "y"], env={"J": "2", "K": "1"}))
     assert a.environment() == {"J": "2", "K": "1"}
 
 

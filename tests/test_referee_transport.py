@@ -240,7 +240,8 @@ def test_a_bot_for_another_variant_is_a_no_show(setup):
     assert (record.winner, record.termination) == ("geese", "no-show")
     assert "plays only hare-and-hounds, not standard" in record.reason
     # Seats are recorded at a no-show too, from each bot's hello.
-    assert (record.bots["fox"].name, record.bots["fox"].author, record.bots["fox"].version) == ("fox-bot", "tests", "0.0")
+    seat = record.bots["fox"]
+    assert (seat.name, seat.author, seat.version) == ("fox-bot", "tests", "0.0")
     assert (record.bots["geese"].bot_name, record.bots["geese"].author) == ("geese-bot", "t")
     for bot in (fox, geese):
         kinds = [bot.recv()["type"] for _ in range(4)]

@@ -9,12 +9,12 @@ import time
 from pathlib import Path
 
 import zmq
+from test_referee import scripted
+from test_referee_transport import HELLO, Peer
 
 from foxgeese.engine import Side, get_variant
 from foxgeese.protocol.botconfig import BotConfig
 from foxgeese.protocol.referee import Referee
-from test_referee import scripted
-from test_referee_transport import HELLO, Peer
 
 THIEF = str(Path(__file__).parent / "bots" / "thief_bot.py")
 HH = get_variant("hare-and-hounds")

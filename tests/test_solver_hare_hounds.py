@@ -14,8 +14,8 @@ from ascii_boards import position_from_ascii
 
 from foxgeese.engine import Game, Position, Side, get_variant
 from foxgeese.players.base import Choice
-from foxgeese.players.solver.hare_hounds_solution import load_solution
 from foxgeese.players.random_player import RandomPlayer
+from foxgeese.players.solver.hare_hounds_solution import load_solution
 from foxgeese.players.solver.player import SolverPlayer
 from foxgeese.players.solver.tables import WIN, describe
 

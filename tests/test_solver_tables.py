@@ -11,9 +11,10 @@ import pytest
 from ascii_boards import position_from_ascii
 
 from foxgeese.engine import Game, Position, Side, get_variant
+from foxgeese.engine.sampling import scattered_position
 from foxgeese.players.random_player import RandomPlayer
-from foxgeese.players.solver.retrograde import build_tables
 from foxgeese.players.solver.player import SolverPlayer
+from foxgeese.players.solver.retrograde import build_tables
 from foxgeese.players.solver.tables import (
     FORMAT_VERSION,
     MAGIC,
@@ -64,11 +65,8 @@ def sideways_tables(tmp_path_factory) -> TableSet:
 
 
 def random_position(variant, rng: random.Random, geese: int = 4, lowest_row: int = 0) -> Position:
-    points = sorted(variant.board.points)
-    high = [p for p in points if p // 9 >= lowest_row]
-    prey = rng.sample(high, geese)
-    fox = rng.choice([p for p in points if p not in prey])
-    return Position(variant, fox, sum(1 << p for p in prey), rng.choice([Side.PREDATOR, Side.PREY]))
+    """Four geese (the tables' smallest level) anywhere on or above `lowest_row`."""
+    return scattered_position(variant, rng, prey_count=geese, lowest_row=lowest_row)
 
 
 def test_four_geese_table_matches_a_plain_recursive_solver(standard_tables):

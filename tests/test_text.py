@@ -4,8 +4,17 @@ from __future__ import annotations
 
 import pytest
 
-from foxgeese.engine import (Game, IllegalMoveError, InvalidMoveError, InvalidPositionError, Move, Position,
-                             UnknownVariantError, get_variant, parse_point)
+from foxgeese.engine import (
+    Game,
+    IllegalMoveError,
+    InvalidMoveError,
+    InvalidPositionError,
+    Move,
+    Position,
+    UnknownVariantError,
+    get_variant,
+    parse_point,
+)
 
 
 @pytest.mark.parametrize("text,canonical", [
@@ -107,6 +116,8 @@ def test_documented_start_text():
     ("standard - fox d4 d4 0 0 0", "two pieces on d4"),
     ("standard - fox d4 c1 x 0 0", "quiet counter must be a whole number"),
     ("standard - fox d4 c1 0 -1 0", "stall counter"),
+    ("standard - fox d4 c1 0 5 0", "standard counts no stalls: write 0"),
+    ("great-cross - fox e7 d1 0 1 0", "great-cross counts no stalls"),
     ("hare-and-hounds geese=13 hare b5 b1 0 0 0", "has no options"),
     ("hare-and-hounds sideways=1 hare b5 b1 0 0 0", "has no options"),
     ("great-cross - fox zz c1 0 0 0", "bad point"),

@@ -191,7 +191,9 @@ def test_second_runner_on_a_directory_is_refused(tmp_path: Path) -> None:
 
 
 @pytest.mark.parametrize("text,canonical", [("2+0.1", "2+0.1"), ("2.0 + 0.10", "2+0.1"), ("MOVE=0.5", "move=0.5")])
-def test_time_control_is_read_by_the_referee_parser_and_kept_canonical(tmp_path: Path, text: str, canonical: str) -> None:
+def test_time_control_is_read_by_the_referee_parser_and_kept_canonical(
+    tmp_path: Path, text: str, canonical: str
+) -> None:
     loaded = load_config(write(tmp_path, GOOD.replace("time_control: 2+0.1", f"time_control: {text}")))
     assert loaded.config.time_control == canonical
 

@@ -9,14 +9,22 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
 from tournament_support import BOT, comparable
 
+from foxgeese.tournaments.config import load_config
 from foxgeese.tournaments.journal import read_identity, read_journal
+from foxgeese.tournaments.runner import Runner
 
 
 def run_cli(*args: str) -> subprocess.CompletedProcess[str]:
     return subprocess.run([sys.executable, "-m", "foxgeese", "tournament", *args],
                           capture_output=True, text=True, timeout=120)
+
+
+def play(path: Path, out: Path) -> None:
+    """A run in this process, where the test does not read what `run` prints."""
+    Runner(load_config(path), out).run()
 
 
 def small_config(tmp_path: Path, games: int = 2, seed: int = 1) -> Path:
@@ -29,12 +37,12 @@ def small_config(tmp_path: Path, games: int = 2, seed: int = 1) -> Path:
 
 def test_rerun_says_nothing_was_played_and_a_raised_games_per_pairing_extends(tmp_path: Path) -> None:
     path, out = small_config(tmp_path), tmp_path / "out"
-    assert run_cli("run", str(path), "--out", str(out), "--quiet").returncode == 0
+    play(path, out)
     first = read_journal(out)
     again = run_cli("run", str(path), "--out", str(out), "--quiet")
     assert again.returncode == 0, again.stderr
     assert (f"nothing to play: all 2 games of {out} are in its journal; raise games_per_pairing to extend "
-            "the tournament") in " ".join(again.stdout.split())
+            "the tournament") in again.stdout.splitlines()
     assert read_journal(out) == first
     old_hash = read_identity(out)["config_hash"]
 
@@ -46,7 +54,7 @@ def test_rerun_says_nothing_was_played_and_a_raised_games_per_pairing_extends(tm
     identity = read_identity(out)
     assert identity["scheduled"] == 6 and identity["extends"] == [old_hash]
     fresh = tmp_path / "fresh"
-    assert run_cli("run", str(path), "--out", str(fresh), "--quiet").returncode == 0
+    play(path, fresh)
     assert comparable(out) == comparable(fresh)  # as if it had been planned that long
 
     small_config(tmp_path, games=4)
@@ -57,7 +65,7 @@ def test_rerun_says_nothing_was_played_and_a_raised_games_per_pairing_extends(tm
 
 def test_games_of_another_tournament_are_refused_by_name_and_repair_drops_them(tmp_path: Path) -> None:
     path, out = small_config(tmp_path), tmp_path / "out"
-    assert run_cli("run", str(path), "--out", str(out), "--quiet").returncode == 0
+    play(path, out)
     (out / "tournament.json").unlink()
     small_config(tmp_path, seed=2)  # same players and (empty) openings: only the hash tells
     refused = run_cli("run", str(path), "--out", str(out), "--quiet")
@@ -70,14 +78,14 @@ def test_games_of_another_tournament_are_refused_by_name_and_repair_drops_them(t
     repaired = run_cli("repair", str(out))
     assert repaired.returncode == 0, repaired.stderr
     assert repaired.stdout.startswith(f"{out}: kept 0 lines, dropped lines 1, 2 (saved in {out}/journal.dropped-")
-    assert run_cli("run", str(path), "--out", str(out), "--quiet").returncode == 0
+    play(path, out)
     now = read_identity(out)["config_hash"]
     assert [(entry["id"], entry["config_hash"]) for entry in read_journal(out)] == [("r0001", now), ("r0002", now)]
 
 
 def test_a_damaged_line_is_named_report_reads_the_rest_and_repair_keeps_it(tmp_path: Path) -> None:
     path, out = small_config(tmp_path), tmp_path / "out"
-    assert run_cli("run", str(path), "--out", str(out), "--quiet").returncode == 0
+    play(path, out)
     journal = out / "journal.jsonl"
     lines = journal.read_bytes().splitlines(keepends=True)
     journal.write_bytes(b'{"type":"game"}\n' + lines[1] + b"garbage\n" + lines[0])
@@ -99,8 +107,7 @@ def test_a_damaged_line_is_named_report_reads_the_rest_and_repair_keeps_it(tmp_p
 
 
 def test_a_player_entry_can_sandbox_its_bot_without_changing_the_tournament(tmp_path: Path) -> None:
-    from foxgeese.tournaments.config import load_config
-    from foxgeese.tournaments.runner import Runner, bot_configs
+    from foxgeese.tournaments.runner import bot_configs
 
     path = small_config(tmp_path)
     plain = load_config(path)
@@ -113,3 +120,14 @@ def test_a_player_entry_can_sandbox_its_bot_without_changing_the_tournament(tmp_
     Runner(boxed, out).run()
     games = read_journal(out)
     assert len(games) == 2 and all(game["termination"] not in ("crash", "no-show") for game in games), games
+
+
+@pytest.mark.parametrize("body", ["[]", '{"schedule": [], "config_hash": "x", "scheduled": 0}'])
+def test_a_damaged_tournament_json_is_one_line_in_report_and_run(tmp_path: Path, body: str) -> None:
+    out = tmp_path / "out"
+    out.mkdir()
+    (out / "tournament.json").write_text(body)
+    for args in (("report", str(out)), ("run", str(small_config(tmp_path)), "--out", str(out))):
+        done = run_cli(*args)
+        assert done.returncode == 2 and len(done.stderr.splitlines()) == 1, done.stderr
+        assert done.stderr.startswith(f"foxgeese: {out}/tournament.json: damaged ("), done.stderr

@@ -45,7 +45,7 @@ def ray_processes(folder: str) -> list[psutil.Process]:
 
 @pytest.fixture(scope="module")
 def cluster() -> Iterator[tuple[Cluster, str]]:
-    """A head without CPUs (it plays nothing) and two worker nodes of one CPU each."""
+    """Two nodes of one CPU each: the head (which the runner connects to) and a worker node."""
     folder = tempfile.mkdtemp(prefix="fg-ray-")
     saved = {key: os.environ.get(key) for key in (*RAY_ENV, "RAY_TMPDIR")}
     os.environ.update(RAY_ENV, RAY_TMPDIR=folder)  # for the cluster's processes; this one read it at import
@@ -54,10 +54,9 @@ def cluster() -> Iterator[tuple[Cluster, str]]:
     single_machine = ray_constants.ENABLE_RAY_CLUSTER
     ray_constants.ENABLE_RAY_CLUSTER = False
     node = {"temp_dir": f"{folder}/ray", "node_ip_address": "127.0.0.1"}
-    made = Cluster(initialize_head=True, head_node_args={"num_cpus": 0, "include_dashboard": False, **node})
+    made = Cluster(initialize_head=True, head_node_args={"num_cpus": 1, "include_dashboard": False, **node})
     try:
-        for _ in range(2):
-            made.add_node(num_cpus=1, **node)
+        made.add_node(num_cpus=1, **node)
         yield made, folder
     finally:
         if ray.is_initialized():
@@ -76,14 +75,10 @@ def cluster() -> Iterator[tuple[Cluster, str]]:
         assert not left, f"Ray processes outlived the cluster: {left}"
 
 
-@pytest.fixture(scope="module")
-def reference(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict[str, Any]]:
-    """The config and its games as one local worker plays them."""
-    folder = tmp_path_factory.mktemp("scale")
-    path = scale_config(folder, delay=0.01)
-    out = folder / "local"
-    Runner(load_config(path), out, concurrency=1).run()
-    return path, comparable(out)
+@pytest.fixture
+def slow_config(tmp_path: Path, scale_reference: tuple[Path, dict[str, Any]]) -> tuple[Path, dict[str, Any]]:
+    """The reference tournament with bots slowed down (the same moves), and its games."""
+    return scale_config(tmp_path, delay=0.01), scale_reference[1]
 
 
 def assert_each_game_once(directory: Path, games: int) -> None:
@@ -92,9 +87,9 @@ def assert_each_game_once(directory: Path, games: int) -> None:
 
 
 def test_ray_plays_the_same_games_and_replays_the_game_of_a_killed_actor(
-        cluster: tuple[Cluster, str], reference: tuple[Path, dict[str, Any]], tmp_path: Path) -> None:
+        cluster: tuple[Cluster, str], slow_config: tuple[Path, dict[str, Any]], tmp_path: Path) -> None:
     made, folder = cluster
-    path, expected = reference
+    path, expected = slow_config
     out = tmp_path / "ray"
     background = Background(Runner(load_config(path), out, concurrency=2, ray_address=made.address))
     victim = wait_for(lambda: first_move_of_a_game(out, 2, lambda worker: True), 120, "a game under way")
@@ -103,30 +98,39 @@ def test_ray_plays_the_same_games_and_replays_the_game_of_a_killed_actor(
     state = background.result(180)
     assert comparable(out) == expected
     assert_each_game_once(out, len(expected))
-    assert [game_id for game_id, _ in state.lost] == [victim["game_id"]]
+    [(game_id, reason)] = state.lost  # the game of the killed actor (maybe the one after the victim)
+    assert f"Ray actor {victim['worker']['pid']} " in reason
     stream = events(out)
+    tries = [e["worker"]["pid"] for e in stream if e["event"] == "game_started" and e["game_id"] == game_id]
+    assert len(tries) == 2 and tries[0] == victim["worker"]["pid"] != tries[1]
     assert stream[0]["executor"] == "ray" and stream[-1]["event"] == "tournament_ended"
-    nodes = {e["worker"]["node"] for e in stream if e["event"] == "game_started"}
-    assert len(nodes) == 2  # both worker nodes played
+    workers = [e["worker"] for e in stream if e["event"] == "game_started"]
+    assert len({worker["node"] for worker in workers}) == 2  # both nodes played
+    # The bots ran from the nodes' copies of the config's folder (Ray's runtime environment).
+    assert all(worker["cwd"].startswith(folder) and "runtime_resources" in worker["cwd"] for worker in workers)
     assert not ray.is_initialized()  # the runner disconnected from the cluster it joined
 
 
 def test_a_node_removed_mid_tournament_costs_its_game_only(
-        cluster: tuple[Cluster, str], reference: tuple[Path, dict[str, Any]], tmp_path: Path) -> None:
+        cluster: tuple[Cluster, str], slow_config: tuple[Path, dict[str, Any]], tmp_path: Path) -> None:
+    """The module's last use of the cluster: it leaves the head alone."""
     made, folder = cluster
-    path, expected = reference
-    doomed = made.add_node(num_cpus=1, temp_dir=f"{folder}/ray", node_ip_address="127.0.0.1")
+    path, expected = slow_config
+    [doomed] = made.worker_nodes
     out = tmp_path / "ray"
-    background = Background(Runner(load_config(path), out, concurrency=3, ray_address=made.address))
+    background = Background(Runner(load_config(path), out, concurrency=2, ray_address=made.address))
     on_doomed = lambda worker: worker["node"] == doomed.node_id  # noqa: E731
-    victim = wait_for(lambda: first_move_of_a_game(out, 1, on_doomed), 120, "a game on the third node")
+    wait_for(lambda: first_move_of_a_game(out, 1, on_doomed), 120, "a game on the worker node")
     made.remove_node(doomed, allow_graceful=False)
     state = background.result(180)
     assert comparable(out) == expected
     assert_each_game_once(out, len(expected))
-    assert victim["game_id"] in [game_id for game_id, _ in state.lost]
-    replayed = [e for e in events(out) if e["event"] == "game_started" and e["game_id"] == victim["game_id"]]
-    assert replayed[-1]["worker"]["node"] != doomed.node_id
+    lost = [game_id for game_id, _ in state.lost]
+    assert lost, "the node was removed in the middle of a game"
+    stream = events(out)
+    for game_id in lost:  # each was under way on the removed node, then played again on the head
+        tries = [e["worker"]["node"] for e in stream if e["event"] == "game_started" and e["game_id"] == game_id]
+        assert tries[-2] == doomed.node_id and tries[-1] != doomed.node_id
 
 
 def test_an_unreachable_ray_head_is_one_line_at_once(tmp_path: Path) -> None:

@@ -181,7 +181,7 @@ def test_a_changed_config_is_refused_naming_the_keys(tmp_path: Path) -> None:
 
 def test_a_resume_plays_the_stored_schedule(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """Once tournament.json is written, its schedule is what the journal's ids mean."""
-    from foxgeese.tournaments.journal import write_json_atomic
+    from foxgeese.files import write_json_atomic
 
     players = bot("p1", "--seed", "1") + bot("p2", "--seed", "2")
     path = config_file(tmp_path, players, "games_per_pairing: 2\ntime_control: 5+0.1\nopening_plies: 1\n")
@@ -226,7 +226,8 @@ def test_a_second_runner_on_the_same_directory_is_refused(tmp_path: Path) -> Non
 def test_report_of_a_directory_that_is_no_tournament_is_one_line(tmp_path: Path) -> None:
     done = run_cli("report", str(tmp_path))
     assert done.returncode == 2 and "Traceback" not in done.stderr
-    assert done.stderr.strip().splitlines() == [f"foxgeese: {tmp_path}: not a tournament directory (no tournament.json)"]
+    message = f"foxgeese: {tmp_path}: not a tournament directory (no tournament.json)"
+    assert done.stderr.strip().splitlines() == [message]
 
 
 def test_sprt_stops_the_match_and_a_rerun_honours_the_stop(tmp_path: Path) -> None:

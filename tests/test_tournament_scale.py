@@ -11,6 +11,7 @@ import subprocess
 import sys
 from collections import Counter
 from pathlib import Path
+from typing import Any
 
 import psutil
 import zmq
@@ -28,10 +29,10 @@ def free_port() -> int:
         return probe.getsockname()[1]
 
 
-def test_same_games_at_concurrency_1_and_2_and_the_event_stream_follows_them(tmp_path: Path) -> None:
+def test_same_games_at_concurrency_1_and_2_and_the_event_stream_follows_them(
+        tmp_path: Path, scale_reference: tuple[Path, dict[str, Any]]) -> None:
     path = scale_config(tmp_path)
-    one, two = tmp_path / "one", tmp_path / "two"
-    Runner(load_config(path), one, concurrency=1).run()
+    two = tmp_path / "two"
     port = free_port()
     context = zmq.Context()
     subscriber = context.socket(zmq.SUB)
@@ -47,7 +48,7 @@ def test_same_games_at_concurrency_1_and_2_and_the_event_stream_follows_them(tmp
     finally:
         subscriber.close()
         context.term()
-    expected = comparable(one)
+    expected = scale_reference[1]  # played by one worker
     assert len(expected) == len(make_schedule(load_config(path).config)) == 24
     assert comparable(two) == expected  # seeds, moves and results, game by game
     assert len({game[0] for game in expected.values()}) == 24  # every game its own seed
@@ -81,10 +82,9 @@ def test_same_games_at_concurrency_1_and_2_and_the_event_stream_follows_them(tmp
     assert sum(row["points"] for row in last["rows"]) == 24 and last["rows"][0]["score"] >= last["rows"][-1]["score"]
 
 
-def test_a_worker_killed_mid_game_costs_that_game_only(tmp_path: Path) -> None:
-    path = scale_config(tmp_path, delay=0.02)
-    reference = tmp_path / "reference"
-    Runner(load_config(path), reference, concurrency=2).run()
+def test_a_worker_killed_mid_game_costs_that_game_only(tmp_path: Path,
+                                                       scale_reference: tuple[Path, dict[str, Any]]) -> None:
+    path = scale_config(tmp_path, delay=0.02)  # slow bots, the same moves
     out = tmp_path / "killed"
     background = Background(Runner(load_config(path), out, concurrency=2))
     victim = wait_for(lambda: first_move_of_a_game(out, 3, lambda worker: True), 90, "a game under way")
@@ -93,22 +93,22 @@ def test_a_worker_killed_mid_game_costs_that_game_only(tmp_path: Path) -> None:
     assert bots, "the worker runs the game's bots"
     worker.send_signal(signal.SIGKILL)
     state = background.result()
-    assert comparable(out) == comparable(reference)  # the lost game was played again, the same
+    assert comparable(out) == scale_reference[1]  # the lost game was played again, the same
     counts = Counter(entry["id"] for entry in read_journal(out))
     assert set(counts.values()) == {1} and len(counts) == 24
-    assert [game_id for game_id, _ in state.lost] == [victim["game_id"]]
-    assert "killed by SIGKILL" in state.lost[0][1]
+    # The game the killed worker was playing (the one seen may have ended just before the kill).
+    [(game_id, reason)] = state.lost
+    assert f"worker process {worker.pid} killed by SIGKILL" in reason
     stream = events(out)
-    lost = [e for e in stream if e["event"] == "game_lost"]
-    assert [e["game_id"] for e in lost] == [victim["game_id"]]
-    restarts = [e for e in stream if e["event"] == "game_started" and e["game_id"] == victim["game_id"]]
-    assert len(restarts) == 2 and restarts[1]["worker"]["pid"] != worker.pid
+    assert [e["game_id"] for e in stream if e["event"] == "game_lost"] == [game_id]
+    tries = [e["worker"]["pid"] for e in stream if e["event"] == "game_started" and e["game_id"] == game_id]
+    assert len(tries) == 2 and tries[0] == worker.pid != tries[1]
     gone, alive = psutil.wait_procs(bots, timeout=10)
     assert not alive, f"bots of the killed worker still run: {alive}"
 
 
 def test_ctrl_c_finishes_the_games_in_progress_and_a_rerun_plays_the_rest(tmp_path: Path) -> None:
-    path = scale_config(tmp_path, delay=0.02, extra="concurrency: 2\n")
+    path = scale_config(tmp_path, delay=0.02, variants="standard", extra="concurrency: 2\n")
     out = tmp_path / "out"
     command = [sys.executable, "-m", "foxgeese", "tournament", "run", str(path), "--out", str(out), "--quiet"]
     # A session of its own, so that the Ctrl-C below reaches the runner and its workers, as a
@@ -128,11 +128,11 @@ def test_ctrl_c_finishes_the_games_in_progress_and_a_rerun_plays_the_rest(tmp_pa
     stream = events(out)
     started = {e["game_id"] for e in stream if e["event"] == "game_started"}
     journaled = [entry["id"] for entry in read_journal(out)]
-    assert sorted(journaled) == sorted(started) and len(journaled) < 24  # those under way finished
+    assert sorted(journaled) == sorted(started) and len(journaled) < 12  # those under way finished
     assert not [e for e in stream if e["event"] == "game_lost"]
     assert stream[-1]["event"] == "tournament_ended" and stream[-1]["interrupted"]
-    assert f"interrupted after {len(journaled)} of 24 games" in stderr
+    assert f"interrupted after {len(journaled)} of 12 games" in stderr
     rerun = subprocess.run(command, capture_output=True, text=True, timeout=120)
     assert rerun.returncode == 0, rerun.stderr
     counts = Counter(entry["id"] for entry in read_journal(out))
-    assert len(counts) == 24 and set(counts.values()) == {1}
+    assert len(counts) == 12 and set(counts.values()) == {1}

@@ -8,8 +8,9 @@ import shutil
 import sys
 import threading
 import time
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 from foxgeese.tournaments.journal import read_journal
 from foxgeese.tournaments.report import game_entries
@@ -18,22 +19,23 @@ from foxgeese.tournaments.runner import Runner
 BOT = Path(__file__).parent / "bots" / "tournament_bot.py"
 
 
-def scale_config(folder: Path, extra: str = "", delay: float = 0.0, games: int = 2, name: str = "scale") -> Path:
+def scale_config(folder: Path, extra: str = "", delay: float = 0.0, variants: str = "standard, hare-and-hounds",
+                 name: str = "scale") -> Path:
     """Two hash bots (by a path relative to the config, so the folder must travel to a Ray worker)
     and two seeded built-in players, in a config file in `folder`."""
     (folder / "bots").mkdir(parents=True, exist_ok=True)
     shutil.copy(BOT, folder / "bots" / BOT.name)
-    slow = ', "--delay", "%g"' % delay if delay else ""
+    slow = f', "--delay", "{delay:g}"' if delay else ""
     path = folder / f"{name}.yaml"
     path.write_text(
         f"name: {name}\n"
-        "variants: [{id: standard}, {id: hare-and-hounds}]\n"
+        f"variants: [{', '.join('{id: ' + v + '}' for v in variants.split(', '))}]\n"
         "players:\n"
         f'  - {{name: h1, command: ["{sys.executable}", "bots/{BOT.name}", "--seed", "1"{slow}]}}\n'
         f'  - {{name: h2, command: ["{sys.executable}", "bots/{BOT.name}", "--seed", "2"{slow}]}}\n'
         '  - {name: rnd, spec: "random"}\n'
         '  - {name: mcts, spec: "mcts:playouts=20"}\n'
-        f"games_per_pairing: {games}\ntime_control: 20+0.1\nseed: 5\nopening_plies: 2\nmax_plies: 40\n{extra}"
+        f"games_per_pairing: 2\ntime_control: 20+0.1\nseed: 5\nopening_plies: 2\nmax_plies: 40\n{extra}"
     )
     return path
 

@@ -13,12 +13,14 @@ when the book is loaded, so a bad move is reported with its file and line before
 from __future__ import annotations
 
 import random
+from collections.abc import Callable
 from pathlib import Path
-from typing import Callable
 
 from foxgeese.engine import Clock, Game, Side
 from foxgeese.engine.userinput import shown
 from foxgeese.engine.variants import Variant
+from foxgeese.players.registry import make_player
+from foxgeese.players.solver.analyse import Judge
 from foxgeese.tournaments.bundled import bundled_names, resolve
 
 
@@ -43,14 +45,18 @@ def load_book(name_or_path: str, variant: Variant, base_dir: Path | None = None)
         text = path.read_text(encoding="utf-8")
     except FileNotFoundError:
         known = ", ".join(bundled_books()) or "none"
-        raise BookError(f"book {shown(name_or_path, 200)}: no such file {shown(str(path), 200)} (bundled books: {known})") from None
+        missing = f"no such file {shown(str(path), 200)} (bundled books: {known})"
+        raise BookError(f"book {shown(name_or_path, 200)}: {missing}") from None
     except OSError as error:
-        raise BookError(f"book {shown(name_or_path, 200)}: cannot read {shown(str(path), 200)}: {error.strerror}") from None
+        unreadable = f"cannot read {shown(str(path), 200)}: {error.strerror}"
+        raise BookError(f"book {shown(name_or_path, 200)}: {unreadable}") from None
     except UnicodeDecodeError as error:
         raise BookError(f"book {shown(name_or_path, 200)}: not UTF-8 text (byte {error.start})") from None
     openings = parse_book(text, variant, label=name_or_path)  # errors name the book as its user wrote it
     if not openings:
-        raise BookError(f"book {shown(name_or_path, 200)}: holds no openings (one line of moves each, e.g. 'd4-d5 c3-c4')")
+        raise BookError(
+            f"book {shown(name_or_path, 200)}: holds no openings (one line of moves each, e.g. 'd4-d5 c3-c4')"
+        )
     return openings
 
 
@@ -89,16 +95,12 @@ def make_book(
     asks each player to win won positions and to hold the others.
     `progress(found, count)` is called after each opening found.
     """
-    from foxgeese.players.registry import make_player
-
     rng = random.Random(seed)
     book: list[tuple[str, ...]] = []
     seen: set[tuple[str, ...]] = set()
     judge = None
     won_by: list[Side] = []
     if known:
-        from foxgeese.players.solver.analyse import Judge
-
         judge = Judge(tables)
         quota = {Side.PREDATOR: (count + 1) // 2, Side.PREY: count // 2}
     for _ in range((200 if known else 20) * count):

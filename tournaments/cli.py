@@ -61,6 +61,8 @@ def run(config: str, out: str | None, concurrency: int | None, ray_address: str 
             state = runner.run()
         results = summarize(state.identity, state.journal)  # the journal as the runner read and wrote it
         write_results(directory, results, state.journal)
+    except BrokenPipeError:  # our reader went away (`| head`): the top level stops quietly
+        raise
     except (TournamentError, ValueError, OSError) as error:
         raise UsageProblem(str(error)) from None
     from rich.console import Console  # rich loads only for tournament commands
@@ -68,9 +70,9 @@ def run(config: str, out: str | None, concurrency: int | None, ray_address: str 
     console = Console()
     new = len(state.games) - state.done_before
     if state.extended:
-        console.print(f"extended by {state.extended} games (games_per_pairing raised)")
+        click.echo(f"extended by {state.extended} games (games_per_pairing raised)")
     if new == 0 and not state.interrupted:
-        console.print(f"nothing to play: all {results['played']} games of {directory} are in its journal"
+        click.echo(f"nothing to play: all {results['played']} games of {directory} are in its journal"
                       + (" (the SPRT stopped the match)" if "sprt" in results and results["sprt"]["stopped"]
                          else "; raise games_per_pairing to extend the tournament"))
     render(results, console)
@@ -234,8 +236,14 @@ class _Progress:
 
     def __enter__(self) -> _Progress:
         if self.live:
-            from rich.progress import (BarColumn, MofNCompleteColumn, Progress, TextColumn,
-                                       TimeElapsedColumn, TimeRemainingColumn)
+            from rich.progress import (
+                BarColumn,
+                MofNCompleteColumn,
+                Progress,
+                TextColumn,
+                TimeElapsedColumn,
+                TimeRemainingColumn,
+            )
 
             self._progress = Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
                                       TimeElapsedColumn(), TextColumn("ETA"), TimeRemainingColumn(),

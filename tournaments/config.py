@@ -24,7 +24,12 @@ from pydantic import (
     model_validator,
 )
 
+from foxgeese.engine import get_variant
 from foxgeese.engine.userinput import named, shown
+from foxgeese.protocol.botconfig import BotConfig
+from foxgeese.protocol.sandbox import check_available
+from foxgeese.protocol.timecontrol import TimeControl, TimeControlError
+from foxgeese.tournaments.book import BookError, load_book
 from foxgeese.tournaments.bundled import bundled_names, resolve
 from foxgeese.tournaments.errors import ConfigError
 from foxgeese.tournaments.yamlload import load_yaml
@@ -54,9 +59,6 @@ class VariantConfig(_Strict):
 
     @model_validator(mode="after")
     def _known_to_engine(self, info: ValidationInfo) -> VariantConfig:
-        from foxgeese.engine import get_variant  # the engine is the authority on ids and options
-        from foxgeese.tournaments.book import BookError, load_book
-
         try:
             variant = get_variant(self.id, **self.options)
         except Exception as error:  # UnknownVariantError lists the ids; bad options raise others
@@ -105,8 +107,6 @@ class PlayerConfig(_Strict):
 
 
 def _check_spec(spec: str) -> None:
-    from foxgeese.protocol.botconfig import BotConfig
-
     try:
         BotConfig.from_spec(spec)  # checks the player name, its options, or a cmd: program
     except ValueError as error:
@@ -114,8 +114,6 @@ def _check_spec(spec: str) -> None:
 
 
 def _check_sandbox() -> None:
-    from foxgeese.protocol.sandbox import check_available
-
     try:
         check_available()
     except OSError as error:
@@ -123,8 +121,6 @@ def _check_sandbox() -> None:
 
 
 def _check_command(command: list[str], cwd: str | None, info: ValidationInfo) -> None:
-    from foxgeese.protocol.botconfig import BotConfig
-
     if not command or not command[0]:
         raise ValueError("'command' must be a non-empty list: the program, then its arguments")
     base = Path((info.context or {}).get("base_dir", "."))
@@ -201,8 +197,6 @@ class TournamentConfig(_Strict):
     @classmethod
     def _time_control(cls, value: str) -> str:
         """The referee's own parser decides, and its canonical text is what gets hashed."""
-        from foxgeese.protocol.timecontrol import TimeControl, TimeControlError
-
         try:
             return TimeControl.parse(value).text()
         except TimeControlError as error:
@@ -218,7 +212,9 @@ class TournamentConfig(_Strict):
             if self.gauntlet_player is None:
                 raise ValueError("format 'gauntlet' needs 'gauntlet_player' (one of the player names)")
             if self.gauntlet_player not in names:
-                raise ValueError(f"gauntlet_player {self.gauntlet_player!r} is not a player; allowed: {', '.join(names)}")
+                raise ValueError(
+                    f"gauntlet_player {self.gauntlet_player!r} is not a player; allowed: {', '.join(names)}"
+                )
         elif self.gauntlet_player is not None:
             raise ValueError("'gauntlet_player' applies only to format 'gauntlet'")
         if self.sprt is not None and len(self.players) != 2:

@@ -48,26 +48,29 @@ class EventStream:
                                   "give tcp://127.0.0.1:PORT with a free PORT") from None
         self.address = self._socket.getsockopt_string(zmq.LAST_ENDPOINT)
 
-    def emit(self, kind: str, **fields: Any) -> dict[str, Any]:
+    def emit(self, kind: str, **fields: Any) -> None:
+        self.forward([{"event": kind, **fields}])
+
+    def forward(self, events: list[dict[str, Any]]) -> None:
+        """Events made here or by a worker (`move`s): numbered and timed here, written at once."""
         with self._lock:
-            self._seq += 1
-            event = {"event": kind, "seq": self._seq, "time": time.time(), **fields}
-            line = json.dumps(event, separators=(",", ":"))
-            self._handle.write(line + "\n")
+            lines = []
+            now = time.time()
+            for event in events:
+                self._seq += 1
+                fields = {key: value for key, value in event.items() if key != "event"}
+                line = {"event": event["event"], "seq": self._seq, "time": now, **fields}
+                lines.append(json.dumps(line, separators=(",", ":")))
+            self._handle.write("".join(line + "\n" for line in lines))
             self._handle.flush()
             if self._socket is not None:
                 import zmq
 
-                try:
-                    self._socket.send_multipart([TOPIC, line.encode()], zmq.NOBLOCK)
-                except zmq.ZMQError:
-                    pass
-        return event
-
-    def forward(self, event: dict[str, Any]) -> None:
-        """An event made by a worker (a `move`): numbered and timed here, in the runner."""
-        fields = dict(event)
-        self.emit(fields.pop("event"), **fields)
+                for line in lines:
+                    try:
+                        self._socket.send_multipart([TOPIC, line.encode()], zmq.NOBLOCK)
+                    except zmq.ZMQError:
+                        pass
 
     def close(self) -> None:
         with self._lock:

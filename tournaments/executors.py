@@ -16,15 +16,16 @@ import signal
 import socket
 import subprocess
 import sys
+from collections.abc import Callable
 from multiprocessing.connection import Connection, wait
-from typing import Any, Callable
+from typing import Any
 
 import psutil
 
 from foxgeese.tournaments.errors import TournamentError
 from foxgeese.tournaments.worker import GameJob, WorkerSetup
 
-Emit = Callable[[dict[str, Any]], None]
+Emit = Callable[[list[dict[str, Any]]], None]  # hands the runner a batch of events
 START_TIMEOUT_S = 120.0  # a worker process that has not said ready by then is broken
 
 
@@ -168,8 +169,7 @@ class ProcessSlot(Slot):
                 for item in message[1]:
                     if isinstance(item, tuple):  # ("pids", [...]): the bots this worker runs now
                         self.bot_pids = item[1]
-                    else:
-                        emit(item)
+                emit([item for item in message[1] if isinstance(item, dict)])
             elif kind == "done":
                 self.bot_pids = message[2]
                 return message[1]

@@ -11,9 +11,10 @@ import fcntl
 import json
 import os
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import IO, Any, Callable
+from typing import IO, Any
 
 from foxgeese.engine.userinput import JsonInputError, load_json
 from foxgeese.tournaments.errors import JournalError, OutputDirBusyError, TournamentError
@@ -250,22 +251,6 @@ def _shape_problem(data: Any, keys: dict[str, Any], what: str) -> str | None:
     return None
 
 
-def write_json_atomic(path: Path, data: Any) -> None:
-    """Write-then-rename, so readers (and a rerun after a crash) see the old file or the new one."""
-    temporary = path.with_name(path.name + ".tmp")
-    with open(temporary, "w", encoding="utf-8") as handle:
-        json.dump(data, handle, indent=2, sort_keys=True)
-        handle.write("\n")
-        handle.flush()
-        os.fsync(handle.fileno())
-    os.replace(temporary, path)
-    directory = os.open(path.parent, os.O_RDONLY)
-    try:
-        os.fsync(directory)
-    finally:
-        os.close(directory)
-
-
 def accepted_hashes(identity: dict[str, Any]) -> set[str]:
     """The config hashes whose games count here: the current one and those it extended."""
     return {identity.get("config_hash", ""), *identity.get("extends", [])}
@@ -298,9 +283,10 @@ def belonging(identity: dict[str, Any]) -> Callable[[dict[str, Any]], str | None
     return why_foreign
 
 
-def load_identity(directory: Path) -> dict[str, Any]:
-    """tournament.json of a tournament directory, or a TournamentError saying it is none."""
+def load_identity(directory: Path, missing_ok: bool = False) -> dict[str, Any] | None:
+    """tournament.json of a tournament directory (checked by `read_identity`), or a
+    TournamentError saying there is none (None instead when `missing_ok`)."""
     identity = read_identity(directory)
-    if not isinstance(identity, dict) or not isinstance(identity.get("schedule"), list):
+    if identity is None and not missing_ok:
         raise TournamentError(f"{directory}: not a tournament directory (no tournament.json)")
     return identity

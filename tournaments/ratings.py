@@ -21,8 +21,8 @@ of players that met in a variant (half with each in the predator role) keep ever
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Sequence
 
 import numpy as np
 

@@ -18,13 +18,14 @@ import socket
 import sys
 import threading
 import time
+from collections.abc import Callable
 from functools import lru_cache
-from typing import Any, Callable
+from typing import Any
 
 from foxgeese.tournaments.config import LoadedConfig, RayConfig
 from foxgeese.tournaments.errors import TournamentError
 from foxgeese.tournaments.executors import Emit, Executor, Slot, WorkerLost
-from foxgeese.tournaments.worker import GameJob, GamePlayer, WorkerSetup, where
+from foxgeese.tournaments.worker import GameJob, GamePlayer, WorkerSetup, take_batch, where
 
 START_WAIT_S = 120.0  # a slot whose actor has no place in the cluster by then is an error at start
 NOTICE_EVERY_S = 30.0  # how often a slot waiting for a place says so
@@ -66,12 +67,7 @@ class _Actor:
         thread.start()
         finished = False
         while not finished:
-            batch = [events.get()]
-            while True:
-                try:
-                    batch.append(events.get_nowait())
-                except queue.Empty:
-                    break
+            batch = take_batch(events)
             finished = batch[-1] is None
             moves = [item for item in batch if item is not None]
             if moves:
@@ -224,8 +220,7 @@ class ActorSlot(Slot):
             for reference in self.actor.play.remote(job):
                 kind, payload = ray.get(reference)
                 if kind == "events":
-                    for event in payload:
-                        emit(event)
+                    emit(payload)
                 elif kind == "done":
                     return payload
                 else:

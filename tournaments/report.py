@@ -8,13 +8,17 @@ from __future__ import annotations
 
 import csv
 import io
+from collections.abc import Iterable
 from pathlib import Path
-from typing import Any, Iterable
+from typing import Any
 
 from rich.console import Console
 from rich.table import Table
 
-from foxgeese.tournaments.journal import belonging, load_identity, scan_journal, write_json_atomic
+from foxgeese.engine import Side, get_variant
+from foxgeese.files import write_json_atomic
+from foxgeese.players.solver.analyse import tournament_accuracy
+from foxgeese.tournaments.journal import belonging, load_identity, scan_journal
 from foxgeese.tournaments.ratings import GameResult, RatingsError, fit
 from foxgeese.tournaments.sprt import sprt
 
@@ -113,8 +117,6 @@ def _blank_line() -> dict[str, Any]:
 
 def _variant_summary(label: str, variant: dict[str, Any], players: list[str],
                      games: list[dict[str, Any]]) -> dict[str, Any]:
-    from foxgeese.engine import Side, get_variant
-
     engine_variant = get_variant(variant["id"], **variant["options"])
     sides = {"predator": engine_variant.side_name(Side.PREDATOR), "prey": engine_variant.side_name(Side.PREY)}
     table: dict[str, Any] = {}
@@ -196,10 +198,6 @@ def write_results(
 
 def accuracy(lines: list[dict[str, Any]]) -> dict[str, Any]:
     """Mistakes against perfect play per bot, in the games a solved table can judge ({} if none)."""
-    try:
-        from foxgeese.players.solver.analyse import tournament_accuracy
-    except ImportError:  # numpy-free installs: no tables, no accuracy
-        return {}
     return tournament_accuracy(entry["record"] for entry in game_entries(lines) if entry.get("record"))
 
 

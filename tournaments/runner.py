@@ -17,21 +17,24 @@ from __future__ import annotations
 import sys
 import threading
 from collections import deque
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
+from foxgeese.engine import Game, Side, get_variant
+from foxgeese.files import write_json_atomic
 from foxgeese.tournaments.config import LoadedConfig, changed_keys
 from foxgeese.tournaments.errors import ConfigChangedError, JournalError, TournamentError
 from foxgeese.tournaments.events import EventStream
 from foxgeese.tournaments.executors import Executor, LocalExecutor, Slot, WorkerLost
 from foxgeese.tournaments.journal import (
     DirectoryLock,
-    belonging,
     JournalWriter,
+    belonging,
+    load_identity,
     read_identity,
     read_journal,
-    write_json_atomic,
 )
 from foxgeese.tournaments.report import game_entries, live_rows, pair_scores, sprt_stop
 from foxgeese.tournaments.schedule import ScheduledGame, make_schedule
@@ -49,7 +52,6 @@ class RunState:
     `journal` is every journal line, those found on resume and those this run wrote, in file
     order: the report is computed from it instead of reading the journal back.
     """
-
     scheduled: int
     players: list[str]
     games: list[dict[str, Any]] = field(default_factory=list)
@@ -98,16 +100,17 @@ def prepare_directory(loaded: LoadedConfig, directory: Path) -> tuple[dict[str, 
     config whose only change is a larger games_per_pairing extends the stored schedule.
     """
     config = loaded.config
-    identity = read_identity(directory)
+    identity = load_identity(directory, missing_ok=True)
     if identity is not None:
-        if not isinstance(identity, dict) or not isinstance(identity.get("schedule"), list):
-            raise JournalError(f"{directory}/tournament.json is not a tournament's identity; "
-                               "use another --out directory")
-        if identity.get("config_hash") != config.config_hash():
+        if identity["config_hash"] != config.config_hash():
             identity = _extended(identity, loaded, directory)
         labels = [(v.id, v.options) for v in config.variants]
-        return identity, [ScheduledGame.from_json(game, labels.index((game["variant"], game["options"])))
-                          for game in identity["schedule"]]
+        try:
+            return identity, [ScheduledGame.from_json(game, labels.index((game["variant"], game["options"])))
+                              for game in identity["schedule"]]
+        except (KeyError, TypeError, ValueError):
+            raise JournalError(f"{directory / 'tournament.json'}: its schedule is damaged; restore it, or delete "
+                               "it to start the directory afresh with this config") from None
     schedule = make_schedule(config)
     identity = {
         "format": IDENTITY_FORMAT,
@@ -156,7 +159,6 @@ class Runner:
     the directory or drawn), before any game. `executor` is "local" (default: the config's) or
     "ray", or an Executor object.
     """
-
     def __init__(self, loaded: LoadedConfig, directory: Path, listener: Listener | None = None,
                  concurrency: int | None = None, referee_options: dict[str, Any] | None = None,
                  executor: str | Executor | None = None, ray_address: str | None = None,
@@ -256,17 +258,13 @@ class Runner:
             for thread in threads:
                 thread.start()
             try:
-                for thread in threads:
-                    while thread.is_alive():
-                        thread.join(0.2)
+                _join(threads)
             except KeyboardInterrupt:
                 self.stop.set()
                 self.state.interrupted = True
                 print("stopping after the games in progress (Ctrl-C again to abandon them)", file=sys.stderr)
                 try:
-                    for thread in threads:
-                        while thread.is_alive():
-                            thread.join(0.2)
+                    _join(threads)
                 except KeyboardInterrupt:
                     self.abandon.set()
                     print("abandoning the games in progress; a rerun plays them", file=sys.stderr)
@@ -356,10 +354,15 @@ class Runner:
             self.listener(self.state, entry)
 
 
+def _join(threads: list[threading.Thread]) -> None:
+    """Waits for every thread in short steps, so that Ctrl-C is heard meanwhile."""
+    for thread in threads:
+        while thread.is_alive():
+            thread.join(0.2)
+
+
 def game_started_fields(game: ScheduledGame, seed: int) -> dict[str, Any]:
     """The `game_started` event of a game (see docs/tournaments.md)."""
-    from foxgeese.engine import Game, Side, get_variant
-
     variant = get_variant(game.variant_id, **game.variant_options)
     board = Game(variant)
     return {"game_id": game.id, "variant": game.variant_id, "options": dict(game.variant_options),

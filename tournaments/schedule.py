@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from itertools import combinations
 from typing import Any
 
+from foxgeese.engine import Game, get_variant
 from foxgeese.tournaments.config import TournamentConfig
 
 MAX_OPENING_TRIES = 200
@@ -97,7 +98,6 @@ def random_opening(variant_id: str, options: dict[str, Any], plies: int, seed: s
     """
     if plies == 0:
         return ()
-    from foxgeese.engine import Game, get_variant
 
     variant = get_variant(variant_id, **options)
     rng = random.Random(seed)

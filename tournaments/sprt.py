@@ -15,8 +15,8 @@ a match won pair after pair still decides. Bounds: log(β/(1−α)) accepts H0, 
 from __future__ import annotations
 
 import math
+from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import Iterable
 
 from foxgeese.tournaments.ratings import expected_score
 

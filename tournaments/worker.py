@@ -19,10 +19,16 @@ import signal
 import socket
 import sys
 import threading
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
+from foxgeese.engine import Side, get_variant
+from foxgeese.players.solver.adjudicate import table_adjudicator
+from foxgeese.protocol.botconfig import BotConfig
+from foxgeese.protocol.referee import Referee
+from foxgeese.tournaments.report import FORFEITS
 from foxgeese.tournaments.schedule import ScheduledGame
 
 SEED_LIMIT = 2**31  # game seeds fit a signed 32-bit int in any language
@@ -46,8 +52,6 @@ class PlayerDef:
     sandbox: bool = False
 
     def bot_config(self, base_dir: Path) -> Any:
-        from foxgeese.protocol.botconfig import BotConfig
-
         if self.spec is not None:
             return BotConfig.from_spec(self.spec, name=self.name, sandbox=self.sandbox)
         workdir = (base_dir / self.cwd) if self.cwd else base_dir
@@ -81,9 +85,6 @@ def journal_entry(game: ScheduledGame, record: Any, seed: int | None = None,
                   config_hash: str | None = None) -> dict[str, Any]:
     """The journal line of a finished game: a summary for reports, what identifies the game (the
     tournament's config hash, the game's seed, players and opening) and the full record."""
-    from foxgeese.engine import Side, get_variant
-    from foxgeese.tournaments.report import FORFEITS
-
     variant = get_variant(game.variant_id, **game.variant_options)
     predator_side = variant.side_name(Side.PREDATOR)
     winner = str(getattr(record.winner, "value", record.winner))
@@ -120,8 +121,6 @@ class GamePlayer:
     """A referee with its bots, playing one game at a time (see the module doc)."""
 
     def __init__(self, setup: WorkerSetup) -> None:
-        from foxgeese.protocol.referee import Referee
-
         base = Path(setup.base_dir)
         self.bots = {player.name: player.bot_config(base) for player in setup.players}
         self.referee = Referee(log_dir=setup.log_dir, **setup.referee_options)
@@ -134,8 +133,6 @@ class GamePlayer:
 
     def play(self, job: GameJob, emit: Callable[[dict[str, Any]], None]) -> dict[str, Any]:
         """Plays `job` to its end; `emit` hears each move as a `move` event (fields of EVENTS)."""
-        from foxgeese.engine import Side, get_variant
-
         game = ScheduledGame.from_json(job.game, 0)
         variant = get_variant(game.variant_id, **game.variant_options)
 
@@ -154,14 +151,23 @@ class GamePlayer:
 def _table_adjudicator(kind: str | None) -> Any:
     if kind != "tables":
         return None
-    from foxgeese.players.solver.adjudicate import table_adjudicator
-
     return table_adjudicator()
 
 
+def take_batch(source: queue.SimpleQueue[Any]) -> list[Any]:
+    """The next item (waiting for it) and every item queued behind it: moves travel in bursts."""
+    batch = [source.get()]
+    while True:
+        try:
+            batch.append(source.get_nowait())
+        except queue.Empty:
+            return batch
+
+
 def where() -> dict[str, Any]:
-    """Which worker this is, for `game_started` events and the operator's eye."""
-    return {"host": socket.gethostname(), "pid": os.getpid()}
+    """Which worker this is, for `game_started` events and the operator's eye (`cwd`: its working
+    folder; on Ray the node's copy of the shipped folder, where relative bot paths start)."""
+    return {"host": socket.gethostname(), "pid": os.getpid(), "cwd": os.getcwd()}
 
 
 # --------------------------------------------------------------- a local worker process
@@ -181,9 +187,9 @@ def main() -> None:
 def serve_pipe(connection: Any, setup: WorkerSetup) -> None:
     """The body of one local worker process: jobs come in on `connection`, messages go back.
 
-    Messages out: ("ready", where), ("event", dict) for moves, ("pids", [bot pids]) whenever the
-    set of bot processes changed (so the runner can end them if this process is killed),
-    ("done", entry) and ("error", text). Moves are handed to a sender thread, so the referee's
+    Messages out: ("ready", where), ("events", [move events and ("pids", [bot pids]) whenever the
+    set of bot processes changed, so the runner can end them if this process is killed]),
+    ("done", entry, bot pids) and ("error", text). Moves are handed to a sender thread, so the referee's
     loop never waits on the pipe and a burst of fast moves goes out as one message.
     """
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the runner's: it lets games finish
@@ -192,12 +198,7 @@ def serve_pipe(connection: Any, setup: WorkerSetup) -> None:
     def send_loop() -> None:
         broken = False
         while True:
-            batch = [outbox.get()]
-            while True:
-                try:
-                    batch.append(outbox.get_nowait())
-                except queue.Empty:
-                    break
+            batch = take_batch(outbox)
             items = [item for item in batch if item is not None and not isinstance(item, threading.Event)]
             if items and not broken:
                 try:

@@ -20,6 +20,7 @@ MAX_YAML_BYTES = 256 * 1024  # a config is a few hundred lines
 MAX_VALUES = 20_000  # scalars, lists and mappings, every alias counted as often as it is used
 MAX_KEYS = 1_000  # keys of one mapping
 MAX_ALIASES = 100
+MAX_FLOW_DEPTH = 100  # [ and { nested in one another; a config nests a few levels
 
 
 class _LimitError(yaml.constructor.ConstructorError):
@@ -56,6 +57,8 @@ def load_yaml(data: bytes | str, label: str) -> tuple[Any, yaml.Node | None]:
             data = data.decode("utf-8")
         except UnicodeDecodeError as error:
             raise ConfigError([f"{label}: not UTF-8 text (byte {error.start}); save the file as UTF-8"]) from None
+    if _flow_depth(data) > MAX_FLOW_DEPTH:  # refused before the composer recurses that deep
+        raise ConfigError([f"{label}: nested too deep (more than {MAX_FLOW_DEPTH} levels of [ and {{)"])
     try:
         root = yaml.compose(data, Loader=_LimitedLoader)
         if root is not None:
@@ -116,3 +119,25 @@ def _check_size(root: yaml.Node, label: str) -> None:
         return total
 
     size(root)
+
+
+def _flow_depth(text: str) -> int:
+    """How deep `[` and `{` nest outside quoted text (counting stops past the limit)."""
+    depth = deepest = 0
+    quote = ""
+    for char in text:
+        if char == "\n":
+            quote = ""  # an apostrophe in plain text (`it's`) must not hide the rest of the file
+        elif quote:
+            if char == quote:
+                quote = ""
+        elif char in "'\"":
+            quote = char
+        elif char in "[{":
+            depth += 1
+            deepest = max(deepest, depth)
+            if deepest > MAX_FLOW_DEPTH:
+                break
+        elif char in "]}":
+            depth = max(0, depth - 1)
+    return deepest

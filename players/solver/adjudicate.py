@@ -10,7 +10,7 @@ never end a game early.
 
 from __future__ import annotations
 
-from typing import Callable
+from collections.abc import Callable
 
 from foxgeese.engine import Position, Winner
 from foxgeese.players.solver.analyse import Judge

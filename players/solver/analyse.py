@@ -13,11 +13,15 @@ tournament report calls.
 from __future__ import annotations
 
 import json
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Iterable
+from typing import Any
 
 from foxgeese.engine import Position, Side, get_variant
+from foxgeese.players.solver.hare_hounds_solution import solution
+from foxgeese.players.solver.strong import StrongTables
+from foxgeese.players.solver.tables import TableSet
 
 
 class AnalyseError(ValueError):
@@ -36,8 +40,6 @@ class Judge:
     def value(self, position: Position) -> int | None:
         variant = position.variant
         if variant.id == "hare-and-hounds":
-            from foxgeese.players.solver.hare_hounds_solution import solution
-
             score = solution(self.tables).score(position)
             return (score > 0) - (score < 0)
         if variant.id == "standard" and not variant.option_dict.get("sideways"):
@@ -47,16 +49,12 @@ class Judge:
                 return 1 if geese_win == (position.turn == Side.PREY) else -1
         key = (variant.id, variant.options)
         if key not in self._table_sets:
-            from foxgeese.players.solver.tables import TableSet
-
             self._table_sets[key] = TableSet(variant, self.tables)
         score = self._table_sets[key].score(position)
         return None if score is None else (score > 0) - (score < 0)
 
     def _strong_tables(self) -> Any:
         if self._strong is None:
-            from foxgeese.players.solver.strong import StrongTables
-
             self._strong = StrongTables(self.tables)
         return self._strong
 

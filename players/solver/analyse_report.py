@@ -7,9 +7,9 @@ from dataclasses import asdict
 
 import click
 
-from foxgeese.usage import fail
 from foxgeese.players.solver.analyse import AnalyseError, Judge, accuracy_by_bot, analyse_record, records_in
 from foxgeese.players.solver.tables import TableError
+from foxgeese.usage import fail
 
 
 def analyse(path: str, tables: str | None, as_json: bool) -> None:

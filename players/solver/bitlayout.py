@@ -85,7 +85,7 @@ class Layout:
     words: dict[int, int] = field(default_factory=dict)  # geese -> words in one array of that count
 
     @classmethod
-    def for_variant(cls, variant: Any) -> "Layout":
+    def for_variant(cls, variant: Any) -> Layout:
         if variant.id != "standard" or variant.option_dict.get("sideways"):
             raise ValueError("the bit tables solve standard without sideways steps only")
         layout = cls(variant)

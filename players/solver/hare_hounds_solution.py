@@ -26,7 +26,9 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
-from foxgeese.engine import Move, Position, Side, get_variant
+from foxgeese.engine import Move, Position, Side, get_variant, movegen, rules, variants
+from foxgeese.engine import board as board_module
+from foxgeese.engine import position as position_module
 from foxgeese.players.solver.tables import (
     NO_MOVE,
     SCORE_DTYPE,
@@ -181,10 +183,8 @@ def solve() -> tuple[np.ndarray, dict[str, Any]]:
 
 def rules_fingerprint() -> str:
     """A digest of the engine's rule modules: a cached solution built under other rules is rebuilt."""
-    from foxgeese.engine import board, movegen, position, variants
-
     digest = hashlib.sha256()
-    for module in (board, movegen, position, variants):
+    for module in (board_module, movegen, position_module, rules, variants):
         digest.update(Path(module.__file__).read_bytes())
     return digest.hexdigest()[:16]
 

@@ -181,7 +181,8 @@ def solve_level(chunk_code, chunk_start, geese, board, row_sub, row_count, row_r
                         rp = p // SIDE
                         rq = q // SIDE
                         child = mask ^ low ^ (np.int64(1) << q)
-                        index = dot[rp] + (row_rank[rp, (child >> (SIDE * rp)) & 127] - rank[rp]) * child_stride[rp, rp] \
+                        index = dot[rp] \
+                            + (row_rank[rp, (child >> (SIDE * rp)) & 127] - rank[rp]) * child_stride[rp, rp] \
                             + (row_rank[rq, (child >> (SIDE * rq)) & 127] - rank[rq]) * child_stride[rp, rq]
                         w = read_bits(f_above, child_word[rp] + index * width, width)
                         a = popcount(empty & (low - 1))

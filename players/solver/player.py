@@ -19,6 +19,10 @@ from typing import Any
 
 from foxgeese.engine import Clock, Game
 from foxgeese.players.base import Choice, Player
+from foxgeese.players.minimax import MinimaxPlayer
+from foxgeese.players.solver.hare_hounds_solution import solution
+from foxgeese.players.solver.strategy import shipped_move
+from foxgeese.players.solver.strong import StrongTables
 from foxgeese.players.solver.tables import TableSet, describe, to_parent
 
 
@@ -42,8 +46,6 @@ class SolverPlayer(Player):
         """Loads (or, the first time, builds and caches) the Hare and Hounds solution before the clock runs."""
         super().new_game(variant, side)
         if getattr(variant, "id", None) == "hare-and-hounds":
-            from foxgeese.players.solver.hare_hounds_solution import solution
-
             solution(self.tables)
         if getattr(variant, "id", None) == "standard" and not variant.option_dict.get("sideways"):
             self._strong_judge()  # maps the bit tables (and builds their index) before the clock runs
@@ -70,8 +72,6 @@ class SolverPlayer(Player):
         variant = position.variant
         if variant.id != "standard" or variant.option_dict.get("sideways"):
             return None
-        from foxgeese.players.solver.strategy import shipped_move
-
         planned = shipped_move(position)
         if planned is not None and planned in moves:
             return Choice(planned, {"score": 100_000, "nodes": len(moves), "source": "strategy"})
@@ -86,8 +86,6 @@ class SolverPlayer(Player):
 
     def _strong_judge(self) -> Any:
         if self._strong is None:
-            from foxgeese.players.solver.strong import StrongTables
-
             tables = StrongTables(self.tables)
             self._strong = tables if tables.available() >= 4 else False
         return self._strong or None
@@ -95,8 +93,6 @@ class SolverPlayer(Player):
     def score_moves(self, position: Any, moves: list) -> list[tuple[Any, int]] | None:
         """Every move with the mover's exact score after it, or None when the tables do not reach."""
         if position.variant.id == "hare-and-hounds":
-            from foxgeese.players.solver.hare_hounds_solution import solution
-
             return [(entry.move, entry.score) for entry in solution(self.tables).move_scores(position, moves)]
         tables = self._tables_for(position.variant)
         if tables.score(position) is None:
@@ -117,8 +113,6 @@ class SolverPlayer(Player):
 
     def _minimax(self, game: Game, clock: Clock | None) -> Choice:
         if self._fallback is None:
-            from foxgeese.players.minimax import MinimaxPlayer
-
             self._fallback = MinimaxPlayer(depth=self.depth)
             self._fallback.new_game(game.variant, game.position.turn)
         choice = self._fallback.choose(game, clock)

@@ -13,8 +13,13 @@ from typing import Any
 import click
 
 from foxgeese.engine import InvalidPositionError, Position, UnknownVariantError, get_variant
-from foxgeese.usage import fail
+from foxgeese.players.solver.hare_hounds_solution import load_solution, reachable
+from foxgeese.players.solver.retrograde import build_tables
+from foxgeese.players.solver.strategy import verify_command
+from foxgeese.players.solver.strong import LARGEST
+from foxgeese.players.solver.strong_report import strong_solve
 from foxgeese.players.solver.tables import TableError, TableSet, table_dir, table_path, to_parent, winner_text
+from foxgeese.usage import fail
 
 
 def _verdict(position: Position, score: int) -> str:
@@ -39,8 +44,6 @@ def _fox_move_scores(position: Position, table_set: TableSet) -> list[tuple[Any,
 
 
 def _hare_and_hounds(position: Position | None, tables: str | None, rebuild: bool) -> None:
-    from foxgeese.players.solver.hare_hounds_solution import load_solution, reachable
-
     started = time.perf_counter()
     solution = load_solution(tables, rebuild=rebuild)
     loaded = time.perf_counter() - started
@@ -61,8 +64,6 @@ def _fox_tables(variant: Any, position: Position | None, tables: str | None, bui
                 rebuild: bool) -> None:
     directory = table_dir(tables)
     if build:
-        from foxgeese.players.solver.retrograde import build_tables
-
         if max_geese is None:
             fail("--build needs --max-geese N (4 to 6 is practical for standard)")
         try:
@@ -108,8 +109,6 @@ def solve(variant_id: str, sideways: bool | None, build: bool, max_geese: int | 
           threads: int | None = None) -> None:
     """The body of `foxgeese solve` (see players/cli.py for the options)."""
     if variant_id.strip().lower() == "verify":
-        from foxgeese.players.solver.strategy import verify_command
-
         verify_command(tables)
         return
     try:
@@ -140,9 +139,6 @@ def solve(variant_id: str, sideways: bool | None, build: bool, max_geese: int | 
 
 def _strong(variant: Any, geese: int, position: Position | None, tables: str | None, threads: int | None,
             old_options: bool) -> None:
-    from foxgeese.players.solver.strong import LARGEST
-    from foxgeese.players.solver.strong_report import strong_solve
-
     if variant.id != "standard" or _sideways(variant):
         fail(f"--geese solves standard without sideways steps; {variant} has draws: use --build --max-geese")
     if old_options:

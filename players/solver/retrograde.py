@@ -26,8 +26,9 @@ So each table stores its `chain` array for the next one.
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, Callable
+from typing import Any
 
 import numpy as np
 
@@ -49,6 +50,7 @@ from foxgeese.players.solver.tables import (
     table_path,
     variant_key,
 )
+
 
 @dataclass
 class Table:
@@ -115,7 +117,9 @@ class Builder:
 
     # -- move tables --------------------------------------------------------------------------------
 
-    def _goose_moves(self, geese: int, combos: np.ndarray, mask: np.ndarray) -> list[tuple[bool, np.ndarray, np.ndarray]]:
+    def _goose_moves(
+        self, geese: int, combos: np.ndarray, mask: np.ndarray
+    ) -> list[tuple[bool, np.ndarray, np.ndarray]]:
         """Per (goose, direction) slot: (raises a row, child rank or -1, target point)."""
         g = self.g
         slots = []

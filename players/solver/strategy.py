@@ -20,14 +20,17 @@ from __future__ import annotations
 
 import json
 import struct
+from collections.abc import Callable
 from functools import lru_cache
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
+import click
 import numpy as np
 
 from foxgeese.engine import Move, Position, Side
 from foxgeese.players.solver.bitlayout import grid_bit, mask_of
+from foxgeese.usage import fail
 
 STRATEGY_FORMAT_VERSION = 1
 MAGIC = b"FOXGEESE-STRATEGY\n"
@@ -211,10 +214,6 @@ def verify(strategy: Strategy) -> dict[str, int]:
 
 def verify_command(tables: str | None) -> None:
     """The body of `foxgeese solve verify`."""
-    import click
-
-    from foxgeese.usage import fail
-
     found = [geese for geese in COUNTS if strategy_path(geese).exists()]
     if not found:
         fail(f"no strategy is shipped in {SHIPPED} yet (the fox's 13-geese strategy has not been made small enough: "

@@ -26,9 +26,10 @@ import json
 import os
 import struct
 import time
+from collections.abc import Callable
 from functools import lru_cache
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 import numpy as np
 
@@ -36,6 +37,11 @@ from foxgeese.engine import Position, Side, get_variant
 from foxgeese.engine.position import MIN_GEESE
 from foxgeese.players.solver.bitlayout import Layout, grid_bit, mask_of
 from foxgeese.players.solver.tables import TableError, table_dir
+
+try:  # numba is an optional extra (foxgeese[solver]): only a build needs it, look-ups do not
+    from foxgeese.players.solver import kernels
+except ImportError:
+    kernels = None
 
 BITS_FORMAT_VERSION = 1
 MAGIC = b"FOXGEESE-BITS\n"
@@ -119,8 +125,8 @@ class StrongBuilder:
         """Builds what is missing up to `max_geese` (resuming a stopped build); returns the headers."""
         if not MIN_GEESE <= max_geese <= LARGEST:
             raise ValueError(f"--geese must be between {MIN_GEESE} and {LARGEST}, not {max_geese}")
-        from foxgeese.players.solver import kernels  # numba compiles (or loads its cache) here
-
+        if kernels is None:
+            raise TableError("the strong solve needs numba: pip install 'foxgeese[solver]'")
         if self.threads:
             import numba
 
@@ -226,7 +232,8 @@ class StrongBuilder:
             kernels.solve_level(codes, starts, geese, layout.board, layout.row_sub, layout.row_count,
                                 layout.row_rank, layout.radix, layout.code_rows, layout.stride, layout.block_word,
                                 layout.block_sets, layout.goose_shift, layout.goose_from, layout.step_shift,
-                                layout.jump_over, layout.step_shift, layout.step_from, layout.pext, layout.pdep, above, above_base,
+                                layout.jump_over, layout.step_shift, layout.step_from, layout.pext, layout.pdep,
+                                above, above_base,
                                 below, geese == MIN_GEESE,
                                 g_in, not finished, level.start_word, g_out, f_out, x_out)
             above, above_base = f_out, level.start_word
@@ -236,9 +243,8 @@ class StrongBuilder:
                 if array in fds:
                     os.pwrite(fds[array], words, HEADER_BYTES + level.start_word * 8)
             figures = header["figures"]
-            figures[str(level.row_sum)] = {"sets": level.sets,
-                                           "geese_to_move_geese_wins": int(np.bitwise_count(g_out.view(np.uint64)).sum()),
-                                           "fox_to_move_fox_wins": int(np.bitwise_count(f_out.view(np.uint64)).sum())}
+            figures[str(level.row_sum)] = {"sets": level.sets, "geese_to_move_geese_wins": _ones(g_out),
+                                           "fox_to_move_fox_wins": _ones(f_out)}
             header["levels_done"].append(level.row_sum)
             sets_done += level.sets
             header["build_seconds"] = round(resumed_seconds + time.perf_counter() - started, 2)
@@ -250,6 +256,10 @@ class StrongBuilder:
 
 _READ_ONLY_EMPTY = np.zeros(1, dtype=np.int64)
 _READ_ONLY_EMPTY.flags.writeable = False  # one array type for the kernel: it compiles once
+
+
+def _ones(words: np.ndarray) -> int:
+    return int(np.bitwise_count(words.view(np.uint64)).sum())
 
 
 def _chunks(layout: Layout, level: Any) -> tuple[np.ndarray, np.ndarray]:

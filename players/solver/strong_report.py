@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import time
+
 import click
 
 from foxgeese.engine import Position, Side, get_variant

@@ -20,8 +20,10 @@ from typing import Any
 
 import numpy as np
 
+from foxgeese.engine import Side
 from foxgeese.engine.board import DIRECTIONS, point_name
 from foxgeese.engine.position import MIN_GEESE  # fewer geese than this: the fox has won (captured)
+from foxgeese.files import atomic_write
 
 FORMAT_VERSION = 1
 MAGIC = b"FOXGEESE-TABLE\n"
@@ -107,14 +109,12 @@ def save_table(path: Path, header: dict[str, Any], arrays: dict[str, np.ndarray]
     full = dict(header, format_version=FORMAT_VERSION, arrays=layout)
     text = json.dumps(full, sort_keys=True).encode()
     data_start = _data_start(len(text))
-    tmp = path.with_name(path.name + f".tmp{os.getpid()}")
-    with open(tmp, "wb") as out:
+    with atomic_write(path, "wb") as out:
         out.write(MAGIC + struct.pack("<I", len(text)) + text)
         out.write(b"\0" * (data_start - out.tell()))
         for name, array in arrays.items():
             out.seek(data_start + layout[name]["offset"])
             out.write(np.ascontiguousarray(array).tobytes())
-    os.replace(tmp, path)
 
 
 def _data_start(header_length: int) -> int:
@@ -163,7 +163,6 @@ class Geometry:
     direction d goes over `step[p, d]` to `step[step[p, d], d]`, and `prey_dirs` are the
     directions the variant lets the geese or hounds step in.
     """
-
     def __init__(self, variant: Any) -> None:
         board = variant.board
         self.grid = np.array(sorted(board.points), dtype=np.int64)
@@ -268,8 +267,6 @@ class TableSet:
 
     def score(self, position: Any) -> int | None:
         """The table score for the side to move, or None when no table holds the position."""
-        from foxgeese.engine import Side
-
         geese = position.prey.bit_count()
         if geese < MIN_GEESE:  # captured: the game is over and the fox has won
             return WIN if position.turn == Side.PREDATOR else -WIN

@@ -1,5 +1,8 @@
 """`foxgeese perft`, `foxgeese legal` and `foxgeese show`: the rules from the command line.
 
+The engine's click code lives here, in the package root, because the engine imports nothing but
+itself and the standard library; these commands only turn arguments into engine calls.
+
 Other tools drive these, so their output is plain: one item per line, the answer last.
 """
 
@@ -80,7 +83,9 @@ def replay(game: Game, moves: tuple[str, ...]) -> Game:
 @variant_options
 @click.option("--divide", "show_divide", is_flag=True, help="also list the count below each first move")
 @click.option("--no-hash", is_flag=True, help="count every subtree, sharing nothing (slower)")
-def perft_command(variant: str, depth: int, geese: int | None, sideways: bool | None, show_divide: bool, no_hash: bool) -> None:
+def perft_command(
+    variant: str, depth: int, geese: int | None, sideways: bool | None, show_divide: bool, no_hash: bool
+) -> None:
     """Count the move sequences of DEPTH plies from the start; the count is the last line."""
     game = start_game(variant, geese, sideways)
     began = time.perf_counter()
@@ -101,7 +106,9 @@ def perft_command(variant: str, depth: int, geese: int | None, sideways: bool | 
 @click.argument("moves", nargs=-1)
 @variant_options
 @click.option("--position", "position_text", default=None, help="start from this position text instead")
-def legal_command(variant: str, moves: tuple[str, ...], geese: int | None, sideways: bool | None, position_text: str | None) -> None:
+def legal_command(
+    variant: str, moves: tuple[str, ...], geese: int | None, sideways: bool | None, position_text: str | None
+) -> None:
     """Play MOVES from the start and list the legal moves, or `game over: WINNER TERMINATION`."""
     game = replay(start_game(variant, geese, sideways, position_text), moves)
     outcome = game.outcome()
@@ -117,7 +124,9 @@ def legal_command(variant: str, moves: tuple[str, ...], geese: int | None, sidew
 @click.argument("moves", nargs=-1)
 @variant_options
 @click.option("--position", "position_text", default=None, help="start from this position text instead")
-def show_command(source: str, moves: tuple[str, ...], geese: int | None, sideways: bool | None, position_text: str | None) -> None:
+def show_command(
+    source: str, moves: tuple[str, ...], geese: int | None, sideways: bool | None, position_text: str | None
+) -> None:
     """Draw the board after MOVES, or replay a game RECORD (JSON) move by move, then MOVES."""
     if source.strip().lower() in VARIANT_IDS:
         game = replay(start_game(source, geese, sideways, position_text), moves)
@@ -168,7 +177,7 @@ def _game_from_record(source: str) -> Game:
         start = Position.from_text(record["start"])
     except InvalidPositionError as error:
         fail(f"{shown(source)}: start: {error}")
-    return replay(Game.from_position(start), tuple(moves))
+    return replay(Game.from_position(start), tuple(str(move) for move in moves))  # all text: checked above
 
 
 def _json_kind(value: object) -> str:

@@ -1,0 +1,192 @@
+"""The rules on plain integers: the one core that `Position`, perft and the searches all run on.
+
+A state is `(predator, prey, turn, quiet, stall)`: the predator's grid point, the prey bitmask,
+the side to move (a `Side`), the fifty-move counter and the stall counter of the position text.
+Moves come from `movegen`; this module adds what a move does to the counters (`play`,
+`children`), the endings (`ending`, `outcome`) and the repetition key. `Position` wraps a state
+with its variant and ply; perft and the searches use states directly, so a node costs a tuple.
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Callable
+
+from foxgeese.engine import movegen
+from foxgeese.engine.board import GRID_WIDTH
+from foxgeese.engine.move import Move
+from foxgeese.engine.outcome import Side, Termination
+from foxgeese.engine.variants import Variant
+
+FIFTY_MOVE_PLIES = 100  # quiet plies that end a game drawn (where the fifty-move rule applies)
+STALLING_MOVES = 10  # hound moves in a row without raising a row that end a game (hare wins)
+REPETITION_COUNT = 3  # occurrences of a position that end a game drawn (where repetition applies)
+MIN_GEESE = 4  # fewer geese than this: captured (the fox wins)
+
+PREDATOR, PREY = Side.PREDATOR, Side.PREY
+CAPTURED, ESCAPED, STALLING, FIFTY_MOVES = (
+    Termination.CAPTURED, Termination.ESCAPED, Termination.STALLING, Termination.FIFTY_MOVES
+)
+
+State = tuple[int, int, Side, int, int]
+
+
+class Rules:
+    """Moves, their effect and the endings of one variant, on `State` tuples (see `rules_for`)."""
+
+    __slots__ = (
+        "variant", "tables", "captures", "counts_stall", "checks_captured", "checks_escaped",
+        "checks_stalling", "checks_fifty", "checks_repetition", "ending",
+    )
+
+    def __init__(self, variant: Variant) -> None:
+        endings = variant.endings
+        self.variant = variant
+        self.tables = movegen.tables_for(variant)
+        self.captures = variant.captures
+        self.checks_captured = Termination.CAPTURED in endings
+        self.checks_escaped = Termination.ESCAPED in endings
+        self.checks_stalling = Termination.STALLING in endings
+        self.checks_fifty = Termination.FIFTY_MOVES in endings
+        self.checks_repetition = Termination.REPETITION in endings
+        # The stall counter exists only where stalling ends games; elsewhere it stays 0 (as the
+        # position text says), whatever the prey do.
+        self.counts_stall = self.checks_stalling
+        self.ending = _ending_check(
+            self.checks_captured, self.checks_escaped, self.checks_stalling, self.checks_fifty
+        )
+
+    # -- moves ----------------------------------------------------------------------------------
+
+    def moves(self, state: State) -> list[Move]:
+        """The moves of the side to move, not checking whether the game has ended (see `outcome`)."""
+        if state[2] == PREDATOR:
+            return movegen.predator_moves(self.tables, state[0], state[1])
+        return movegen.prey_moves(self.tables, state[0], state[1])
+
+    def count_moves(self, state: State) -> int:
+        """`len(moves(state))` without building the moves."""
+        if state[2] == PREDATOR:
+            return movegen.count_predator_moves(self.tables, state[0], state[1])
+        return movegen.count_prey_moves(self.tables, state[0], state[1])
+
+    def has_moves(self, state: State) -> bool:
+        """Whether the side to move has a move (cheaper than building the list)."""
+        if state[2] == PREDATOR:
+            return movegen.has_predator_move(self.tables, state[0], state[1])
+        return movegen.has_prey_move(self.tables, state[0], state[1])
+
+    def has_jump(self, predator: int, prey: int) -> bool:
+        """Whether a fox on `predator` could capture now (False where nobody captures)."""
+        return movegen.has_jump(self.tables, predator, prey)
+
+    # -- what a move does -----------------------------------------------------------------------
+
+    def prey_counters(self, quiet: int, stall: int, raises_row: bool) -> tuple[int, int]:
+        """The (quiet, stall) counters after a prey step: a step that raises a row resets both."""
+        if not self.counts_stall:
+            return (0 if raises_row else quiet + 1), stall
+        return (0, 0) if raises_row else (quiet + 1, stall + 1)
+
+    def play(self, state: State, move: Move) -> State:
+        """The state after `move`, which must be legal in `state` (not checked)."""
+        predator, prey, turn, quiet, stall = state
+        path = move[0]
+        if turn == PREDATOR:
+            if move[1]:  # a capture: every jumped goose is removed
+                for a, b in zip(path, path[1:]):
+                    prey ^= 1 << ((a + b) >> 1)
+                return (path[-1], prey, PREY, 0, stall)
+            return (path[-1], prey, PREY, quiet + 1, stall)
+        origin, target = path
+        quiet, stall = self.prey_counters(quiet, stall, target > origin + 1)
+        return (predator, prey ^ (1 << origin) ^ (1 << target), PREDATOR, quiet, stall)
+
+    def children(self, state: State) -> list[State]:
+        """The states after every move, in the order of `moves` (for perft: no Move is built)."""
+        predator, prey, turn, quiet, stall = state
+        tables = self.tables
+        result: list[State] = []
+        if turn == PREDATOR:
+            targets = tables.neighbours[predator] & ~prey
+            while targets:
+                low = targets & -targets
+                result.append((low.bit_length() - 1, prey, PREY, quiet + 1, stall))
+                targets ^= low
+            if tables.jumps[predator]:
+                for landing, remaining in _chain_ends(tables.jumps, predator, prey):
+                    result.append((landing, remaining, PREY, 0, stall))
+            return result
+        empty = tables.board_mask & ~prey & ~(1 << predator)
+        raised = self.prey_counters(quiet, stall, True)
+        level = self.prey_counters(quiet, stall, False)
+        for shift, sources, raises_row in tables.prey_shifts:
+            movers = prey & sources
+            targets = (movers << shift if shift > 0 else movers >> -shift) & empty
+            if not targets:
+                continue
+            after_quiet, after_stall = raised if raises_row else level
+            while targets:
+                low = targets & -targets
+                origin = low << -shift if shift < 0 else low >> shift
+                result.append((predator, prey ^ low ^ origin, PREDATOR, after_quiet, after_stall))
+                targets ^= low
+        return result
+
+    # -- endings --------------------------------------------------------------------------------
+
+    def outcome(self, state: State, repetitions: int = 1) -> Termination | None:
+        """Every ending, in the spec's order; `repetitions` is how often the state's key has occurred."""
+        ended = self.ending(state)
+        if ended is not None:
+            return ended
+        if self.checks_repetition and repetitions >= REPETITION_COUNT:
+            return Termination.REPETITION
+        if not self.has_moves(state):
+            return Termination.TRAPPED if state[2] == PREDATOR else Termination.IMMOBILIZED
+        return None
+
+    @staticmethod
+    def key(state: State) -> int:
+        """Pieces and side to move as one exact int: what repetition compares (counters excluded)."""
+        return state[1] << 8 | state[0] << 1 | state[2]
+
+
+def _ending_check(
+    captured: bool, escaped: bool, stalling: bool, fifty: bool
+) -> Callable[[State], Termination | None]:
+    """`Rules.ending` for one variant's endings: a closure, since perft and the searches call it at
+    every node (its flags are then cell reads, not attribute look-ups)."""
+
+    def ending(state: State) -> Termination | None:
+        """The ending that the pieces and counters alone decide (no move list, no history), if any."""
+        if captured and state[1].bit_count() < MIN_GEESE:
+            return CAPTURED
+        if escaped:
+            prey = state[1]
+            if state[0] // GRID_WIDTH < ((prey & -prey).bit_length() - 1) // GRID_WIDTH:
+                return ESCAPED
+        if stalling and state[4] >= STALLING_MOVES:
+            return STALLING
+        if fifty and state[3] >= FIFTY_MOVE_PLIES:
+            return FIFTY_MOVES
+        return None
+
+    return ending
+
+
+@functools.lru_cache(maxsize=None)
+def rules_for(variant: Variant) -> Rules:
+    """The shared `Rules` of a variant."""
+    return Rules(variant)
+
+
+def _chain_ends(jumps: movegen.JumpTable, at: int, prey: int) -> list[tuple[int, int]]:
+    """(landing point, prey left) after every capture chain from `at`, in `movegen`'s order."""
+    ends = []
+    for over, land in jumps[at]:
+        if prey >> over & 1 and not prey >> land & 1:
+            remaining = prey ^ (1 << over)
+            ends.append((land, remaining))
+            ends.extend(_chain_ends(jumps, land, remaining))
+    return ends

@@ -1,0 +1,22 @@
+"""Fixtures shared by test modules (each module keeps its own helpers)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+from tournament_support import comparable, scale_config
+
+from foxgeese.tournaments.config import load_config
+from foxgeese.tournaments.runner import Runner
+
+
+@pytest.fixture(scope="session")
+def scale_reference(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict[str, Any]]:
+    """The scaling tests' tournament played by one local worker: its directory and its games
+    (seeds, moves, results), which every other executor and concurrency must reproduce."""
+    folder = tmp_path_factory.mktemp("reference")
+    out = folder / "out"
+    Runner(load_config(scale_config(folder)), out, concurrency=1).run()
+    return out, comparable(out)

@@ -9,19 +9,43 @@ from foxgeese.params import Integer
 
 @click.command("solve")
 @click.argument("variant_id", metavar="VARIANT")
+@click.option("--geese", type=int, default=None,
+              help="standard: strong solve (one bit a position) of every position with up to N geese")
+@click.option("--threads", type=int, default=None, help="with --geese: threads for the build (default: all cores)")
 @click.option("--sideways", is_flag=True, default=None, help="standard: the geese may also step sideways")
 @click.option("--build", is_flag=True, help="fox variants: build the endgame tables missing up to --max-geese")
 @click.option("--max-geese", type=Integer(), default=None, help="with --build: the largest goose count to solve")
 @click.option("--rebuild", is_flag=True, help="build again even where a table is on disk")
 @click.option("--position", "position_text", default=None, help="position text to look up instead of the start")
 @click.option("--tables", default=None, help="table directory (default $FOXGEESE_TABLES or ~/.cache/foxgeese/tables)")
-def solve_command(variant_id: str, sideways: bool | None, build: bool, max_geese: int | None, rebuild: bool,
-                  position_text: str | None, tables: str | None) -> None:
-    """Solve VARIANT: Hare and Hounds whole, the fox variants by endgame tables per goose count."""
-    from foxgeese.players.solve_report import solve  # numpy and the tables load only here
+def solve_command(variant_id: str, geese: int | None, threads: int | None, sideways: bool | None, build: bool,
+                  max_geese: int | None, rebuild: bool, position_text: str | None, tables: str | None) -> None:
+    """Solve VARIANT: Hare and Hounds whole, the fox variants by tables per goose count.
 
-    solve(variant_id, sideways, build, max_geese, rebuild, position_text, tables)
+    `foxgeese solve standard --geese 13` solves every position with up to 13 geese (win or loss:
+    without sideways steps there are no draws). `foxgeese solve verify` checks the winner's
+    strategies shipped with the package, with the engine's rules alone.
+    """
+    from foxgeese.players.solver.report import solve  # numpy and the tables load only here
+
+    solve(variant_id, sideways, build, max_geese, rebuild, position_text, tables, geese=geese, threads=threads)
+
+
+@click.command("analyse")
+@click.argument("path", metavar="RECORD|RUNDIR")
+@click.option("--tables", default=None, help="table directory (default $FOXGEESE_TABLES or ~/.cache/foxgeese/tables)")
+@click.option("--json", "as_json", is_flag=True, help="print the analysis as JSON")
+def analyse_command(path: str, tables: str | None, as_json: bool) -> None:
+    """Mistakes against perfect play: moves made in a solved position that threw away a win (or a draw).
+
+    RECORD is a game record (foxgeese play --record), RUNDIR a tournament directory (its journal)
+    or a folder of records. Only positions some table solves are judged.
+    """
+    from foxgeese.players.solver.analyse_report import analyse  # numpy and the tables load only here
+
+    analyse(path, tables, as_json)
 
 
 def register(group: click.Group) -> None:
     group.add_command(solve_command)
+    group.add_command(analyse_command)

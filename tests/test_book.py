@@ -53,7 +53,7 @@ def test_a_line_that_finishes_the_game_is_refused() -> None:
 
 
 def test_missing_book_lists_the_bundled_ones(tmp_path: Path) -> None:
-    message = r"book 'nope.txt': no such file '.*nope.txt' \(bundled books: standard-balanced\)"
+    message = r"book 'nope.txt': no such file '.*nope.txt' \(bundled books: standard-balanced, standard-known\)"
     with pytest.raises(BookError, match=message):
         load_book("nope.txt", STANDARD, base_dir=tmp_path)
     (tmp_path / "empty.txt").write_text("# nothing\n\n")
@@ -62,10 +62,12 @@ def test_missing_book_lists_the_bundled_ones(tmp_path: Path) -> None:
 
 
 def test_bundled_book_loads_by_name_and_every_line_is_a_live_game() -> None:
-    assert bundled_books() == ["standard-balanced"]
+    assert bundled_books() == ["standard-balanced", "standard-known"]
     openings = load_book("standard-balanced", STANDARD)
     assert len(openings) >= 100 and len(set(openings)) == len(openings)
     assert {len(opening) for opening in openings} == {44}
+    known = load_book("standard-known", STANDARD)  # the quick tournament's: solved, winners alternate
+    assert len(known) == 8 and {len(opening) for opening in known} == {30}
 
 
 def test_make_book_is_seeded_distinct_and_lets_one_side_move_at_random() -> None:

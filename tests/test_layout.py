@@ -30,7 +30,9 @@ ALLOWED = {
     "engine": {"engine"},
     "players": {"engine", "players", "helpers"},
     "protocol": {"engine", "protocol", "foxgeese.players.registry", "helpers"},
-    "tournaments": {"engine", "protocol", "tournaments", "foxgeese.players.registry", "helpers"},
+    # tournaments also ask the solved tables: books of known value, accuracy in reports, adjudication
+    "tournaments": {"engine", "protocol", "tournaments", "foxgeese.players.registry", "foxgeese.players.solver.analyse",
+                    "foxgeese.players.solver.adjudicate", "helpers"},
     "web": {"engine", "protocol", "players", "tournaments", "web", "helpers"},
     "helpers": {"helpers", "engine"},
 }

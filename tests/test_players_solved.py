@@ -13,10 +13,10 @@ import random
 import pytest
 
 from foxgeese.engine import Clock, Game, get_variant
-from foxgeese.players import hare_hounds_solution
 from foxgeese.players.mcts import MctsPlayer
 from foxgeese.players.minimax import MinimaxPlayer
-from foxgeese.players.tables import WIN, to_parent
+from foxgeese.players.solver import hare_hounds_solution
+from foxgeese.players.solver.tables import WIN, to_parent
 
 
 @pytest.fixture(scope="module")

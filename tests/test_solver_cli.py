@@ -9,8 +9,8 @@ import sys
 import pytest
 
 from foxgeese.engine import Position, get_variant
-from foxgeese.players.hare_hounds_solution import load_solution
-from foxgeese.players.tables import describe
+from foxgeese.players.solver.hare_hounds_solution import load_solution
+from foxgeese.players.solver.tables import describe
 
 
 def solve(*args: str, tables) -> subprocess.CompletedProcess:

@@ -14,10 +14,10 @@ from ascii_boards import position_from_ascii
 
 from foxgeese.engine import Game, Position, Side, get_variant
 from foxgeese.players.base import Choice
-from foxgeese.players.hare_hounds_solution import load_solution
 from foxgeese.players.random_player import RandomPlayer
-from foxgeese.players.solver import SolverPlayer
-from foxgeese.players.tables import WIN, describe
+from foxgeese.players.solver.hare_hounds_solution import load_solution
+from foxgeese.players.solver.player import SolverPlayer
+from foxgeese.players.solver.tables import WIN, describe
 
 HH = get_variant("hare-and-hounds")
 _MEMO: dict[tuple, tuple[str, int]] = {}
@@ -235,8 +235,8 @@ def test_the_registry_builds_the_solver_from_its_spec(tmp_path):
 
 
 def test_a_damaged_cache_is_solved_again_with_a_warning(tmp_path, capsys):
-    from foxgeese.players.hare_hounds_solution import load_solution
-    from foxgeese.players.tables import table_dir, table_path
+    from foxgeese.players.solver.hare_hounds_solution import load_solution
+    from foxgeese.players.solver.tables import table_dir, table_path
 
     path = table_path(table_dir(tmp_path), get_variant("hare-and-hounds"), None)
     path.parent.mkdir(parents=True, exist_ok=True)

@@ -13,9 +13,9 @@ from ascii_boards import position_from_ascii
 from foxgeese.engine import Game, Position, Side, get_variant
 from foxgeese.engine.sampling import scattered_position
 from foxgeese.players.random_player import RandomPlayer
-from foxgeese.players.retrograde import build_tables
-from foxgeese.players.solver import SolverPlayer
-from foxgeese.players.tables import (
+from foxgeese.players.solver.player import SolverPlayer
+from foxgeese.players.solver.retrograde import build_tables
+from foxgeese.players.solver.tables import (
     FORMAT_VERSION,
     MAGIC,
     TableError,

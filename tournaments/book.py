@@ -20,6 +20,7 @@ from foxgeese.engine import Clock, Game, Side
 from foxgeese.engine.userinput import shown
 from foxgeese.engine.variants import Variant
 from foxgeese.players.registry import make_player
+from foxgeese.players.solver.analyse import Judge
 from foxgeese.tournaments.bundled import bundled_names, resolve
 
 
@@ -83,18 +84,26 @@ def parse_book(text: str, variant: Variant, label: str = "book") -> list[tuple[s
 
 def make_book(
     variant: Variant, count: int, plies: int, random_side: Side, player_spec: str, seed: int = 0,
-    progress: Callable[[int, int], None] | None = None,
+    known: bool = False, tables: str | None = None, progress: Callable[[int, int], None] | None = None,
 ) -> list[tuple[str, ...]]:
     """`count` distinct openings of `plies` plies: `random_side` moves at random, the other side
     plays `player_spec` (a handicap that pushes the start towards the other side's game).
 
     Unfinished games only, at most 20 tries per opening; the same seed gives the same book.
+    `known`: keep only openings whose end position a solved table knows the value of, half of them
+    won by each side with best play (at most 200 tries per opening), so a match from the book
+    asks each player to win won positions and to hold the others.
     `progress(found, count)` is called after each opening found.
     """
     rng = random.Random(seed)
     book: list[tuple[str, ...]] = []
     seen: set[tuple[str, ...]] = set()
-    for _ in range(20 * count):
+    judge = None
+    won_by: list[Side] = []
+    if known:
+        judge = Judge(tables)
+        quota = {Side.PREDATOR: (count + 1) // 2, Side.PREY: count // 2}
+    for _ in range((200 if known else 20) * count):
         if len(book) == count:
             break
         player = make_player(player_spec)
@@ -106,11 +115,26 @@ def make_book(
             else:
                 game.push(player.choose(game, Clock()).move)
         opening = tuple(str(move) for move in game.moves)
-        if game.outcome() is None and opening not in seen:
-            seen.add(opening)
-            book.append(opening)
-            if progress is not None:
-                progress(len(book), count)
+        if game.outcome() is not None or opening in seen:
+            continue
+        if judge is not None:
+            value = judge.value(game.position)
+            if not value:  # unknown, or a draw
+                continue
+            winner = game.position.turn if value > 0 else game.position.turn.other
+            if quota[winner] == 0:
+                continue
+            quota[winner] -= 1
+            won_by.append(winner)
+        seen.add(opening)
+        book.append(opening)
+        if progress is not None:
+            progress(len(book), count)
+    if known:  # alternate the winners, so that the first 2n openings of the book are balanced too
+        fox_won = [o for o, w in zip(book, won_by) if w == Side.PREDATOR]
+        geese_won = [o for o, w in zip(book, won_by) if w == Side.PREY]
+        book = [o for pair in zip(fox_won, geese_won) for o in pair] + fox_won[len(geese_won):] + \
+            geese_won[len(fox_won):]
     return book
 
 

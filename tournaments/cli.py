@@ -153,8 +153,11 @@ def repair(directory: str) -> None:
               help="Openings to make (distinct ones; fewer if the variant has fewer).")
 @click.option("--seed", type=Integer(0, 2**63 - 1), default=0, show_default=True, help="Same seed, same book.")
 @click.option("--out", "out", type=click.Path(dir_okay=False), default=None, help="Write here instead of stdout.")
+@click.option("--known", is_flag=True,
+              help="Keep only openings whose value the solved tables know, half won by each side.")
+@click.option("--tables", default=None, help="With --known: table directory (default $FOXGEESE_TABLES).")
 def book(variant_id: str, geese: int | None, sideways: bool | None, random_role: str, player_spec: str,
-         plies: int, count: int, seed: int, out: str | None) -> None:
+         plies: int, count: int, seed: int, out: str | None, known: bool, tables: str | None) -> None:
     """Make an opening book: one side moves at random for PLIES plies while SPEC plays the other.
 
     Use it in a config as `variants: [{id: standard, book: FILE}]`. In `standard` the fox wins from
@@ -176,12 +179,16 @@ def book(variant_id: str, geese: int | None, sideways: bool | None, random_role:
         raise UsageProblem(f"--random: {error}") from None
     if out is not None:
         check_writable("--out", out)
-    openings = make_book(variant, count, plies, random_side, player_spec, seed=seed, progress=_BookProgress(count))
+    openings = make_book(variant, count, plies, random_side, player_spec, seed=seed, known=known, tables=tables,
+                         progress=_BookProgress(count))
     options = (f" --geese {geese}" if geese else "") + (" --sideways" if sideways else "")
+    options += " --known" if known else ""
     command = (f"foxgeese tournament book {variant.id}{options} --random {random_role} --plies {plies} "
                f"--count {count} --seed {seed} --player {player_spec}")
     header = [f"{len(openings)} openings of {variant}: {random_role} at random, the other side {player_spec}",
               f"made by: {command}"]
+    if known:
+        header.insert(1, "every one solved: half won by each side with best play")
     text = format_book(openings, header)
     if out is None:
         click.echo(text, nl=False)

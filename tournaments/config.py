@@ -177,6 +177,7 @@ class TournamentConfig(_Strict):
     seed: int = Field(0, ge=0, le=MAX_SEED)
     opening_plies: int = Field(0, ge=0, le=40)
     max_plies: int | None = Field(None, ge=1, le=100_000)
+    adjudicate: Literal["tables"] | None = None  # end a game once a solved table proves its result
     output_dir: str | None = None
     sprt: SprtConfig | None = None
     executor: Literal["local", "ray"] = "local"
@@ -231,6 +232,8 @@ class TournamentConfig(_Strict):
         data = self.model_dump(mode="json")
         for key in UNHASHED_KEYS:
             data.pop(key, None)
+        if data.get("adjudicate") is None:
+            data.pop("adjudicate", None)  # configs from before the key keep their hash
         for player in data["players"]:
             player.pop("sandbox", None)  # how a bot is confined, not which games it plays
         return data

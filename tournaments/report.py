@@ -17,6 +17,7 @@ from rich.table import Table
 
 from foxgeese.engine import Side, get_variant
 from foxgeese.files import write_json_atomic
+from foxgeese.players.solver.analyse import tournament_accuracy
 from foxgeese.tournaments.journal import belonging, load_identity, scan_journal
 from foxgeese.tournaments.ratings import GameResult, RatingsError, fit
 from foxgeese.tournaments.sprt import sprt
@@ -106,6 +107,7 @@ def summarize(identity: dict[str, Any], entries: list[dict[str, Any]]) -> dict[s
         stop = sprt_stop(entries)
         results["sprt"]["stopped"] = stop is not None
     results["complete"] = len(games) == identity["scheduled"] or sprt_stop(entries) is not None
+    results["accuracy"] = accuracy(entries)
     return results
 
 
@@ -171,6 +173,7 @@ def write_results(
     """results.json (everything), results.csv (one line per player), games.csv (one per game).
     `journal`: the journal's lines when the caller has them already (else it is read from disk)."""
     directory = Path(directory)
+    lines = good_entries(directory)[1] if journal is None else journal
     write_json_atomic(directory / RESULTS_JSON, results)
     ratings = results["ratings"].get("players", {})
     buffer = io.StringIO()
@@ -186,12 +189,29 @@ def write_results(
     writer = csv.writer(buffer, lineterminator="\n")
     writer.writerow(["id", "variant", "predator", "prey", "winner", "predator_score", "termination",
                      "plies", "forfeit", "reason"])
-    lines = good_entries(directory)[1] if journal is None else journal
     for game in sorted(game_entries(lines), key=lambda g: g["id"]):
         writer.writerow([game["id"], variant_label(game["variant"], game["options"]), game["predator"],
                          game["prey"], game["winner"], game["predator_score"], game["termination"],
                          game["plies"], game.get("forfeit") or "", game["reason"]])
     (directory / GAMES_CSV).write_text(buffer.getvalue(), encoding="utf-8")
+
+
+def accuracy(lines: list[dict[str, Any]]) -> dict[str, Any]:
+    """Mistakes against perfect play per bot, in the games a solved table can judge ({} if none)."""
+    return tournament_accuracy(entry["record"] for entry in game_entries(lines) if entry.get("record"))
+
+
+def _render_accuracy(accuracy: dict[str, Any], console: Console) -> None:
+    if not accuracy:
+        return
+    table = Table(title="Accuracy against perfect play (moves made in solved positions)", title_justify="left")
+    for column in ("player", "games", "judged moves", "mistakes", "per game", "first mistake ply"):
+        table.add_column(column, justify="left" if column == "player" else "right")
+    for name, line in sorted(accuracy.items()):
+        first = line["mean_first_mistake_ply"]
+        table.add_row(name, str(line["games"]), str(line["judged_moves"]), str(line["mistakes"]),
+                      f"{line['mistakes_per_game']:.2f}", "-" if first is None else f"{first:.1f}")
+    console.print(table)
 
 
 def _number(value: float | None) -> str:
@@ -247,6 +267,7 @@ def render(results: dict[str, Any], console: Console) -> None:
             table.add_row(name, *("" if other == name else f"{ratings['los'][name][other]:.2f}"
                                   for other in rated_order))
         console.print(table)
+    _render_accuracy(results.get("accuracy") or {}, console)
     if "sprt" in results:
         test = results["sprt"]
         verdict = {"H1": "H1 accepted", "H0": "H0 accepted", None: "undecided"}[test["decision"]]

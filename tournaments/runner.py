@@ -281,7 +281,7 @@ class Runner:
     def _job(self, game: ScheduledGame) -> GameJob:
         return GameJob(game=game.to_json(), seed=game_seed(self.config.seed, game.id),
                        time_control=self.config.time_control, max_plies=self.config.max_plies,
-                       config_hash=self.state.identity["config_hash"])
+                       config_hash=self.state.identity["config_hash"], adjudicate=self.config.adjudicate)
 
     def _serve(self, slot: Slot, journal: JournalWriter) -> None:
         """One slot's thread: take a game, play it, journal it; replay a game whose worker died."""

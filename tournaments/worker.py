@@ -25,6 +25,7 @@ from pathlib import Path
 from typing import Any
 
 from foxgeese.engine import Side, get_variant
+from foxgeese.players.solver.adjudicate import table_adjudicator
 from foxgeese.protocol.botconfig import BotConfig
 from foxgeese.protocol.referee import Referee
 from foxgeese.tournaments.report import FORFEITS
@@ -67,6 +68,7 @@ class GameJob:
     time_control: str
     max_plies: int | None
     config_hash: str
+    adjudicate: str | None = None  # "tables": end a game once a solved table proves its result
 
 
 @dataclass
@@ -141,9 +143,15 @@ class GamePlayer:
         record = self.referee.play_game(
             variant, {Side.PREDATOR: self.bots[game.predator], Side.PREY: self.bots[game.prey]},
             job.time_control, opening=list(game.opening), max_plies=job.max_plies, game_id=game.id,
-            on_move=on_move, seed=job.seed,
+            on_move=on_move, seed=job.seed, adjudicator=_table_adjudicator(job.adjudicate),
         )
         return journal_entry(game, record, seed=job.seed, config_hash=job.config_hash)
+
+
+def _table_adjudicator(kind: str | None) -> Any:
+    if kind != "tables":
+        return None
+    return table_adjudicator()
 
 
 def take_batch(source: queue.SimpleQueue[Any]) -> list[Any]:

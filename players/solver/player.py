@@ -1,9 +1,15 @@
 """The solver player: perfect play from solved tables, minimax where no table reaches.
 
 Hare and Hounds is solved whole (`hare_hounds_solution`), so there it always plays perfectly.
-In the fox variants it plays from the endgame tables on disk (`foxgeese solve VARIANT --build`)
-once few enough geese are left, and hands the move to the minimax player before that. Inside a
-table it wins as fast as it can and, when lost, loses as slowly as it can.
+`standard` without sideways: from the bit tables of the strong solve when they are on disk
+(`foxgeese solve standard --geese N`), else from the winner's strategy shipped in the package
+(`strategy`), else from the int16 endgame tables. The bit tables know win or loss only: the
+winner takes any winning move (without sideways steps every line ends, so it cannot dawdle);
+the loser *resists* by taking the losing move that leaves the winner the smallest share of
+winning replies, the one a searching opponent is likeliest to get wrong. In the other fox
+variants it plays from the int16 tables on disk (`foxgeese solve VARIANT --build`) once few
+enough geese are left, winning fastest and losing slowest, and hands the move to the minimax
+player before that.
 """
 
 from __future__ import annotations
@@ -13,9 +19,11 @@ from typing import Any
 
 from foxgeese.engine import Clock, Game
 from foxgeese.players.base import Choice, Player
-from foxgeese.players.hare_hounds_solution import solution
 from foxgeese.players.minimax import MinimaxPlayer
-from foxgeese.players.tables import TableSet, describe, to_parent
+from foxgeese.players.solver.hare_hounds_solution import solution
+from foxgeese.players.solver.strategy import shipped_move
+from foxgeese.players.solver.strong import StrongTables
+from foxgeese.players.solver.tables import TableSet, describe, to_parent
 
 
 class SolverPlayer(Player):
@@ -32,12 +40,15 @@ class SolverPlayer(Player):
         self.rng = random.Random(seed)
         self._table_sets: dict[Any, TableSet] = {}
         self._fallback: Player | None = None
+        self._strong: Any = None  # StrongTables, or False when none are on disk
 
     def new_game(self, variant: Any, side: Any) -> None:
         """Loads (or, the first time, builds and caches) the Hare and Hounds solution before the clock runs."""
         super().new_game(variant, side)
         if getattr(variant, "id", None) == "hare-and-hounds":
             solution(self.tables)
+        if getattr(variant, "id", None) == "standard" and not variant.option_dict.get("sideways"):
+            self._strong_judge()  # maps the bit tables (and builds their index) before the clock runs
         if self._fallback is not None:
             self._fallback.new_game(variant, side)
 
@@ -46,12 +57,38 @@ class SolverPlayer(Player):
         if not moves:
             raise ValueError("the game is over: no move to choose")
         position = game.position
+        strong = self._strong_choice(position, moves)
+        if strong is not None:
+            return strong
         scored = self.score_moves(position, moves)
         if scored is None:
             return self._minimax(game, clock)
         best = max(score for _, score in scored)
         move = self.rng.choice([m for m, score in scored if score == best])
         return Choice(move, _info(best, len(scored)))
+
+    def _strong_choice(self, position: Any, moves: list) -> Choice | None:
+        """A move from the bit tables or the shipped strategy, or None where neither reaches."""
+        variant = position.variant
+        if variant.id != "standard" or variant.option_dict.get("sideways"):
+            return None
+        planned = shipped_move(position)
+        if planned is not None and planned in moves:
+            return Choice(planned, {"score": 100_000, "nodes": len(moves), "source": "strategy"})
+        judge = self._strong_judge()
+        if judge is None or not judge.covers(position) or judge.geese_win(position) is None:
+            return None
+        winning = [m for m in moves if judge.mover_wins_after(position, m) is True]
+        if winning:
+            return Choice(self.rng.choice(winning), {"score": 100_000, "nodes": len(moves), "source": "tables"})
+        return Choice(resisting_move(judge, position, moves, self.rng),
+                      {"score": -100_000, "nodes": len(moves), "source": "tables"})
+
+    def _strong_judge(self) -> Any:
+        if self._strong is None:
+            tables = StrongTables(self.tables)
+            self._strong = tables if tables.available() >= 4 else False
+        return self._strong or None
 
     def score_moves(self, position: Any, moves: list) -> list[tuple[Any, int]] | None:
         """Every move with the mover's exact score after it, or None when the tables do not reach."""
@@ -82,6 +119,25 @@ class SolverPlayer(Player):
         info = dict(choice.info or {})
         info["source"] = "minimax"
         return Choice(choice.move, info)
+
+
+def resisting_move(judge: Any, position: Any, moves: list, rng: random.Random) -> Any:
+    """The losing move after which the fewest of the winner's replies keep the win (ties: `rng`)."""
+    best: list = []
+    best_share = 2.0
+    for move in moves:
+        after = position.play(move)
+        replies = after.legal_moves()
+        if not replies:
+            share = 1.0
+        else:
+            keep = sum(judge.mover_wins_after(after, reply) is True for reply in replies)
+            share = keep / len(replies)
+        if share < best_share:
+            best, best_share = [move], share
+        elif share == best_share:
+            best.append(move)
+    return rng.choice(best)
 
 
 def _info(score: int, count: int) -> dict[str, Any]:

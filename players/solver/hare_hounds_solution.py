@@ -29,7 +29,7 @@ import numpy as np
 from foxgeese.engine import Move, Position, Side, get_variant, movegen, rules, variants
 from foxgeese.engine import board as board_module
 from foxgeese.engine import position as position_module
-from foxgeese.players.tables import (
+from foxgeese.players.solver.tables import (
     NO_MOVE,
     SCORE_DTYPE,
     WIN,

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from foxgeese.players.tables import NO_MOVE, WIN
+from foxgeese.players.solver.tables import NO_MOVE, WIN
 
 PREY, FOX = 0, 1  # the side to move, as the first index of the working arrays
 OPEN = -32767

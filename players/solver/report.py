@@ -13,9 +13,12 @@ from typing import Any
 import click
 
 from foxgeese.engine import InvalidPositionError, Position, UnknownVariantError, get_variant
-from foxgeese.players.hare_hounds_solution import load_solution, reachable
-from foxgeese.players.retrograde import build_tables
-from foxgeese.players.tables import TableError, TableSet, table_dir, table_path, to_parent, winner_text
+from foxgeese.players.solver.hare_hounds_solution import load_solution, reachable
+from foxgeese.players.solver.retrograde import build_tables
+from foxgeese.players.solver.strategy import verify_command
+from foxgeese.players.solver.strong import LARGEST
+from foxgeese.players.solver.strong_report import strong_solve
+from foxgeese.players.solver.tables import TableError, TableSet, table_dir, table_path, to_parent, winner_text
 from foxgeese.usage import fail
 
 
@@ -102,8 +105,12 @@ def _sideways(variant: Any) -> bool:
 
 
 def solve(variant_id: str, sideways: bool | None, build: bool, max_geese: int | None, rebuild: bool,
-          position_text: str | None, tables: str | None) -> None:
+          position_text: str | None, tables: str | None, *, geese: int | None = None,
+          threads: int | None = None) -> None:
     """The body of `foxgeese solve` (see players/cli.py for the options)."""
+    if variant_id.strip().lower() == "verify":
+        verify_command(tables)
+        return
     try:
         variant = get_variant(variant_id, sideways=sideways)
         position = Position.from_text(position_text) if position_text else None
@@ -112,6 +119,9 @@ def solve(variant_id: str, sideways: bool | None, build: bool, max_geese: int | 
     if position is not None and (position.variant.id != variant.id or
                                  _sideways(position.variant) != _sideways(variant)):
         fail(f"the position is {position.variant}, not {variant}")
+    if geese is not None:
+        _strong(variant, geese, position, tables, threads, build or max_geese is not None or rebuild)
+        return
     if variant.id == "hare-and-hounds":
         if build and max_geese is not None:
             fail("hare-and-hounds is solved whole: --max-geese is for the fox variants")
@@ -125,3 +135,21 @@ def solve(variant_id: str, sideways: bool | None, build: bool, max_geese: int | 
     except (TableError, OSError) as error:
         fail(str(error))
 
+
+
+def _strong(variant: Any, geese: int, position: Position | None, tables: str | None, threads: int | None,
+            old_options: bool) -> None:
+    if variant.id != "standard" or _sideways(variant):
+        fail(f"--geese solves standard without sideways steps; {variant} has draws: use --build --max-geese")
+    if old_options:
+        fail("--geese builds by itself: drop --build, --max-geese and --rebuild")
+    if not 4 <= geese <= LARGEST:
+        fail(f"--geese must be between 4 and {LARGEST}, not {geese}")
+    if threads is not None and threads < 1:
+        fail(f"--threads must be at least 1, not {threads}")
+    if position is not None and position.prey.bit_count() > geese:
+        fail(f"the position has {position.prey.bit_count()} geese: use --geese {position.prey.bit_count()} or more")
+    try:
+        strong_solve(geese, position, tables, threads)
+    except (TableError, OSError) as error:
+        fail(str(error))

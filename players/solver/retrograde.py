@@ -33,8 +33,8 @@ from typing import Any
 import numpy as np
 
 from foxgeese.engine.board import DIRECTIONS
-from foxgeese.players.cycles import FOX, PREY, solve_level
-from foxgeese.players.tables import (
+from foxgeese.players.solver.cycles import FOX, PREY, solve_level
+from foxgeese.players.solver.tables import (
     MIN_GEESE,
     NO_MOVE,
     SCORE_DTYPE,

@@ -1,0 +1,41 @@
+"""Adjudication by tables (cutechess-cli's `-tb`): end a game once its position is solved.
+
+`table_adjudicator()` is the callable `Referee.play_game(..., adjudicator=...)` takes: given the
+position after a move, `(winner, reason)` when a table proves the result with best play, else
+None. Only exact tables adjudicate: the strong solve and the int16 tables of `standard` without
+sideways (no draws, no counters), and the Hare and Hounds solution (its state has the stall
+counter). Tables of the sideways rules ignore the fifty-move counter and repetition, so they
+never end a game early.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from foxgeese.engine import Position, Winner
+from foxgeese.players.solver.analyse import Judge
+
+
+def exact(position: Position) -> bool:
+    variant = position.variant
+    if variant.id == "hare-and-hounds":
+        return True
+    return variant.id == "standard" and not variant.option_dict.get("sideways")
+
+
+def table_adjudicator(tables: str | None = None) -> Callable[[Position], tuple[Winner, str] | None]:
+    """A fresh adjudicator over the tables in `tables` (default $FOXGEESE_TABLES or the cache)."""
+    judge = Judge(tables)
+
+    def adjudicate(position: Position) -> tuple[Winner, str] | None:
+        if not exact(position) or position.outcome() is not None:
+            return None  # the rules end finished games themselves
+        value = judge.value(position)
+        if not value:
+            return None
+        side = position.turn if value > 0 else position.turn.other
+        winner = position.variant.winner_for(side)
+        name = position.variant.side_name(side)
+        return winner, f"tables: the {name} {'win' if name in ('geese', 'hounds') else 'wins'} with best play"
+
+    return adjudicate

@@ -1,0 +1,45 @@
+"""What `foxgeese analyse` prints: mistakes per game and per bot."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import asdict
+
+import click
+
+from foxgeese.players.solver.analyse import AnalyseError, Judge, accuracy_by_bot, analyse_record, records_in
+from foxgeese.players.solver.tables import TableError
+from foxgeese.usage import fail
+
+
+def analyse(path: str, tables: str | None, as_json: bool) -> None:
+    try:
+        records = records_in(path)
+        judge = Judge(tables)
+        games = [analyse_record(record, judge) for record in records]
+    except (AnalyseError, TableError, ValueError, KeyError, OSError) as error:  # engine errors are ValueErrors
+        fail(str(error) if not isinstance(error, KeyError) else f"{path}: a record lacks {error}")
+    by_bot = accuracy_by_bot(games)
+    if as_json:
+        click.echo(json.dumps({"games": [asdict(game) for game in games], "bots": by_bot}, indent=1))
+        return
+    for game in games:
+        parts = []
+        for side_name, side in game.sides.items():
+            if not side.judged:
+                parts.append(f"{side_name} {side.bot}: no solved position")
+                continue
+            first = f", first at ply {side.first_mistake_ply}" if side.first_mistake_ply else ""
+            parts.append(f"{side_name} {side.bot}: {side.mistakes} mistakes in {side.judged} judged moves{first}")
+        click.echo(f"{game.game_id or 'game'} ({game.result}): " + "; ".join(parts))
+    if not by_bot:
+        click.echo("no move was made in a solved position: build tables with `foxgeese solve standard --geese 13`")
+        return
+    click.echo(f"{'bot':<24} {'games':>5} {'judged':>7} {'mistakes':>8} {'per game':>8} {'games w/':>8} "
+               f"{'first ply':>9}")
+    for bot, line in sorted(by_bot.items()):
+        first = "-" if line["mean_first_mistake_ply"] is None else f"{line['mean_first_mistake_ply']:.1f}"
+        click.echo(f"{bot:<24} {line['games']:>5} {line['judged_moves']:>7} {line['mistakes']:>8} "
+                   f"{line['mistakes_per_game']:>8.2f} {line['games_with_mistake']:>8} {first:>9}")
+    click.echo("(judged: moves made in a solved position; a mistake throws away a win or a draw; "
+               "first ply: mean ply of a game's first mistake)")

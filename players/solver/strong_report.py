@@ -1,0 +1,76 @@
+"""What `foxgeese solve standard --geese N` prints: the strong solve's figures and the start's value."""
+
+from __future__ import annotations
+
+import time
+
+import click
+
+from foxgeese.engine import Position, Side, get_variant
+from foxgeese.players.solver.strong import StrongBuilder, StrongTables, totals
+
+
+def _winner(position: Position, tables: StrongTables) -> str:
+    return "geese win" if tables.geese_win(position) else "fox wins"
+
+
+def _throttled(every_s: float = 5.0):
+    last = [0.0]
+
+    def progress(text: str) -> None:
+        now = time.monotonic()
+        if now - last[0] >= every_s or "100%" in text:
+            last[0] = now
+            click.echo(text, err=True)
+
+    return progress
+
+
+def strong_solve(geese: int, position: Position | None, tables: str | None, threads: int | None) -> None:
+    """Builds (with progress) or loads the bit tables up to `geese`, then reports."""
+    builder = StrongBuilder(tables, progress=_throttled(), threads=threads)
+    started = time.perf_counter()
+    headers = builder.build(geese)
+    seconds = time.perf_counter() - started
+    table_set = StrongTables(builder.directory)
+    click.echo(f"standard (no sideways), solved for 4 to {geese} geese in {builder.directory} "
+               f"(this run {seconds:.1f} s; build times as recorded):")
+    click.echo(f"{'geese':>5} {'positions':>16} {'geese to move: geese win':>25} "
+               f"{'fox to move: geese win':>23} {'build s':>8} {'MB':>7}")
+    for header in headers:
+        counts = totals(header, builder.layout)
+        size = header["words"] * 8 / 1e6
+        click.echo(f"{header['geese']:>5} {2 * counts['positions_per_side']:>16,} "
+                   f"{counts['geese_to_move_geese_wins']:>25,} {counts['fox_to_move_geese_wins']:>23,} "
+                   f"{header['build_seconds']:>8.1f} {size:>7.0f}")
+    click.echo("(positions: both sides to move, fox on any empty point)")
+    if position is None:
+        position = get_variant("standard", geese=geese, sideways=False).start_position() \
+            if geese in (13, 15, 17) else None
+    if position is not None:
+        report_position(position, table_set)
+
+
+def report_position(position: Position, tables: StrongTables) -> None:
+    """The value of `position`, of each move, and the replies to one move that wins (or to the first)."""
+    click.echo(f"{position.text()}: {_winner(position, tables)}")
+    moves = position.legal_moves()
+    if not moves:
+        click.echo("  (the game is over)")
+        return
+    mover_wins_with = []
+    mover = position.turn
+    for move in moves:
+        after = position.play(move)
+        verdict = _winner(after, tables)
+        click.echo(f"  {str(move):<12} {verdict}")
+        if (verdict == "geese win") == (mover == Side.PREY):
+            mover_wins_with.append((move, after))
+    shown_move, shown = mover_wins_with[0] if mover_wins_with else (moves[0], position.play(moves[0]))
+    replies = shown.legal_moves()
+    label = "winning" if mover_wins_with else "(losing)"
+    click.echo(f"replies to the {label} move {shown_move}:")
+    for reply in replies:
+        click.echo(f"  {str(reply):<12} {_winner(shown.play(reply), tables)}")
+    if not replies:
+        click.echo("  (none: the game is over)")

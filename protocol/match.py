@@ -325,7 +325,7 @@ class Match:
         elapsed = math.ceil(elapsed_ms)
         think = message.get("think_ms")
         if think is None or think > elapsed:
-            think = elapsed - min(elapsed, round(rtt_ms or 0))
+            think = elapsed - min(elapsed, max(0, round(rtt_ms or 0)))
         entry = MoveRecord(move_name, name, think, elapsed - think, left_ms, message.get("info") or {},
                            referee_ms=referee_ms)
         self.record.moves.append(entry)

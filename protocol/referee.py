@@ -460,7 +460,9 @@ class Referee:
         kind = message["type"]
         if kind == codec.PONG:
             if message["id"] == bot.ping_id and bot.ping_sent:
-                bot.rtt_ms, bot.ping_sent = (arrival - bot.ping_sent) * 1000, 0.0
+                # A pong found waiting after the referee's own work is stamped at that work's start, which
+                # can precede the ping it answers: a round trip is never less than 0.
+                bot.rtt_ms, bot.ping_sent = max(0.0, (arrival - bot.ping_sent) * 1000), 0.0
                 side = self._side_of.get(bot)
                 if side is not None:
                     self._match.rtt(side, bot.rtt_ms)  # type: ignore[union-attr]

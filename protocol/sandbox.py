@@ -9,9 +9,13 @@ dies with its supervisor. See PROTOCOL.md, "Security".
 
 from __future__ import annotations
 
+import os
 import shutil
+from pathlib import Path
 
 BWRAP = "bwrap"
+_PRIVATE = ("/tmp", "/run")  # folders the sandbox replaces with empty ones
+_FOXGEESE_ROOT = Path(__file__).resolve().parent.parent  # an SDK bot imports foxgeese from here
 
 
 class SandboxError(OSError):
@@ -29,9 +33,11 @@ def check_available() -> str:
 def wrap(command: list[str], *, socket_path: str | None, cwd: str | None = None) -> list[str]:
     """`command` run inside bubblewrap, seeing `socket_path` (the referee's ipc:// socket) and no network.
 
-    The bot's folder `cwd` stays visible (read-only) even when it lies under the private /tmp.
+    The bot's own files stay visible (read-only) even when they lie under the private /tmp: see
+    `_own_folders`.
     """
     program = check_available()
+    cwd = cwd or os.getcwd()  # the folder the bot starts in, as it would without the sandbox
     if not socket_path:
         raise SandboxError("a sandboxed bot has no network: the referee must use its default ipc:// "
                            "endpoint, not --bind tcp://...")
@@ -47,7 +53,8 @@ def wrap(command: list[str], *, socket_path: str | None, cwd: str | None = None)
         "--tmpfs", "/tmp",
         "--tmpfs", "/run",
         "--bind", socket_path, socket_path,
-        *(["--ro-bind", cwd, cwd, "--chdir", cwd] if cwd else []),
+        *[arg for folder in _own_folders(command, cwd) for arg in ("--ro-bind", folder, folder)],
+        "--chdir", cwd,
         "--",
         *command,
     ]
@@ -56,3 +63,24 @@ def wrap(command: list[str], *, socket_path: str | None, cwd: str | None = None)
 def ipc_path(endpoint: str) -> str | None:
     """The socket file of an ipc:// endpoint, else None."""
     return endpoint[len("ipc://"):] if endpoint.startswith("ipc://") else None
+
+
+def _own_folders(command: list[str], cwd: str) -> list[str]:
+    """The folders under /tmp or /run a bot needs to start: its `cwd`, its program's folder, its
+    script's (the first argument naming a file: `python bot.py`, `node bot.js`), and foxgeese's
+    source (SDK bots and built-in players import it). Other paths on the command line, such as a
+    file it was told to read, stay hidden."""
+    wanted = [Path(cwd)]
+    program = shutil.which(command[0]) if command else None
+    if program:
+        wanted.append(Path(program).resolve().parent)
+    script = next((arg for arg in command[1:] if os.path.isabs(arg) and os.path.isfile(arg)), None)
+    if script is not None:
+        wanted.append(Path(script).resolve().parent)
+    wanted.append(_FOXGEESE_ROOT)
+    folders: list[str] = []
+    for folder in wanted:
+        text = str(folder.resolve())
+        if text.startswith(tuple(f"{root}/" for root in _PRIVATE)) and text not in folders and os.path.isdir(text):
+            folders.append(text)
+    return folders

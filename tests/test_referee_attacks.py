@@ -13,9 +13,8 @@ from typing import Any
 
 import msgpack
 import pytest
-import zmq
 from test_referee import scripted
-from test_referee_transport import TOKEN, Peer
+from test_referee_transport import Peer, referee_with_peers
 
 from foxgeese.engine import Side, get_variant
 from foxgeese.protocol import codec
@@ -30,21 +29,7 @@ SEATS = {Side.PREDATOR: BotConfig("hare-bot"), Side.PREY: BotConfig("hounds-bot"
 @pytest.fixture
 def traced():
     """A referee whose trace prints every message as `foxgeese play --trace` does."""
-    context = zmq.Context()
-    pool = concurrent.futures.ThreadPoolExecutor(1)
-    referee = Referee(token=TOKEN, join_timeout_s=10, trace=_print_message)
-    peers: list[Peer] = []
-
-    def peer() -> Peer:
-        peers.append(Peer(context, referee.endpoint))
-        return peers[-1]
-
-    yield referee, pool, peer
-    referee.close()
-    pool.shutdown()
-    for p in peers:
-        p.socket.close(linger=0)
-    context.term()
+    yield from referee_with_peers(trace=_print_message)
 
 
 def begin(referee: Referee, pool: Any, seats: dict[Side, BotConfig], game_id: str,

@@ -52,11 +52,12 @@ class Peer:
         return welcome
 
 
-@pytest.fixture
-def setup():
+def referee_with_peers(**options: Any):
+    """A referee with `remote` seats (and the test's token), a one-thread pool to run its game, and
+    a maker of peers: yields (referee, pool, peer) and closes them all after the test."""
     context = zmq.Context()
     pool = concurrent.futures.ThreadPoolExecutor(1)
-    referee = Referee(token=TOKEN, join_timeout_s=10)
+    referee = Referee(token=TOKEN, join_timeout_s=10, **options)
     peers: list[Peer] = []
 
     def peer() -> Peer:
@@ -69,6 +70,11 @@ def setup():
     for p in peers:
         p.socket.close(linger=0)
     context.term()
+
+
+@pytest.fixture
+def setup():
+    yield from referee_with_peers()
 
 
 SEATS = {Side.PREDATOR: BotConfig("hare-bot"), Side.PREY: BotConfig("hounds-bot")}

@@ -5,14 +5,11 @@ from __future__ import annotations
 
 import json
 import os
-import shutil
 import signal
 import subprocess
 import sys
-import tempfile
 import time
 from collections import Counter
-from collections.abc import Iterator
 from pathlib import Path
 
 import psutil
@@ -88,15 +85,8 @@ def _summary(directory: Path) -> dict[str, tuple[str, str, str, str, int]]:
             for g in game_entries(read_journal(directory))}
 
 
-@pytest.fixture
-def scratch() -> Iterator[str]:
-    """A TMPDIR for referees, short because an ipc socket path must fit in 107 bytes."""
-    folder = tempfile.mkdtemp(prefix="fg-kill-")
-    yield folder
-    shutil.rmtree(folder, ignore_errors=True)
-
-
-def test_sigkill_mid_tournament_then_resume_plays_every_game_exactly_once(tmp_path: Path, scratch: str) -> None:
+def test_sigkill_mid_tournament_then_resume_plays_every_game_exactly_once(tmp_path: Path, short_tmp: str) -> None:
+    scratch = short_tmp  # the referees' TMPDIR
     path = _hash_config(tmp_path, "k")
     scheduled = len(make_schedule(load_config(path).config))
     killed = tmp_path / "killed"

@@ -42,6 +42,8 @@ LATE_IMPORTS: dict[tuple[str, str], str] = {
         "Variant.start_position builds a Position, and position.py imports variants (a cycle)",
     ("foxgeese.tournaments.runner", "foxgeese.tournaments.ray_executor"):
         "Ray is an optional extra (pip install 'foxgeese[ray]'): loaded only for executor: ray",
+    ("foxgeese.tournaments.worker", "foxgeese.players.solver.adjudicate"):
+        "the tables bring numpy and numba (a second of start-up): a worker loads them for adjudicate: tables only",
 }
 # Command modules whose commands load their package's machinery when they run: cli/main.py imports
 # every command module at start, and every built-in bot is a `foxgeese bot` process that must say

@@ -25,10 +25,9 @@ from pathlib import Path
 from typing import Any
 
 from foxgeese.engine import Side, get_variant
-from foxgeese.players.solver.adjudicate import table_adjudicator
 from foxgeese.protocol.botconfig import BotConfig
 from foxgeese.protocol.referee import Referee
-from foxgeese.tournaments.report import FORFEITS
+from foxgeese.tournaments.journal import FORFEITS
 from foxgeese.tournaments.schedule import ScheduledGame
 
 SEED_LIMIT = 2**31  # game seeds fit a signed 32-bit int in any language
@@ -151,6 +150,9 @@ class GamePlayer:
 def _table_adjudicator(kind: str | None) -> Any:
     if kind != "tables":
         return None
+    # Here, not at the top: the tables bring numpy and numba, a second of every worker's start-up.
+    from foxgeese.players.solver.adjudicate import table_adjudicator
+
     return table_adjudicator()
 
 

@@ -18,7 +18,7 @@ from rich.table import Table
 from foxgeese.engine import Side, get_variant
 from foxgeese.files import write_json_atomic
 from foxgeese.players.solver.analyse import tournament_accuracy
-from foxgeese.tournaments.journal import FORFEITS, belonging, load_identity, scan_journal
+from foxgeese.tournaments.journal import belonging, load_identity, scan_journal
 from foxgeese.tournaments.ratings import GameResult, RatingsError, fit
 from foxgeese.tournaments.sprt import sprt
 

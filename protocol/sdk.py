@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import inspect
 import os
+from functools import lru_cache
 import sys
 import time
 from collections.abc import Callable, Iterable
@@ -232,27 +233,48 @@ class BotSession:
         if info:
             fields["info"] = info
         self._send(socket, codec.MOVE, **fields)
+        self._remember(state, game, move)
 
     # -- helpers ----------------------------------------------------------------------------
 
     def _game_for(self, state: _GameState, message: dict[str, Any]) -> Game:
-        """The game so far: the cached one extended by the new moves, or rebuilt from `start`."""
+        """The game so far: the cached one extended by the new moves, or rebuilt from `start`.
+
+        The referee checked every move, so they are played without generating the legal moves
+        again; the position they lead to must be the `position` the referee sent, else the bot plays
+        on from that position alone.
+        """
         moves = [str(m) for m in (message.get("moves") or [])]
         try:
             game = state.game
-            stale = game is None or len(game.moves) != len(state.moves)  # a player left it changed
-            if game is None or stale or moves[: len(state.moves)] != state.moves:
+            known = len(state.moves)
+            stale = game is None or len(game.moves) != known  # a player left it changed
+            if game is None or stale or moves[:known] != state.moves:
                 game = state.game = Game.from_position(Position.from_text(state.start))
-                state.moves = []
-            for text in moves[len(state.moves):]:
-                game.push(game.parse_move(text))
+                state.moves, known = [], 0
+            for text in moves[known:]:
+                game.push(_parse_move(text))
                 state.moves.append(text)
+            if game.position.text() != message.get("position"):
+                raise ValueError(f"they lead to {game.position.text()!r}, not to the position sent")
             return game
         except ValueError as error:
             # The history does not replay (should not happen): play on from the position alone.
             _warn(f"cannot replay the move list ({error}); using the position text")
             state.game, state.moves = None, []
             return Game.from_position(Position.from_text(codec.require(message, "position", str)))
+
+    @staticmethod
+    def _remember(state: _GameState, game: Game, move: Any) -> None:
+        """Plays the bot's own move on the cached game once it is sent, while the opponent thinks."""
+        if state.game is not game or len(game.moves) != len(state.moves):
+            return  # not the cached game, or a player left it changed: the next turn rebuilds it
+        try:
+            played = move if isinstance(move, Move) else _parse_move(str(move))
+        except ValueError:
+            return  # the referee refuses it and ends the game
+        game.push(played)
+        state.moves.append(str(played))
 
     @staticmethod
     def _clock_for(state: _GameState, message: dict[str, Any]) -> Clock:
@@ -304,6 +326,12 @@ def token_from_environment() -> str:
         except OSError as error:
             raise BotConfigError(f"cannot read the token from descriptor {fd_text} ({error.strerror})") from None
     return os.environ.get(codec.ENV_TOKEN, "")
+
+
+@lru_cache(maxsize=8192)
+def _parse_move(text: str) -> Move:
+    """Move.parse, remembered: the same few thousand move texts come back game after game."""
+    return Move.parse(text)
 
 
 def _takes_seed(method: Callable[..., Any]) -> bool:

@@ -25,11 +25,11 @@ from __future__ import annotations
 
 import inspect
 import os
-from functools import lru_cache
 import sys
 import time
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
+from functools import lru_cache
 from typing import Any
 
 import zmq

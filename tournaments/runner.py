@@ -37,9 +37,10 @@ from foxgeese.tournaments.journal import (
     read_identity,
     read_journal,
 )
-from foxgeese.tournaments.report import game_entries, live_rows, pair_scores, sprt_stop
+from foxgeese.tournaments.report import game_entries, sprt_stop
 from foxgeese.tournaments.schedule import ScheduledGame, make_schedule
-from foxgeese.tournaments.sprt import sprt
+from foxgeese.tournaments.sprt import sprt_of_counts
+from foxgeese.tournaments.standings import Standings, TwinPairs
 from foxgeese.tournaments.worker import GameJob, PlayerDef, WorkerSetup, game_seed, journal_entry
 
 IDENTITY_FORMAT = 1
@@ -48,22 +49,32 @@ MAX_ATTEMPTS = 3  # a game whose worker dies this often stops the tournament: so
 
 @dataclass
 class RunState:
-    """What progress displays and the final report are told about; updated by workers under `lock`.
+    """What progress displays are told about; updated by the slot threads under `lock`.
 
-    `journal` is every journal line, those found on resume and those this run wrote, in file
-    order: the report is computed from it instead of reading the journal back.
+    It holds tallies, not games: `games_done` counts the journal's games (found on resume and
+    played by this run), `standings` their points, each finished game added in constant time.
+    The journal itself is the record (the final report reads it back).
     """
     scheduled: int
     players: list[str]
-    games: list[dict[str, Any]] = field(default_factory=list)
-    journal: list[dict[str, Any]] = field(default_factory=list)
+    standings: Standings = field(init=False)
+    games_done: int = 0
     identity: dict[str, Any] = field(default_factory=dict)
     done_before: int = 0
     playing: dict[str, ScheduledGame] = field(default_factory=dict)
     interrupted: bool = False
     extended: int = 0  # games added to the schedule by a raised games_per_pairing
     lost: list[tuple[str, str]] = field(default_factory=list)  # (game id, how its worker died)
+    sprt_stop: dict[str, Any] | None = None  # the journal's sprt_stop line, when the SPRT decided
     lock: threading.Lock = field(default_factory=threading.Lock)
+
+    def __post_init__(self) -> None:
+        self.standings = Standings(self.players)
+
+    def count(self, entry: dict[str, Any]) -> None:
+        """Adds one finished game (a journal game line)."""
+        self.games_done += 1
+        self.standings.add(entry)
 
 
 Listener = Callable[[RunState, dict[str, Any]], None]
@@ -184,6 +195,7 @@ class Runner:
         self._attempts: dict[str, int] = {}
         self._write_lock = threading.Lock()
         self.state = RunState(scheduled=0, players=[p.name for p in self.config.players])
+        self._pairs = TwinPairs(self.state.players[0])  # the SPRT's, when the config has one
 
     def run(self) -> RunState:
         """Plays every missing game (or until an SPRT decides); raises TournamentError on user errors."""
@@ -195,12 +207,12 @@ class Runner:
             pending = len(self._pending)
             with EventStream(self.directory, self.events_pub) as self.events:
                 self.events.emit("tournament_started", name=self.config.name, players=self.state.players,
-                                 games_total=self.state.scheduled, games_done=len(self.state.games),
+                                 games_total=self.state.scheduled, games_done=self.state.games_done,
                                  executor=self._executor_name(), concurrency=self.concurrency)
                 if pending:
                     self._play(min(self.concurrency, pending))
-                self.events.emit("tournament_ended", games_played=len(self.state.games) - self.state.done_before,
-                                 games_total=self.state.scheduled, games_done=len(self.state.games),
+                self.events.emit("tournament_ended", games_played=self.state.games_done - self.state.done_before,
+                                 games_total=self.state.scheduled, games_done=self.state.games_done,
                                  interrupted=self.state.interrupted)
         if self.errors:
             raise self.errors[0]
@@ -228,10 +240,12 @@ class Runner:
                                f"{self.directory}` drops them, or use another --out directory")
         done = game_entries(entries)
         done_ids = {entry["id"] for entry in done}
-        self.state.games = list(done)
-        self.state.journal = list(entries)
+        for entry in done:
+            self.state.count(entry)
+            self._pairs.add(entry)
         self.state.done_before = len(done)
-        if sprt_stop(entries) is None:
+        self.state.sprt_stop = sprt_stop(entries)
+        if self.state.sprt_stop is None:
             self._pending = deque(game for game in self.schedule if game.id not in done_ids)
 
     def _make_executor(self) -> Executor:
@@ -330,25 +344,23 @@ class Runner:
         with self._write_lock:
             journal.append(entry)
             with self.state.lock:
-                self.state.games.append(entry)
-                self.state.journal.append(entry)
+                self.state.count(entry)
                 self.state.playing.pop(game.id, None)
-                rows = live_rows(self.state.players, self.state.games)
+                rows = self.state.standings.rows()
             self.events.emit("game_ended", game_id=game.id, winner=entry["winner"],
                              termination=entry["termination"], reason=entry["reason"], plies=entry["plies"])
-            self.events.emit("standings", rows=rows, games_done=len(self.state.games),
+            self.events.emit("standings", rows=rows, games_done=self.state.games_done,
                              games_total=self.state.scheduled)
             test = self.config.sprt
             if test is not None and not self.stop.is_set():
-                first = self.config.players[0].name
-                state = sprt(pair_scores(game_entries(self.state.games), first),
-                             test.elo0, test.elo1, test.alpha, test.beta)
+                self._pairs.add(entry)
+                state = sprt_of_counts(self._pairs.counts, test.elo0, test.elo1, test.alpha, test.beta)
                 if state.decision is not None:
-                    stop = {"type": "sprt_stop", "after_games": len(self.state.games),
-                            "first_player": first, **state.to_json()}
+                    stop = {"type": "sprt_stop", "after_games": self.state.games_done,
+                            "first_player": self._pairs.first, **state.to_json()}
                     journal.append(stop)
                     with self.state.lock:
-                        self.state.journal.append(stop)
+                        self.state.sprt_stop = stop
                     self.stop.set()
         if self.listener is not None:
             self.listener(self.state, entry)

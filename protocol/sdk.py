@@ -106,6 +106,7 @@ class BotSession:
     ) -> None:
         self.player = player
         self.is_player = hasattr(player, "choose")
+        self._seeded = self.is_player and hasattr(player, "new_game") and _takes_seed(player.new_game)
         if not self.is_player and not callable(player):
             raise TypeError("run_bot needs a function (position, clock) -> move or an object with choose(game, clock)")
         self.name = name
@@ -204,7 +205,7 @@ class BotSession:
         if self.is_player and hasattr(self.player, "new_game"):
             seed = message.get("seed")
             seed = seed if isinstance(seed, int) and not isinstance(seed, bool) else None
-            if _takes_seed(self.player.new_game):
+            if self._seeded:
                 self.player.new_game(variant, side, seed=seed)
             else:  # a player written before games had seeds
                 self.player.new_game(variant, side)

@@ -42,6 +42,8 @@ LATE_IMPORTS: dict[tuple[str, str], str] = {
         "Variant.start_position builds a Position, and position.py imports variants (a cycle)",
     ("foxgeese.tournaments.runner", "foxgeese.tournaments.ray_executor"):
         "Ray is an optional extra (pip install 'foxgeese[ray]'): loaded only for executor: ray",
+    ("foxgeese.protocol.bot_cli", "foxgeese.protocol.conformance"):
+        "`bot check` runs a referee; a built-in bot process (`foxgeese bot NAME`) starts without one",
     ("foxgeese.tournaments.worker", "foxgeese.players.solver.adjudicate"):
         "the tables bring numpy and numba (a second of start-up): a worker loads them for adjudicate: tables only",
 }

@@ -133,12 +133,15 @@ class BotSession:
         parent = os.getppid()
         with zmq.Context() as context, context.socket(zmq.DEALER) as socket:
             socket.setsockopt(zmq.LINGER, 0)
+            socket.setsockopt(zmq.RCVTIMEO, POLL_MS)  # a plain recv waits at most this long: no poller a message
             socket.connect(self.endpoint)
             self._send(socket, codec.HELLO, token=self.token, name=self.name, author=self.author,
                        version=self.version, variants=self.variants)
             last_heard = time.monotonic()
             while True:
-                if not socket.poll(POLL_MS, zmq.POLLIN):
+                try:
+                    data = socket.recv()
+                except zmq.Again:  # silence for POLL_MS
                     if os.getppid() != parent:
                         return self.games_played  # the process that launched us is gone
                     if self.idle_timeout_s is not None and time.monotonic() - last_heard > self.idle_timeout_s:
@@ -146,7 +149,7 @@ class BotSession:
                     continue
                 last_heard = time.monotonic()
                 try:
-                    message = codec.decode(socket.recv())
+                    message = codec.decode(data)
                 except codec.ProtocolError as error:
                     _warn(f"ignoring a malformed message from the referee: {error}")
                     continue

@@ -2,11 +2,11 @@
 
 The runner keeps the schedule, the journal, the event stream and the reports; an executor
 (executors.py: `local` worker processes, ray_executor.py: Ray actors) only plays the games it is
-handed. One thread per slot takes the next game, hands it to its worker and, when the game ends,
-appends its line to the journal under one lock, fsynced before the next game is taken. A game
-whose worker died is put back at the head of the queue and played again on whichever slot is
-free, so it is journaled once. A rerun on the same directory plays only what the journal lacks,
-so a crash loses at most the games that were in progress.
+handed. One thread per slot takes the next game and hands it to its worker; when the game ends,
+the slot takes its next game at once and the journal thread appends the finished one's line,
+fsynced, before it counts the game done. A game whose worker died is put back at the head of the
+queue and played again on whichever slot is free, so it is journaled once. A rerun on the same
+directory plays only what the journal lacks, so a crash loses at most the games in progress.
 
 Each game is played from its own seed (`game_seed`: the tournament's seed and the game's id), so
 the same config gives the same games at any concurrency and on any executor.
@@ -15,6 +15,7 @@ the same config gives the same games at any concurrency and on any executor.
 from __future__ import annotations
 
 import os
+import queue
 import sys
 import threading
 from collections import deque
@@ -194,6 +195,7 @@ class Runner:
         self._pending: deque[ScheduledGame] = deque()
         self._attempts: dict[str, int] = {}
         self._write_lock = threading.Lock()
+        self._finished: queue.SimpleQueue[tuple[ScheduledGame, dict[str, Any]] | None] = queue.SimpleQueue()
         self.state = RunState(scheduled=0, players=[p.name for p in self.config.players])
         self._pairs = TwinPairs(self.state.players[0])  # the SPRT's, when the config has one
 
@@ -267,24 +269,30 @@ class Runner:
     def _play(self, slots_wanted: int) -> None:
         with JournalWriter(self.directory) as journal, self._make_executor() as executor:
             slots = executor.slots(slots_wanted, self._setup)
-            threads = [threading.Thread(target=self._serve, args=(slot, journal), name=f"slot-{index}",
-                                        daemon=True) for index, slot in enumerate(slots)]
+            journaler = threading.Thread(target=self._journal_loop, args=(journal,), name="journal", daemon=True)
+            journaler.start()
+            ended = [threading.Event() for _ in slots]
+            threads = [threading.Thread(target=self._serve, args=(slot, done), name=f"slot-{index}", daemon=True)
+                       for index, (slot, done) in enumerate(zip(slots, ended))]
             for thread in threads:
                 thread.start()
             try:
-                _join(threads)
+                _wait_all(ended)
             except KeyboardInterrupt:
                 self.stop.set()
                 self.state.interrupted = True
                 print("stopping after the games in progress (Ctrl-C again to abandon them)", file=sys.stderr)
                 try:
-                    _join(threads)
+                    _wait_all(ended)
                 except KeyboardInterrupt:
                     self.abandon.set()
                     print("abandoning the games in progress; a rerun plays them", file=sys.stderr)
                     executor.abort()  # ends the workers (and their bots) now
-                    for thread in threads:
-                        thread.join(10)
+                    for done in ended:
+                        done.wait(10)
+            finally:
+                self._finished.put(None)
+                journaler.join()
 
     def _take(self) -> ScheduledGame | None:
         with self._write_lock:
@@ -297,8 +305,10 @@ class Runner:
                        time_control=self.config.time_control, max_plies=self.config.max_plies,
                        config_hash=self.state.identity["config_hash"], adjudicate=self.config.adjudicate)
 
-    def _serve(self, slot: Slot, journal: JournalWriter) -> None:
-        """One slot's thread: take a game, play it, journal it; replay a game whose worker died."""
+    def _serve(self, slot: Slot, ended: threading.Event) -> None:
+        """One slot's thread: take a game, play it, hand it to the journal thread and take the next
+        at once (the worker does not wait for the fsync); replay a game whose worker died. Sets
+        `ended` when it returns."""
         assert self.events is not None
         try:
             while (game := self._take()) is not None:
@@ -315,10 +325,12 @@ class Runner:
                     if not slot.restart(self._nothing_left):
                         return
                     continue
-                self._finish(game, entry, journal)
+                self._finished.put((game, entry))
         except BaseException as error:  # surfaced by run(); the unfinished game stays unplayed
             self.errors.append(error)
             self.stop.set()
+        finally:
+            ended.set()
 
     def _nothing_left(self) -> bool:
         with self._write_lock:
@@ -338,6 +350,19 @@ class Runner:
         print(f"foxgeese: game {game.id} lost its worker ({reason}); playing it again", file=sys.stderr)
         with self._write_lock:
             self._pending.appendleft(game)
+
+    def _journal_loop(self, journal: JournalWriter) -> None:
+        """The journal thread: each finished game in turn is journaled (fsynced), counted and told."""
+        failed = False
+        while (finished := self._finished.get()) is not None:
+            if failed:
+                continue  # the journal could not be written: the games left are a rerun's to play
+            try:
+                self._finish(*finished, journal)
+            except BaseException as error:  # surfaced by run(), like a slot's
+                self.errors.append(error)
+                self.stop.set()
+                failed = True
 
     def _finish(self, game: ScheduledGame, entry: dict[str, Any], journal: JournalWriter) -> None:
         assert self.events is not None
@@ -366,11 +391,15 @@ class Runner:
             self.listener(self.state, entry)
 
 
-def _join(threads: list[threading.Thread]) -> None:
-    """Waits for every thread in short steps, so that Ctrl-C is heard meanwhile."""
-    for thread in threads:
-        while thread.is_alive():
-            thread.join(0.2)
+def _wait_all(ended: list[threading.Event]) -> None:
+    """Waits until every slot thread has ended, in short steps so that Ctrl-C is heard meanwhile.
+
+    Events, not Thread.join: a join that Ctrl-C interrupts can leave a running thread marked as
+    ended (CPython), and the games it still plays would be dropped.
+    """
+    for done in ended:
+        while not done.wait(0.2):
+            pass
 
 
 def game_started_fields(game: ScheduledGame, seed: int) -> dict[str, Any]:

@@ -23,7 +23,7 @@ import time
 from collections import Counter
 from pathlib import Path
 
-from foxgeese.engine import Clock, Game, get_variant
+from foxgeese.engine import Clock, Game, Side, get_variant
 from foxgeese.players.registry import make_player
 from foxgeese.tournaments.config import load_config, parse_config
 from foxgeese.tournaments.journal import read_journal
@@ -74,8 +74,6 @@ def in_process(players: dict[str, str], games: int) -> tuple[int, float]:
         game = Game(variant)
         for text in scheduled.opening:
             game.push(game.parse_move(text))
-        from foxgeese.engine import Side
-
         players = {Side.PREDATOR: make_player(specs[scheduled.predator]), Side.PREY: make_player(specs[scheduled.prey])}
         for side, player in players.items():
             player.new_game(variant, side, game_seed(config.seed, scheduled.id))
@@ -120,7 +118,7 @@ def throughput(players: dict[str, str], games: int, yardstick: float, kind: str)
     """Prints the three modes; returns concurrency 2 over in-process (for the fast bots' yardstick)."""
     names = ", ".join(f"{name} ({spec})" for name, spec in players.items())
     print(f"{kind}: round robin of {names}; standard + hare-and-hounds; {games} games per pairing")
-    print(f"  {'mode':<28}{'games':>6}{'seconds':>9}{'games/min':>11}")
+    print(f"  {'mode':<28}{'games':>6}{'seconds':>9}{'games/min':>11}{'load (1 min)':>14}")
     rates = {}
     for label, run in (
         ("referee, concurrency 1", lambda: through_referee(players, games, 1)),
@@ -129,7 +127,7 @@ def throughput(players: dict[str, str], games: int, yardstick: float, kind: str)
     ):
         played, elapsed = run()
         rates[label] = played / elapsed * 60
-        print(f"  {label:<28}{played:>6}{elapsed:>9.2f}{rates[label]:>11.0f}")
+        print(f"  {label:<28}{played:>6}{elapsed:>9.2f}{rates[label]:>11.0f}{os.getloadavg()[0]:>14.2f}")
     scaling = rates["referee, concurrency 2"] / rates["referee, concurrency 1"]
     print(f"  concurrency 2 / concurrency 1: {scaling:.2f}x (yardstick: at least {yardstick}x)")
     return rates["referee, concurrency 2"] / rates["in-process, no protocol"]

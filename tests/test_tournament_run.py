@@ -11,6 +11,7 @@ import sys
 import time
 from collections import Counter
 from pathlib import Path
+from typing import Any
 
 import psutil
 import pytest
@@ -19,8 +20,8 @@ from tournament_support import foxgeese_here
 from foxgeese.tournaments.config import load_config
 from foxgeese.tournaments.errors import ConfigChangedError
 from foxgeese.tournaments.journal import read_identity, read_journal
-from foxgeese.tournaments.report import game_entries, load_results
-from foxgeese.tournaments.runner import Runner
+from foxgeese.tournaments.report import game_entries, load_results, summarize
+from foxgeese.tournaments.runner import Runner, RunState
 from foxgeese.tournaments.schedule import make_schedule
 
 BOT = Path(__file__).parent / "bots" / "tournament_bot.py"
@@ -195,7 +196,7 @@ def test_a_resume_plays_the_stored_schedule(tmp_path: Path, monkeypatch: pytest.
     monkeypatch.setattr("foxgeese.tournaments.runner.make_schedule", no_draw)
     runner = Runner(loaded, out)
     started = []
-    runner.on_start = lambda state: started.append((state.scheduled, len(state.games), len(runner.schedule)))
+    runner.on_start = lambda state: started.append((state.scheduled, state.games_done, len(runner.schedule)))
     runner.run()
     assert started == [(2, 0, 2)]  # told once, before any game, with the stored schedule's size
     assert [game["opening"] for game in game_entries(read_journal(out))] == [["d4-d5"], ["d4-d5"]]
@@ -228,13 +229,26 @@ def test_sprt_stops_the_match_and_a_rerun_honours_the_stop(tmp_path: Path) -> No
     out = tmp_path / "out"
     state = Runner(load_config(path), out).run()
     entries = read_journal(out)
-    assert json.loads(json.dumps(state.journal)) == entries  # kept in memory as written, the stop included
     stops = [entry for entry in entries if entry["type"] == "sprt_stop"]
-    assert len(stops) == 1 and stops[0]["decision"] == "H1"
+    assert len(stops) == 1 and stops[0]["decision"] == "H1" and state.sprt_stop == stops[0]
     played = len(game_entries(entries))
     assert played < 60
+    # The runner's tallies, kept game by game, are what the report computes from the whole journal.
+    from_scratch = summarize(read_identity(out), entries)
+    assert from_scratch["sprt"]["pairs"] == stops[0]["pairs"] and from_scratch["sprt"]["decision"] == "H1"
+    assert from_scratch["sprt"]["llr"] == stops[0]["llr"]
+    assert_tallies_match(state, from_scratch)
     state = Runner(load_config(path), out).run()
     assert read_journal(out) == entries  # the stop is honoured: nothing more is played
-    assert state.journal == entries and state.identity == read_identity(out)
+    assert state.sprt_stop == stops[0] and state.identity == read_identity(out)
+    assert_tallies_match(state, from_scratch)  # counted afresh from the journal on resume
     results = load_results(out)
     assert results["sprt"]["decision"] == "H1" and results["sprt"]["stopped"] and results["complete"]
+
+
+def assert_tallies_match(state: RunState, results: dict[str, Any]) -> None:
+    """The runner's standings equal the report's, computed from scratch."""
+    assert state.games_done == results["played"]
+    rows = {row["name"]: row for row in state.standings.rows()}
+    assert {name: (row["games"], row["points"]) for name, row in rows.items()} == {
+        name: (line["games"], line["score"]) for name, line in results["standings"].items()}

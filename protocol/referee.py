@@ -52,13 +52,18 @@ _PROCESS_CHECK_S = 0.02
 HEARTBEAT_MISSES = 3  # with heartbeat_s: intervals without a sign of life before a connection is closed
 # Plain ints: pyzmq's enum flags cost a Python-level operator call each time on the hot path.
 _EVENTS, _POLLIN, _NOBLOCK = int(zmq.EVENTS), int(zmq.POLLIN), int(zmq.NOBLOCK)
+_PROCESS_CHECK_MS = round(_PROCESS_CHECK_S * 1000)
+# On the hot path the referee calls pyzmq's compiled layer: its Python-level wrappers cost more than
+# the calls (send's keyword handling; getsockopt builds a SocketOption enum, so the socket is asked
+# "anything waiting?" through zmq_poll and a frame's `more`, and RCVTIMEO is seldom changed).
+_socket_send = zmq.backend.Socket.send
+_zmq_poll = zmq.backend.zmq_poll
 
 
 def _pending(socket: zmq.Socket) -> bool:
     """Whether a message waits on `socket` (ZMQ_EVENTS is an int option; pyzmq types it int | bytes)."""
     return bool(cast(int, socket.getsockopt(_EVENTS)) & _POLLIN)
 _SNDMORE_NOBLOCK = int(zmq.SNDMORE) | _NOBLOCK
-_RCVMORE = int(zmq.RCVMORE)
 _RCVTIMEO = int(zmq.RCVTIMEO)
 _SRCFD = int(zmq.SRCFD)  # the descriptor of the connection a message came in on
 
@@ -169,6 +174,7 @@ class Referee:
         self._poller.register(self._socket, zmq.POLLIN)
         self._poller.register(self._monitor, zmq.POLLIN)
         self._receive_timeout_ms = -1  # the socket's RCVTIMEO (see _receive)
+        self._socket_items = [(self._socket, _POLLIN)]  # for zmq_poll
         self._busy_since = 0.0  # since when the referee has been at its own work (see _run)
         self._bots: list[_Bot] = []
         self._by_identity: dict[bytes, _Bot] = {}
@@ -309,10 +315,12 @@ class Referee:
                     break
             if self._drain():  # it came while the referee was busy
                 continue
-            wake = min(match.next_deadline(), self._next_process_check)
             now = monotonic()
-            if wake > now:
-                if wait(max(1, math.ceil((wake - now) * 1000))):
+            # Wake for the match's next deadline, or after a process-check interval at the latest
+            # (a check falls due at the loop's top, so one is at most an interval late).
+            left_s = match.next_deadline() - now
+            if left_s > 0:
+                if wait(_PROCESS_CHECK_MS if left_s >= _PROCESS_CHECK_S else max(1, math.ceil(left_s * 1000))):
                     continue
                 now = monotonic()
             self._busy_since = now
@@ -415,11 +423,10 @@ class Referee:
         that just closed, and that closing must not be charged to it."""
         if self._remote_by_fd:
             self._read_disconnects(self._busy_since)
-        socket = self._socket
-        getsockopt, recv = socket.getsockopt, socket.recv
+        recv, items = self._socket.recv, self._socket_items
         any_read = False
         try:
-            while getsockopt(_EVENTS) & _POLLIN:  # type: ignore[operator]  # an int option
+            while _zmq_poll(items, 0):
                 any_read = True
                 self._read(recv(_NOBLOCK))
         except zmq.ZMQError:
@@ -428,17 +435,14 @@ class Referee:
 
     def _read(self, identity: bytes) -> None:
         """Reads the rest of a message whose identity frame came in, and dispatches it."""
-        socket = self._socket
-        recv = socket.recv
-        fd = None
+        recv = self._socket.recv
         try:
-            if identity in self._by_identity or identity in self._ignored:
-                frames = [identity, recv(_NOBLOCK)]
-            else:  # a newcomer: keep its connection's descriptor for a remote bot's hello
-                first = recv(_NOBLOCK, copy=False)
-                frames, fd = [identity, first.bytes], _source_fd(first)
-            while socket.getsockopt(_RCVMORE):
-                frames.append(recv(_NOBLOCK))
+            frame = recv(_NOBLOCK, copy=False)
+            frames = [identity, frame.bytes]
+            fd = None if identity in self._by_identity else _source_fd(frame)  # for a newcomer's hello
+            while frame.more:
+                frame = recv(_NOBLOCK, copy=False)
+                frames.append(frame.bytes)
         except zmq.ZMQError:
             return  # the rest of a message is there once its first frame is: cannot happen
         self._dispatch(frames, self._busy_since, fd)
@@ -469,8 +473,8 @@ class Referee:
             shown_fields = fields if fields is not None else codec.fields_of(payload)
             self.trace("->", bot.config.name, {"v": codec.PROTOCOL_VERSION, "type": message_type, **shown_fields})
         try:  # two plain sends: send_multipart's per-frame checks cost more than the send
-            self._socket.send(bot.identity, _SNDMORE_NOBLOCK)
-            self._socket.send(payload, _NOBLOCK)
+            _socket_send(self._socket, bot.identity, _SNDMORE_NOBLOCK)
+            _socket_send(self._socket, payload, _NOBLOCK)
         except zmq.ZMQError:
             pass  # a peer that went away or stopped reading; its deadlines will tell
 

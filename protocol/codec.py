@@ -101,6 +101,7 @@ class TurnPacker:
 
 
 _unpackb = msgpack.unpackb
+_STR_ONLY = frozenset((str,))
 
 
 def decode(data: bytes) -> dict[str, Any]:
@@ -119,11 +120,11 @@ def decode(data: bytes) -> dict[str, Any]:
         raise ProtocolError("not one msgpack value: bytes left over after the map") from None
     except Exception:  # msgpack raises several unrelated types for bad bytes
         raise ProtocolError("not valid msgpack") from None
-    if not isinstance(message, dict):
+    if message.__class__ is not dict:
         raise ProtocolError(f"message is {wire_type(message)}, expected a msgpack map")
-    for key in message:
-        if not isinstance(key, str):
-            raise ProtocolError(f"map key is {wire_type(key)}, expected msgpack str")
+    if not _STR_ONLY.issuperset(map(type, message)):  # one pass in C over the keys
+        key = next(key for key in message if key.__class__ is not str)
+        raise ProtocolError(f"map key is {wire_type(key)}, expected msgpack str")
     if "type" not in message:
         raise ProtocolError("missing field type")
     if not isinstance(message["type"], str):

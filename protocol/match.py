@@ -39,6 +39,11 @@ RULE_REASONS = {
 
 Adjudicator = Callable[[Position], "tuple[Any, str] | None"]
 
+# Move -> its text, shared by every game: a move's text depends on nothing else, and a variant has
+# a few hundred steps (capture chains add some). Dict operations are atomic, so threads share it.
+_MOVE_TEXTS: dict[Move, str] = {}
+_MOVE_TEXTS_LIMIT = 100_000
+
 
 # ----------------------------------------------------------------------------- actions
 
@@ -191,7 +196,6 @@ class Match:
                                        control.increment_ms, control.per_move_ms)
         for text in self.move_texts:
             self._turns.add_move(text)
-        self._move_text: dict[Move, str] = {}
         self.outbox: list[Action] = []
         self.record = GameRecord(
             game_id=game_id, variant=variant.id, options=dict(variant.options),
@@ -270,9 +274,17 @@ class Match:
 
     def receive(self, side: Side, message: dict[str, Any], arrival: float) -> list[Action]:
         """A message from `side`'s bot, already checked by `codec.check`, with its arrival time."""
+        kind = message["type"]
+        if kind == codec.MOVE and self.phase == "play" and message["game_id"] == self.game_id:
+            try:  # the hot path: a reply to the turn that is out, then the next turn
+                self._on_move(side, message, arrival)
+            except ProtocolError as error:
+                return self.fault(side, str(error), arrival)
+            if self.phase == "play":
+                self._advance_play(arrival)
+            return self._take()
         if self.over:
             return []
-        kind = message["type"]
         try:
             if kind not in (codec.READY, codec.MOVE, codec.RESIGN) or self.phase == "hello":
                 when = "now" if self.phase != "hello" else "before new_game"
@@ -324,7 +336,7 @@ class Match:
             move = self._parse_move(side, text)
             if move is None:
                 return
-            text = self._move_text.get(move) or str(move)
+            text = str(move)
         rules = self.rules
         self.state = state = rules.play(self.state, move)
         self._key = key = rules.key(state)
@@ -517,10 +529,12 @@ class Match:
         self.outbox.append(StartClock(side))
 
     def _texts(self, moves: list[Move]) -> list[str]:
-        move_text = self._move_text
+        move_text = _MOVE_TEXTS
         try:  # move texts are cached (str(move) was the hot path's biggest cost); map runs in C
             return list(map(move_text.__getitem__, moves))
         except KeyError:
+            if len(move_text) > _MOVE_TEXTS_LIMIT:
+                move_text.clear()
             move_text.update((move, str(move)) for move in moves if move not in move_text)
             return list(map(move_text.__getitem__, moves))
 

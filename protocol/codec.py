@@ -215,7 +215,7 @@ def check(message: dict[str, Any]) -> dict[str, Any]:
         game_id, request_id, move = message.get("game_id"), message.get("request_id"), message.get("move")
         if (game_id.__class__ is str and len(game_id) <= 200 and request_id.__class__ is int
                 and 0 <= request_id < SEED_LIMIT and move.__class__ is str and len(move) <= 256):
-            return {"v": version, "type": kind, "game_id": game_id, "request_id": request_id, "move": move}
+            return message  # its five keys are exactly v, type and these three: nothing to drop
     schema = BOT_MESSAGES.get(kind)
     if schema is None:
         raise ProtocolError(f"unknown message type {cut(kind, MAX_ECHO_CHARS)!r}")

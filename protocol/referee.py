@@ -480,11 +480,10 @@ class Referee:
 
     def _dispatch(self, frames: list[bytes], arrival: float, fd: int | None = None) -> None:
         identity = frames[0]
-        if identity in self._ignored:
-            return
         bot = self._by_identity.get(identity)
         if bot is None:
-            self._on_stranger(identity, frames[1:], fd, arrival)
+            if identity not in self._ignored:
+                self._on_stranger(identity, frames[1:], fd, arrival)
             return
         try:
             if len(frames) != 2:

@@ -312,8 +312,8 @@ class Match:
     def _on_move(self, side: Side, message: dict[str, Any], arrival: float) -> None:
         """The critical path, part one: charge the clock, find the move, play it on the state.
 
-        Only what the next turn needs happens here; the record entry and the Game follow once that
-        turn is out (`clock_started`), unless a callback or an adjudicator needs them first.
+        Only what the next turn needs happens here; the record entry follows once that turn is out
+        (`clock_started`), unless a callback or an adjudicator needs it first.
         """
         if self.mover is not side or self.phase != "play":
             raise ProtocolError("'move' when it is not this bot's turn")
@@ -508,14 +508,17 @@ class Match:
         state, rules = self.state, self.rules
         repetitions = self._seen[self._key]
         if rules.outcome(state, repetitions) is not None:
-            outcome = self.position().outcome(repetitions)
-            assert outcome is not None  # the same rules core on the same state decided it
-            self._end(Ending(outcome.winner.value, outcome.termination.value, self._rule_reason(outcome)))
-            return
+            outcome = self.position().outcome(repetitions)  # the same rules core: the same ending
+            if outcome is not None:
+                self._end(Ending(outcome.winner.value, outcome.termination.value, self._rule_reason(outcome)))
+                return
         if self.max_plies is not None and len(self.move_texts) >= self.max_plies:
             self._end(Ending(DRAW, RefereeTermination.MAX_PLIES.value, f"stopped after {self.max_plies} plies"))
             return
-        moves = rules.moves(state)  # not empty: the outcome above finds a side without a move
+        moves = rules.moves(state)  # not empty unless the rules core disagreed with itself
+        if not moves:  # cannot happen by the rules; never hang on it
+            self._end(Ending(DRAW, RefereeTermination.MAX_PLIES.value, "no legal move and no rule ending"))
+            return
         texts = self._texts(moves)
         self.legal = dict(zip(texts, moves))
         side = state[2]
@@ -535,8 +538,9 @@ class Match:
         except KeyError:
             if len(move_text) > _MOVE_TEXTS_LIMIT:
                 move_text.clear()
-            move_text.update((move, str(move)) for move in moves if move not in move_text)
-            return list(map(move_text.__getitem__, moves))
+            texts = [str(move) for move in moves]
+            move_text.update(zip(moves, texts))
+            return texts
 
     def _time_forfeit(self, side: Side, budget_ms: int) -> None:
         name = self.names[side]

@@ -293,9 +293,9 @@ class Referee:
     def _run(self, match: Match, seats: dict[Side, BotConfig]) -> None:
         """The one poll loop, for one game: poll, dispatch, check processes and deadlines.
 
-        A message is stamped with the moment the referee stopped waiting (the poll's return) or, for
-        one found already queued when the referee comes back from its own work, the moment that work
-        began (`_busy_since`: the poll's return, or the sending of a turn, after which the referee
+        A message is stamped with the moment the referee stopped waiting (its receive's return) or,
+        for one found already queued when the referee comes back from its own work, the moment that
+        work began (`_busy_since`: that return, or the sending of a turn, after which the referee
         writes the record while the bot thinks). So no message is stamped later than it arrived,
         and the referee's work is never charged to a bot.
         """

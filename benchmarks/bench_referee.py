@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import statistics
 import subprocess
 import sys
 import time
@@ -97,8 +98,10 @@ class RawPair:
         os.unlink(self.path)
 
 
-def measure(rounds: int, variant_id: str, max_plies: int) -> tuple[float, float, int]:
-    """Best rates over `rounds` of (one refereed game, as many raw round trips), interleaved.
+def measure(rounds: int, variant_id: str, max_plies: int) -> tuple[float, float, int, float]:
+    """Best rates over `rounds` of (one refereed game, as many raw round trips), interleaved, and
+    the median of the records' `referee_ms`: the referee's own time from a reply's arrival to the
+    next turn's sending (its critical path, part of every ply's round trip).
 
     Taking the best of short interleaved rounds keeps other work on the machine out of both.
     """
@@ -112,6 +115,7 @@ def measure(rounds: int, variant_id: str, max_plies: int) -> tuple[float, float,
     raw = RawPair(moves_in_turn=max_plies // 2)
     best_referee = best_raw = 0.0
     plies = 0
+    referee_ms: list[float] = []
     try:
         with Referee() as referee:
             referee.play_game(variant, seats, "60+1", max_plies=4)  # launch and warm up, not timed
@@ -121,9 +125,10 @@ def measure(rounds: int, variant_id: str, max_plies: int) -> tuple[float, float,
                 best_referee = max(best_referee, record.plies / (time.perf_counter() - start))
                 best_raw = max(best_raw, raw.rate(record.plies))
                 plies += record.plies
+                referee_ms += [move.referee_ms for move in record.moves[1:]]
     finally:
         raw.close()
-    return best_referee, best_raw, plies
+    return best_referee, best_raw, plies, statistics.median(referee_ms)
 
 
 def main() -> None:
@@ -135,11 +140,13 @@ def main() -> None:
     args = parser.parse_args()
     if args.role:
         sys.exit(run_bot(args.role))
-    refereed, raw, plies = measure(args.rounds, args.variant, args.max_plies)
+    refereed, raw, plies, referee_ms = measure(args.rounds, args.variant, args.max_plies)
     print(f"raw pyzmq+msgpack round trips: {raw:9.0f} /s  (turn-sized maps to 2 bot processes, ipc://)")
     print(f"referee plies:                 {refereed:9.0f} /s  ({args.variant} games of {args.max_plies} plies)")
     print(f"ratio referee/raw:             {refereed / raw:9.2f}  (target >= 0.80; best of {args.rounds} "
           f"interleaved rounds, {plies} plies each way)")
+    print(f"referee's own time per ply:    {referee_ms * 1000:9.0f} us  (median, reply in to next turn out: "
+          "the records' referee_ms)")
 
 if __name__ == "__main__":
     main()

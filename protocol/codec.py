@@ -54,36 +54,54 @@ def encode(message_type: str, **fields: Any) -> bytes:
 
 
 def pack(value: Any) -> bytes:
-    """One msgpack value, for the parts of a message packed ahead (see `pack_turn`)."""
+    """One msgpack value, for the parts of a message packed ahead (see `TurnPacker`)."""
     return msgpack.packb(value, use_bin_type=True)
 
 
-def pack_array(count: int, packed_items: bytes | bytearray) -> bytes:
-    """A msgpack array of `count` items already packed one after another in `packed_items`."""
+def _array_head(count: int) -> bytes:
+    """The msgpack header of an array of `count` items."""
     if count < 16:
-        head = bytes((0x90 | count,))
-    elif count < 1 << 16:
-        head = b"\xdc" + count.to_bytes(2, "big")
-    else:
-        head = b"\xdd" + count.to_bytes(4, "big")
-    return head + bytes(packed_items)
+        return bytes((0x90 | count,))
+    if count < 1 << 16:
+        return b"\xdc" + count.to_bytes(2, "big")
+    return b"\xdd" + count.to_bytes(4, "big")
 
 
-_TURN_HEAD = b"\x8a" + b"".join(map(pack, ("v", PROTOCOL_VERSION, "type", "turn", "game_id")))
-_TURN_KEYS = [pack(key) for key in
-              ("request_id", "position", "moves", "legal", "clocks", "increment_ms", "per_move_ms")]
-
-
-def pack_turn(game_id: bytes, request_id: int, position: bytes, moves: bytes, legal: bytes,
-              clocks: dict[str, int], increment_ms: int, per_move_ms: int) -> bytes:
-    """A `turn` message exactly as `encode(TURN, ...)` packs it, from parts packed ahead of time.
-
-    `game_id`, `position`, `moves` and `legal` are packed values; the referee packs them while a
-    bot thinks, so that the next turn goes out sooner (the same bytes, see test_codec_schema.py).
+class TurnPacker:
+    """Packs one game's `turn` messages, byte for byte what `encode(TURN, ...)` gives, from parts
+    packed ahead: the game id, the clock names, the increments, and the moves so far (each added
+    once, as it is played). A turn is on the referee's critical path (a reply in, the next turn
+    out), so only what changes from turn to turn is packed then (test_match.py checks the bytes).
     """
-    k = _TURN_KEYS
-    return b"".join((_TURN_HEAD, game_id, k[0], pack(request_id), k[1], position, k[2], moves, k[3], legal,
-                     k[4], pack(clocks), k[5], pack(increment_ms), k[6], pack(per_move_ms)))
+
+    def __init__(self, game_id: str, seat_names: tuple[str, str], increment_ms: int, per_move_ms: int) -> None:
+        # Its own Packer (msgpack.packb builds one at every call); one per game, so per thread.
+        self._pack = msgpack.Packer(use_bin_type=True, autoreset=True).pack
+        self._head = b"".join((b"\x8a", *map(pack, ("v", PROTOCOL_VERSION, "type", TURN, "game_id", game_id)),
+                               pack("request_id")))
+        self._position_key, self._moves_key, self._legal_key = map(pack, ("position", "moves", "legal"))
+        first, second = seat_names
+        self._clocks_keys = (pack("clocks") + b"\x82" + pack(first), pack(second))
+        self._tail = b"".join(map(pack, ("increment_ms", increment_ms, "per_move_ms", per_move_ms)))
+        self._moves = bytearray()
+        self._move_count = 0
+
+    def add_move(self, text: str) -> None:
+        """A move was played: it is in the `moves` of every later turn."""
+        self._moves += self._pack(text)
+        self._move_count += 1
+
+    def pack(self, request_id: int, position: str, legal: list[str], first_ms: int, second_ms: int) -> bytes:
+        """One `turn`: `first_ms` and `second_ms` are the clocks of the seats in the order given."""
+        clocks_head, second_key = self._clocks_keys
+        pack = self._pack
+        return b"".join((self._head, pack(request_id), self._position_key, pack(position), self._moves_key,
+                         _array_head(self._move_count), self._moves, self._legal_key, pack(legal),
+                         clocks_head, pack(first_ms), second_key, pack(second_ms), self._tail))
+
+
+_unpackb = msgpack.unpackb
+_STR_ONLY = frozenset((str,))
 
 
 def decode(data: bytes) -> dict[str, Any]:
@@ -94,30 +112,30 @@ def decode(data: bytes) -> dict[str, Any]:
     if len(data) > MAX_MESSAGE_BYTES:
         raise ProtocolError(f"message of {len(data)} bytes is over the {MAX_MESSAGE_BYTES}-byte cap")
     try:
-        # The length check above bounds every container inside; the limits below repeat it per kind.
-        message = msgpack.unpackb(
-            data,
-            raw=False,
-            strict_map_key=False,  # judged below, in the protocol's words
-            max_str_len=MAX_MESSAGE_BYTES,
-            max_bin_len=MAX_MESSAGE_BYTES,
-            max_array_len=MAX_MESSAGE_BYTES,
-            max_map_len=MAX_MESSAGE_BYTES,
-            max_ext_len=MAX_MESSAGE_BYTES,
-        )
+        # The length check above bounds every container inside: unpackb limits each kind (str, bin,
+        # array, map, ext) to the length of its input (msgpack >= 1.0), and reads str as str.
+        # Map keys other than str are judged below, in the protocol's words.
+        message = _unpackb(data, strict_map_key=False)
     except msgpack.ExtraData:
         raise ProtocolError("not one msgpack value: bytes left over after the map") from None
     except Exception:  # msgpack raises several unrelated types for bad bytes
         raise ProtocolError("not valid msgpack") from None
-    if not isinstance(message, dict):
+    if message.__class__ is not dict:
         raise ProtocolError(f"message is {wire_type(message)}, expected a msgpack map")
-    for key in message:
-        if not isinstance(key, str):
-            raise ProtocolError(f"map key is {wire_type(key)}, expected msgpack str")
+    if not _STR_ONLY.issuperset(map(type, message)):  # one pass in C over the keys
+        key = next(key for key in message if key.__class__ is not str)
+        raise ProtocolError(f"map key is {wire_type(key)}, expected msgpack str")
     if "type" not in message:
         raise ProtocolError("missing field type")
     if not isinstance(message["type"], str):
         raise ProtocolError(f"field type: expected msgpack str, got {wire_type(message['type'])}")
+    return message
+
+
+def fields_of(data: bytes) -> dict[str, Any]:
+    """The fields of a message the referee packed itself (a turn packed ahead), for traces and tests."""
+    message = decode(data)
+    del message["v"], message["type"]
     return message
 
 
@@ -197,7 +215,7 @@ def check(message: dict[str, Any]) -> dict[str, Any]:
         game_id, request_id, move = message.get("game_id"), message.get("request_id"), message.get("move")
         if (game_id.__class__ is str and len(game_id) <= 200 and request_id.__class__ is int
                 and 0 <= request_id < SEED_LIMIT and move.__class__ is str and len(move) <= 256):
-            return {"v": version, "type": kind, "game_id": game_id, "request_id": request_id, "move": move}
+            return message  # its five keys are exactly v, type and these three: nothing to drop
     schema = BOT_MESSAGES.get(kind)
     if schema is None:
         raise ProtocolError(f"unknown message type {cut(kind, MAX_ECHO_CHARS)!r}")

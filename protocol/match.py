@@ -12,12 +12,14 @@ the referee's own work (checks, records, callbacks, printing, journals) is never
 from __future__ import annotations
 
 import math
+from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
 from foxgeese import __version__
-from foxgeese.engine import Game, IllegalMoveError, InvalidMoveError, Position, Side
+from foxgeese.engine import Game, IllegalMoveError, InvalidMoveError, Move, Position, Side
+from foxgeese.engine.rules import State, rules_for
 from foxgeese.protocol import codec
 from foxgeese.protocol.codec import ProtocolError
 from foxgeese.protocol.record import DRAW, GameRecord, MoveRecord, RefereeTermination, SeatRecord, utc_now
@@ -37,18 +39,41 @@ RULE_REASONS = {
 
 Adjudicator = Callable[[Position], "tuple[Any, str] | None"]
 
+# Move -> its text, shared by every game: a move's text depends on nothing else, and a variant has
+# a few hundred steps (capture chains add some). Dict operations are atomic, so threads share it.
+_MOVE_TEXTS: dict[Move, str] = {}
+_MOVE_TEXTS_LIMIT = 100_000
+
 
 # ----------------------------------------------------------------------------- actions
 
 
-@dataclass(slots=True)
 class Send:
-    """Send `message_type` with `fields` to the bot in `side`'s seat."""
+    """Send `message_type` with `fields` to the bot in `side`'s seat.
 
-    side: Side
-    message_type: str
-    fields: dict[str, Any]
-    payload: bytes | None = None  # the message already packed (a turn), else the referee encodes `fields`
+    A turn comes already packed (`payload`): its `fields` are unpacked only when asked for (by a
+    trace or a test), since building them for every turn would cost the referee's critical path.
+    """
+
+    __slots__ = ("side", "message_type", "_fields", "payload")
+
+    def __init__(self, side: Side, message_type: str, fields: dict[str, Any] | None = None,
+                 payload: bytes | None = None) -> None:
+        self.side, self.message_type, self._fields, self.payload = side, message_type, fields, payload
+
+    @property
+    def fields(self) -> dict[str, Any]:
+        if self._fields is None:
+            self._fields = codec.fields_of(self.payload) if self.payload is not None else {}
+        return self._fields
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, Send):
+            return NotImplemented
+        return (self.side, self.message_type, self.fields) == (other.side, other.message_type, other.fields)
+
+    def __repr__(self) -> str:
+        return f"Send({self.side!r}, {self.message_type!r}, {self.fields!r})"
 
 
 @dataclass(slots=True)
@@ -138,7 +163,7 @@ class Match:
         ready_timeout_s: float = 5.0,
         adjudicator: Adjudicator | None = None,
     ) -> None:
-        self.variant, self.game, self.control, self.game_id = variant, game, control, game_id
+        self.variant, self.control, self.game_id = variant, control, game_id
         self.seed, self.max_plies, self.ready_timeout_s = seed, max_plies, ready_timeout_s
         self.adjudicator = adjudicator
         self.names = {side: variant.side_name(side) for side in (Side.PREDATOR, Side.PREY)}
@@ -154,14 +179,23 @@ class Match:
         self.turn_deadline = math.inf
         self.idle_since: float | None = None  # when the referee's own work since the last reply began
         self.referee_ms = 0.0  # that work before the turn now out: off every clock, kept in the record
-        self.unrecorded: tuple[Any, ...] | None = None  # the last move, until its entry is written
-        self.legal: dict[str, Any] = {}
+        self.legal: dict[str, Move] = {}  # the legal moves of the turn now out, by their canonical text
         self.events = True  # build a MoveEvent per move (the referee turns it off when nobody listens)
-        self._text_at = (-1, "")  # (plies, position text): the text is the hot path's dearest part
-        self._game_id_packed = codec.pack(game_id)
+        # The play runs on the rules core's states (engine/rules.py), from `game` (its opening played):
+        # a state, its key and how often each key occurred (repetition) are all a move needs; the
+        # record entries are written after the next turn is out.
+        self.rules = rules_for(variant)
+        self.state: State = game.position.state
+        self._ply = game.position.ply
+        self._key = self.rules.key(self.state)
+        self._seen: dict[int, int] = dict(Counter(position.key() for position in game.positions))
+        self._unrecorded: list[tuple[Any, ...]] = []  # played, their record entries not yet written
+        self._text_at = (-1, "")  # (ply, position text)
         self.move_texts: list[str] = [str(move) for move in game.moves]
-        self._moves_packed = bytearray(b"".join(map(codec.pack, self.move_texts)))  # the turn's `moves`, packed
-        self._move_text: dict[Any, str] = {}
+        self._turns = codec.TurnPacker(game_id, (self.names[Side.PREDATOR], self.names[Side.PREY]),
+                                       control.increment_ms, control.per_move_ms)
+        for text in self.move_texts:
+            self._turns.add_move(text)
         self.outbox: list[Action] = []
         self.record = GameRecord(
             game_id=game_id, variant=variant.id, options=dict(variant.options),
@@ -240,9 +274,17 @@ class Match:
 
     def receive(self, side: Side, message: dict[str, Any], arrival: float) -> list[Action]:
         """A message from `side`'s bot, already checked by `codec.check`, with its arrival time."""
+        kind = message["type"]
+        if kind == codec.MOVE and self.phase == "play" and message["game_id"] == self.game_id:
+            try:  # the hot path: a reply to the turn that is out, then the next turn
+                self._on_move(side, message, arrival)
+            except ProtocolError as error:
+                return self.fault(side, str(error), arrival)
+            if self.phase == "play":
+                self._advance_play(arrival)
+            return self._take()
         if self.over:
             return []
-        kind = message["type"]
         try:
             if kind not in (codec.READY, codec.MOVE, codec.RESIGN) or self.phase == "hello":
                 when = "now" if self.phase != "hello" else "before new_game"
@@ -268,51 +310,72 @@ class Match:
         seat.ready = True
 
     def _on_move(self, side: Side, message: dict[str, Any], arrival: float) -> None:
-        if self.phase != "play" or self.mover != side:
+        """The critical path, part one: charge the clock, find the move, play it on the state.
+
+        Only what the next turn needs happens here; the record entry follows once that turn is out
+        (`clock_started`), unless a callback or an adjudicator needs it first.
+        """
+        if self.mover is not side or self.phase != "play":
             raise ProtocolError("'move' when it is not this bot's turn")
         if message["request_id"] != self.request_id:
             raise ProtocolError(f"'move' answers request {message['request_id']}, the request is {self.request_id}")
         name = self.names[side]
-        elapsed_ms = max(0.0, (arrival - self.turn_sent_at) * 1000)
-        budget_ms = self.clock.budget_ms(name)
+        elapsed_ms = (arrival - self.turn_sent_at) * 1000
+        if elapsed_ms < 0:
+            elapsed_ms = 0.0
+        clock = self.clock
+        budget_ms = clock.budget_ms(name)
         self.mover = None
         self.idle_since = arrival
-        if not self.clock.charge(name, elapsed_ms):
+        if not clock.charge(name, elapsed_ms):
             self._time_forfeit(side, budget_ms)
             return
         text = message["move"]
         move = self.legal.get(text)
-        move_name = text
         if move is None:  # not canonical text of a legal move: the engine reads it, or says why not
-            try:
-                move = self.game.parse_move(text)
-            except (InvalidMoveError, IllegalMoveError) as error:
-                why = getattr(error, "reason", None) or str(error)
-            except ValueError:  # text the engine could not even read (e.g. a row of 5000 digits)
-                why = "not a move"
-            else:
-                why = ""
-            if why:
-                self._end(Ending(self.names[side.other], RefereeTermination.ILLEGAL_MOVE.value,
-                                 f"{name} played {codec.cut(text, codec.MAX_ECHO_CHARS)!r}: "
-                                 f"{codec.cut(why, codec.MAX_ECHO_CHARS * 2)}", side))
+            move = self._parse_move(side, text)
+            if move is None:
                 return
-            move_name = str(move)
-        assert move is not None  # parse_move returned one, or the game ended above
-        self.game.push(move)
-        self.move_texts.append(move_name)
-        self._moves_packed += codec.pack(move_name)
-        unrecorded = (move_name, name, elapsed_ms, message, self.clock.left_ms[name], self.seats[side].rtt_ms,
-                      self.referee_ms)
+            text = str(move)
+        rules = self.rules
+        self.state = state = rules.play(self.state, move)
+        self._key = key = rules.key(state)
+        self._seen[key] = self._seen.get(key, 0) + 1
+        self._ply += 1
+        self.move_texts.append(text)
+        self._turns.add_move(text)
+        unrecorded = (text, name, elapsed_ms, message, clock.left_ms[name], self.seats[side].rtt_ms, self.referee_ms)
+        self._unrecorded.append(unrecorded)
         if self.events:  # a callback wants the entry now, before the next turn
-            entry = self._record(unrecorded)
+            self._catch_up()
+            entry = self.record.moves[-1]
             self.outbox.append(MovePlayed(MoveEvent(
-                self.game_id, len(self.game.moves), name, move_name, entry.think_ms, entry.transport_ms,
-                dict(self.clock.left_ms), self._position_text(), entry, self.record)))
-        else:  # nobody waits for it: written once the next turn is out (see clock_started)
-            self.unrecorded = unrecorded
+                self.game_id, len(self.move_texts), name, text, entry.think_ms, entry.transport_ms,
+                dict(clock.left_ms), self._position_text(), entry, self.record)))
         if self.adjudicator is not None:
-            self._adjudicate(self.game.position)
+            self._catch_up()
+            self._adjudicate(self.position())
+
+    def _parse_move(self, side: Side, text: str) -> Move | None:
+        """A move in other than canonical text (`" B5-A4 "`), or None when the game ended on it as illegal."""
+        try:
+            return self.position().parse_move(text)  # the game is not over: a turn is out
+        except (InvalidMoveError, IllegalMoveError) as error:
+            why = getattr(error, "reason", None) or str(error)
+        except ValueError:  # text the engine could not even read (e.g. a row of 5000 digits)
+            why = "not a move"
+        name = self.names[side]
+        self._end(Ending(self.names[side.other], RefereeTermination.ILLEGAL_MOVE.value,
+                         f"{name} played {codec.cut(text, codec.MAX_ECHO_CHARS)!r}: "
+                         f"{codec.cut(why, codec.MAX_ECHO_CHARS * 2)}", side))
+        return None
+
+    def _catch_up(self) -> None:
+        """Writes the record entries of the moves played (off every clock: see `clock_started`)."""
+        if self._unrecorded:
+            for unrecorded in self._unrecorded:
+                self._record(unrecorded)
+            self._unrecorded.clear()
 
     def _record(self, unrecorded: tuple[Any, ...]) -> MoveRecord:
         """Appends one move's entry: the measured time split into the bot's thinking and transport.
@@ -320,7 +383,6 @@ class Match:
         The bot's own `think_ms` decides when it sent one; otherwise its last ping round trip is
         taken as the transport part.
         """
-        self.unrecorded = None
         move_name, name, elapsed_ms, message, left_ms, rtt_ms, referee_ms = unrecorded
         elapsed = math.ceil(elapsed_ms)
         think = message.get("think_ms")
@@ -331,10 +393,14 @@ class Match:
         self.record.moves.append(entry)
         return entry
 
+    def position(self) -> Position:
+        """The position now (the game's opening and every move played)."""
+        return Position.from_state(self.variant, self.state, self._ply)
+
     def _position_text(self) -> str:
-        plies = len(self.game.moves)
-        if self._text_at[0] != plies:
-            self._text_at = (plies, self.game.position.text())
+        """The text of the position now (engine's Position.text, once per ply)."""
+        if self._text_at[0] != self._ply:
+            self._text_at = (self._ply, self.position().text())
         return self._text_at[1]
 
     def _adjudicate(self, position: Position) -> None:
@@ -352,8 +418,7 @@ class Match:
         self.turn_sent_at = now
         self.turn_deadline = now + self.clock.budget_ms(self.names[side]) / 1000
         self.referee_ms = round((now - self.idle_since) * 1000, 3) if self.idle_since is not None else 0.0
-        if self.unrecorded is not None:  # bookkeeping while the bot thinks: it is on no clock either way
-            self._record(self.unrecorded)
+        self._catch_up()  # bookkeeping while the bot thinks: it is on no clock either way
 
     def next_deadline(self) -> float:
         """When `advance` must be called next at the latest (math.inf: only an event can move the game)."""
@@ -413,7 +478,7 @@ class Match:
             self.phase = "play"
             self.idle_since = now
             if self.move_texts:
-                self._adjudicate(self.game.position)  # the opening may already be decided
+                self._adjudicate(self.position())  # the opening may already be decided
             return
         if now < self.ready_deadline:
             return
@@ -431,6 +496,7 @@ class Match:
             self.outbox.append(Restart(side))  # the referee seats the new bot before the next event
 
     def _advance_play(self, now: float) -> None:
+        """The critical path, part two: the ending or the next turn, from the rules core's state."""
         if self.mover is not None:
             if now >= self.turn_deadline:
                 side = self.mover
@@ -439,45 +505,42 @@ class Match:
                 self.clock.charge(self.names[side], budget_ms + 1)  # the clock reads 0
                 self._time_forfeit(side, budget_ms)
             return
-        game = self.game
-        moves = game.legal_moves()  # [] exactly when the game is over: one generation per ply
-        if not moves:
-            outcome = game.outcome()
-            if outcome is None:  # cannot happen by the rules; never hang on it
-                self._end(Ending(DRAW, RefereeTermination.MAX_PLIES.value, "no legal move and no rule ending"))
-            else:
+        state, rules = self.state, self.rules
+        repetitions = self._seen[self._key]
+        if rules.outcome(state, repetitions) is not None:
+            outcome = self.position().outcome(repetitions)  # the same rules core: the same ending
+            if outcome is not None:
                 self._end(Ending(outcome.winner.value, outcome.termination.value, self._rule_reason(outcome)))
-            return
-        if self.max_plies is not None and len(game.moves) >= self.max_plies:
+                return
+        if self.max_plies is not None and len(self.move_texts) >= self.max_plies:
             self._end(Ending(DRAW, RefereeTermination.MAX_PLIES.value, f"stopped after {self.max_plies} plies"))
+            return
+        moves = rules.moves(state)  # not empty unless the rules core disagreed with itself
+        if not moves:  # cannot happen by the rules; never hang on it
+            self._end(Ending(DRAW, RefereeTermination.MAX_PLIES.value, "no legal move and no rule ending"))
             return
         texts = self._texts(moves)
         self.legal = dict(zip(texts, moves))
-        side = game.position.turn
+        side = state[2]
         self.request_id += 1
         self.mover = side
         self.turn_deadline = math.inf  # set by clock_started
-        predator, prey = self.names[Side.PREDATOR], self.names[Side.PREY]
-        clock, control = self.clock, self.control
-        position = self._position_text()
-        clocks = {predator: clock.on_turn_ms(predator), prey: clock.on_turn_ms(prey)}
-        payload = codec.pack_turn(  # the moves so far are packed as they are played
-            self._game_id_packed, self.request_id, codec.pack(position),
-            codec.pack_array(len(self.move_texts), self._moves_packed), codec.pack(texts), clocks,
-            control.increment_ms, control.per_move_ms)
-        self.outbox.append(Send(side, codec.TURN, {
-            "game_id": self.game_id, "request_id": self.request_id, "position": position,
-            "moves": self.move_texts, "legal": texts, "clocks": clocks,
-            "increment_ms": control.increment_ms, "per_move_ms": control.per_move_ms}, payload))
+        clock, names = self.clock, self.names
+        payload = self._turns.pack(self.request_id, self._position_text(), texts,
+                                   clock.on_turn_ms(names[Side.PREDATOR]), clock.on_turn_ms(names[Side.PREY]))
+        self.outbox.append(Send(side, codec.TURN, None, payload))
         self.outbox.append(StartClock(side))
 
-    def _texts(self, moves: list[Any]) -> list[str]:
-        move_text = self._move_text
+    def _texts(self, moves: list[Move]) -> list[str]:
+        move_text = _MOVE_TEXTS
         try:  # move texts are cached (str(move) was the hot path's biggest cost); map runs in C
             return list(map(move_text.__getitem__, moves))
         except KeyError:
-            move_text.update((move, str(move)) for move in moves if move not in move_text)
-            return list(map(move_text.__getitem__, moves))
+            if len(move_text) > _MOVE_TEXTS_LIMIT:
+                move_text.clear()
+            texts = [str(move) for move in moves]
+            move_text.update(zip(moves, texts))
+            return texts
 
     def _time_forfeit(self, side: Side, budget_ms: int) -> None:
         name = self.names[side]
@@ -501,12 +564,11 @@ class Match:
             return
         self.phase = "over"
         self.mover = None
-        if self.unrecorded is not None:
-            self._record(self.unrecorded)
+        self._catch_up()
         record = self.record
         record.winner, record.termination, record.reason = ending.winner, ending.termination, ending.reason
-        record.plies = len(self.game.moves)
-        record.final = self.game.position.text()
+        record.plies = len(self.move_texts)
+        record.final = self._position_text()
         record.ended = utc_now()
         for side in (Side.PREDATOR, Side.PREY):
             if side in self.seats:

@@ -45,8 +45,9 @@ class MoveRecord:
     """One ply: the move text, how long it took and what was left on the mover's clock.
 
     `think_ms + transport_ms` is what the mover's clock was charged (arrival of the reply less the
-    sending of the turn); `referee_ms` is the referee's own work before that turn (checking and
-    recording the previous move, callbacks), which is on no clock.
+    sending of the turn); `referee_ms` is the referee's own work before that turn (checking the
+    previous move, preparing the turn, callbacks), which is on no clock; the entry itself is written
+    after the turn is out, while the bot thinks.
     """
 
     move: str

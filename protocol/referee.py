@@ -52,13 +52,19 @@ _PROCESS_CHECK_S = 0.02
 HEARTBEAT_MISSES = 3  # with heartbeat_s: intervals without a sign of life before a connection is closed
 # Plain ints: pyzmq's enum flags cost a Python-level operator call each time on the hot path.
 _EVENTS, _POLLIN, _NOBLOCK = int(zmq.EVENTS), int(zmq.POLLIN), int(zmq.NOBLOCK)
+_PROCESS_CHECK_MS = round(_PROCESS_CHECK_S * 1000)
+# On the hot path the referee calls pyzmq's compiled layer: its Python-level wrappers cost more than
+# the calls (send's keyword handling; getsockopt builds a SocketOption enum, so the socket is asked
+# "anything waiting?" through zmq_poll and a frame's `more`, and RCVTIMEO is seldom changed).
+_socket_send = zmq.backend.Socket.send
+_zmq_poll = zmq.backend.zmq_poll
 
 
 def _pending(socket: zmq.Socket) -> bool:
     """Whether a message waits on `socket` (ZMQ_EVENTS is an int option; pyzmq types it int | bytes)."""
     return bool(cast(int, socket.getsockopt(_EVENTS)) & _POLLIN)
 _SNDMORE_NOBLOCK = int(zmq.SNDMORE) | _NOBLOCK
-_RCVMORE = int(zmq.RCVMORE)
+_RCVTIMEO = int(zmq.RCVTIMEO)
 _SRCFD = int(zmq.SRCFD)  # the descriptor of the connection a message came in on
 
 OnMove = Callable[[MoveEvent], None]
@@ -164,9 +170,12 @@ class Referee:
         # closing (the process died, or closed its socket), matched to the bot by file descriptor.
         self._monitor = self._socket.get_monitor_socket(zmq.EVENT_DISCONNECTED)
         self._remote_by_fd: dict[int, _Bot] = {}
-        self._poller = zmq.Poller()
+        self._poller = zmq.Poller()  # both, while a remote bot is about
         self._poller.register(self._socket, zmq.POLLIN)
         self._poller.register(self._monitor, zmq.POLLIN)
+        self._receive_timeout_ms = -1  # the socket's RCVTIMEO (see _receive)
+        self._socket_items = [(self._socket, _POLLIN)]  # for zmq_poll
+        self._busy_since = 0.0  # since when the referee has been at its own work (see _run)
         self._bots: list[_Bot] = []
         self._by_identity: dict[bytes, _Bot] = {}
         self._pending: dict[str, _Bot] = {}  # launched bots awaiting hello, by their token
@@ -284,40 +293,60 @@ class Referee:
     def _run(self, match: Match, seats: dict[Side, BotConfig]) -> None:
         """The one poll loop, for one game: poll, dispatch, check processes and deadlines.
 
-        A message is stamped with the moment the referee stopped waiting: the poll's return, or, for
-        one found already queued when the referee comes back from its own work, the moment that work
-        began. So no message is stamped later than it arrived, and the referee's work (recording a
-        move while the next bot thinks, say) is never charged to a bot.
+        A message is stamped with the moment the referee stopped waiting (its receive's return) or,
+        for one found already queued when the referee comes back from its own work, the moment that
+        work began (`_busy_since`: that return, or the sending of a turn, after which the referee
+        writes the record while the bot thinks). So no message is stamped later than it arrived,
+        and the referee's work is never charged to a bot.
         """
         for side in (Side.PREDATOR, Side.PREY):
             self._seat(side, self._acquire(seats[side], list(self._bot_of.values())))
-        self._carry_out(match.advance(time.monotonic()))
-        monotonic, socket = time.monotonic, self._socket
-        # The monitor (remote bots' disconnections) is polled only while a remote bot is about.
-        watch_remote = any(bot.config.is_remote for bot in self._bots)
-        poll = self._poller.poll if watch_remote else socket.poll
-        busy_since = monotonic()
-        drained = False  # the last drain ended on an empty queue: no need to ask again at once
+        monotonic = time.monotonic
+        self._busy_since = monotonic()
+        self._carry_out(match.advance(self._busy_since))
+        # The monitor (remote bots' disconnections) is polled only while a remote bot is about;
+        # otherwise the loop waits in a receive with a timeout (no poller to build or to ask).
+        wait = self._poll_both if any(bot.config.is_remote for bot in self._bots) else self._receive
         while not match.over:
             now = monotonic()
             if now >= self._next_process_check:
                 self._check_processes(now)
                 if match.over:
                     break
-                drained = False
-            if not drained and self._drain(busy_since):  # it came while the referee was busy
-                drained = True
+            if self._drain():  # it came while the referee was busy
                 continue
-            wake = min(match.next_deadline(), self._next_process_check)
-            if wake > now:
-                if poll(max(1, math.ceil((wake - now) * 1000))):
-                    busy_since = monotonic()
-                    self._drain(busy_since, ready=not watch_remote)
-                    drained = True
+            now = monotonic()
+            # Wake for the match's next deadline, or after a process-check interval at the latest
+            # (a check falls due at the loop's top, so one is at most an interval late).
+            left_s = match.next_deadline() - now
+            if left_s > 0:
+                if wait(_PROCESS_CHECK_MS if left_s >= _PROCESS_CHECK_S else max(1, math.ceil(left_s * 1000))):
                     continue
                 now = monotonic()
-            busy_since, drained = now, False
+            self._busy_since = now
             self._carry_out(match.advance(now))  # a deadline, or a process check, is due
+
+    def _receive(self, timeout_ms: int) -> bool:
+        """Waits up to `timeout_ms` for a message and dispatches it, stamped with its arrival."""
+        socket = self._socket
+        if timeout_ms != self._receive_timeout_ms:
+            socket.setsockopt(_RCVTIMEO, timeout_ms)
+            self._receive_timeout_ms = timeout_ms
+        try:
+            identity = socket.recv()
+        except zmq.Again:
+            return False
+        self._busy_since = time.monotonic()
+        self._read(identity)
+        return True
+
+    def _poll_both(self, timeout_ms: int) -> bool:
+        """Waits up to `timeout_ms` for a message or a closed connection (remote bots) and reads it."""
+        if not self._poller.poll(timeout_ms):
+            return False
+        self._busy_since = time.monotonic()
+        self._drain()
+        return True
 
     def _carry_out(self, actions: list[Any]) -> None:
         """Does what the match asked for, in order."""
@@ -326,9 +355,13 @@ class Referee:
         for action in actions:
             kind = action.__class__
             if kind is Send:
-                self._send(self._bot_of[action.side], action.message_type, action.fields, action.payload)
+                payload = action.payload  # a turn, packed ahead: its fields are not built
+                self._send(self._bot_of[action.side], action.message_type, None if payload else action.fields, payload)
             elif kind is StartClock:
-                match.clock_started(action.side, time.monotonic())
+                # The turn is out: its clock runs from now, and whatever comes in while the referee
+                # does its bookkeeping (clock_started writes the record) is stamped with this moment.
+                self._busy_since = now = time.monotonic()
+                match.clock_started(action.side, now)
             elif kind is MovePlayed:
                 if self._on_move is not None:
                     self._on_move(action.event)
@@ -383,34 +416,36 @@ class Referee:
             if match.over:
                 return
 
-    def _drain(self, arrival: float, ready: bool = False) -> bool:
-        """Dispatches every message waiting now, each stamped `arrival`; True if there was one.
+    def _drain(self) -> bool:
+        """Dispatches every message waiting now, each stamped `_busy_since`; True if there was one.
 
-        `ready`: the poll just said a message is there (saves asking the socket once: every
-        getsockopt costs microseconds on the hot path, and is still cheaper than catching
-        zmq.Again). Closed connections are read first: a newcomer can reuse the descriptor of a
-        connection that just closed, and that closing must not be charged to it."""
+        Closed connections are read first: a newcomer can reuse the descriptor of a connection
+        that just closed, and that closing must not be charged to it."""
         if self._remote_by_fd:
-            self._read_disconnects(arrival)
-        socket = self._socket
-        getsockopt, recv, known = socket.getsockopt, socket.recv, self._by_identity
+            self._read_disconnects(self._busy_since)
+        recv, items = self._socket.recv, self._socket_items
         any_read = False
         try:
-            while ready or getsockopt(_EVENTS) & _POLLIN:  # type: ignore[operator]  # an int option
-                ready, any_read = False, True
-                identity = recv(_NOBLOCK)
-                fd = None
-                if identity in known or identity in self._ignored:
-                    frames = [identity, recv(_NOBLOCK)]
-                else:  # a newcomer: keep its connection's descriptor for a remote bot's hello
-                    first = recv(_NOBLOCK, copy=False)
-                    frames, fd = [identity, first.bytes], _source_fd(first)
-                while getsockopt(_RCVMORE):
-                    frames.append(recv(_NOBLOCK))
-                self._dispatch(frames, arrival, fd)
+            while _zmq_poll(items, 0):
+                any_read = True
+                self._read(recv(_NOBLOCK))
         except zmq.ZMQError:
             pass
         return any_read
+
+    def _read(self, identity: bytes) -> None:
+        """Reads the rest of a message whose identity frame came in, and dispatches it."""
+        recv = self._socket.recv
+        try:
+            frame = recv(_NOBLOCK, copy=False)
+            frames = [identity, frame.bytes]
+            fd = None if identity in self._by_identity else _source_fd(frame)  # for a newcomer's hello
+            while frame.more:
+                frame = recv(_NOBLOCK, copy=False)
+                frames.append(frame.bytes)
+        except zmq.ZMQError:
+            return  # the rest of a message is there once its first frame is: cannot happen
+        self._dispatch(frames, self._busy_since, fd)
 
     def _read_disconnects(self, now: float) -> None:
         """Marks the remote bots whose connection the monitor reports closed."""
@@ -427,24 +462,28 @@ class Referee:
 
     # ------------------------------------------------------------- messages
 
-    def _send(self, bot: _Bot, message_type: str, fields: dict[str, Any], payload: bytes | None = None) -> None:
+    def _send(self, bot: _Bot, message_type: str, fields: dict[str, Any] | None,
+              payload: bytes | None = None) -> None:
+        """Sends `fields`, or `payload` already packed (a turn: its fields are unpacked for a trace only)."""
         if bot.identity is None:
             return
+        if payload is None:
+            payload = codec.encode(message_type, **(fields or {}))
         if self.trace is not None:
-            self.trace("->", bot.config.name, {"v": codec.PROTOCOL_VERSION, "type": message_type, **fields})
+            shown_fields = fields if fields is not None else codec.fields_of(payload)
+            self.trace("->", bot.config.name, {"v": codec.PROTOCOL_VERSION, "type": message_type, **shown_fields})
         try:  # two plain sends: send_multipart's per-frame checks cost more than the send
-            self._socket.send(bot.identity, _SNDMORE_NOBLOCK)
-            self._socket.send(payload or codec.encode(message_type, **fields), _NOBLOCK)
+            _socket_send(self._socket, bot.identity, _SNDMORE_NOBLOCK)
+            _socket_send(self._socket, payload, _NOBLOCK)
         except zmq.ZMQError:
             pass  # a peer that went away or stopped reading; its deadlines will tell
 
     def _dispatch(self, frames: list[bytes], arrival: float, fd: int | None = None) -> None:
         identity = frames[0]
-        if identity in self._ignored:
-            return
         bot = self._by_identity.get(identity)
         if bot is None:
-            self._on_stranger(identity, frames[1:], fd, arrival)
+            if identity not in self._ignored:
+                self._on_stranger(identity, frames[1:], fd, arrival)
             return
         try:
             if len(frames) != 2:

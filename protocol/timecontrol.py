@@ -101,30 +101,29 @@ class ChessClock:
     def __init__(self, control: TimeControl, seats: list[str], lag_margin_ms: int = 0) -> None:
         self.control = control
         self.lag_margin_ms = lag_margin_ms
+        # Plain attributes: the referee reads them on every move, between a reply and the next turn.
+        self._per_move_ms, self._increment_ms = control.per_move_ms, control.increment_ms
         start = control.per_move_ms if control.is_per_move else control.base_ms
         self.left_ms: dict[str, int] = {seat: start for seat in seats}
 
     def budget_ms(self, seat: str) -> int:
         """How long `seat` may take for its next move, including the lag margin."""
-        if self.control.is_per_move:
-            return self.control.per_move_ms + self.lag_margin_ms
-        return self.left_ms[seat] + self.lag_margin_ms
+        return (self._per_move_ms or self.left_ms[seat]) + self.lag_margin_ms
 
     def charge(self, seat: str, elapsed_ms: float) -> bool:
         """Charges one move; returns False when it came too late (a time forfeit)."""
-        if elapsed_ms > self.budget_ms(seat):
-            if not self.control.is_per_move:
+        per_move_ms = self._per_move_ms
+        if elapsed_ms > (per_move_ms or self.left_ms[seat]) + self.lag_margin_ms:
+            if not per_move_ms:
                 self.left_ms[seat] = 0
             return False
-        if self.control.is_per_move:
-            self.left_ms[seat] = max(0, self.control.per_move_ms - math.ceil(elapsed_ms))
+        if per_move_ms:
+            self.left_ms[seat] = max(0, per_move_ms - math.ceil(elapsed_ms))
         else:
             left = max(0, self.left_ms[seat] - math.ceil(elapsed_ms))
-            self.left_ms[seat] = left + self.control.increment_ms
+            self.left_ms[seat] = left + self._increment_ms
         return True
 
     def on_turn_ms(self, seat: str) -> int:
         """What `seat` has on its clock as a turn starts (the whole allowance with per-move time)."""
-        if self.control.is_per_move:
-            return self.control.per_move_ms
-        return self.left_ms[seat]
+        return self._per_move_ms or self.left_ms[seat]

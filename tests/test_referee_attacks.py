@@ -20,6 +20,7 @@ from foxgeese.engine import Side, get_variant
 from foxgeese.protocol import codec
 from foxgeese.protocol.botconfig import BotConfig
 from foxgeese.protocol.cli import _print_message
+from foxgeese.protocol.match import Match
 from foxgeese.protocol.referee import Referee
 
 HH = get_variant("hare-and-hounds")
@@ -136,6 +137,24 @@ def test_a_move_then_a_resign_is_a_resignation(tmp_path):
                                         Side.PREY: scripted("move-then-resign", "--after", "2")}, "5+0.1")
     assert (record.termination, record.winner, record.reason) == ("resignation", "hare", "hounds resigned")
     assert record.plies in (3, 4)  # its third move counted; the hare may have answered it meanwhile
+
+
+def test_bookkeeping_after_a_turn_is_out_is_on_no_clock(tmp_path, monkeypatch):
+    """The record is written once the next turn is out; a reply that arrives meanwhile is stamped
+    with the turn's sending, not with the moment the referee gets round to it (0.3 s of
+    bookkeeping per turn, 0.2 s per move, instant bots: nobody loses on time)."""
+    clock_started = Match.clock_started
+
+    def slow_bookkeeping(match, side, now):
+        clock_started(match, side, now)
+        time.sleep(0.3)
+
+    monkeypatch.setattr(Match, "clock_started", slow_bookkeeping)
+    with Referee(log_dir=str(tmp_path)) as referee:
+        seats = {Side.PREDATOR: scripted("first", name="a"), Side.PREY: scripted("first", name="b")}
+        record = referee.play_game(HH, seats, "move=0.2", max_plies=4)
+    assert record.termination == "max-plies", record.result_line()
+    assert all(move.think_ms + move.transport_ms < 200 for move in record.moves)
 
 
 def test_a_slow_on_move_callback_is_on_no_clock(tmp_path):

@@ -2,7 +2,9 @@
 
 Prey steps are generated a whole direction at a time by shifting the prey bitmask; fox captures
 by a depth-first walk over the per-point jump table. The `count_*` functions give the number of
-moves without building them, which is what perft does at its last ply.
+moves without building them, which is what perft does at its last ply. Every step (predator or
+prey) is a `Move` made once per variant and looked up by its target: the searches ask for move
+lists at every node, and building a NamedTuple there cost a quarter of an MCTS playout.
 """
 
 from __future__ import annotations
@@ -16,6 +18,10 @@ from foxgeese.engine.variants import Variant
 
 # Per point: the (jumped point, landing point) pairs of the fox's jumps from there.
 JumpTable = tuple[tuple[tuple[int, int], ...], ...]
+# Per target point: the step onto it (None where no such step exists).
+StepMoves = tuple[Move | None, ...]
+
+_new_move = tuple.__new__  # Move(path, capture) without NamedTuple's Python-level __new__
 
 
 @dataclass(frozen=True)
@@ -25,28 +31,46 @@ class MoveTables:
     jumps: JumpTable
     # Per allowed prey direction: (shift, points that can step that way, raises a row)
     prey_shifts: tuple[tuple[int, int, bool], ...]
+    # The same directions with their steps: (shift, points that can step that way, steps by target)
+    prey_steps: tuple[tuple[int, int, StepMoves], ...]
+    # Per predator point: its steps by target
+    predator_steps: tuple[StepMoves, ...]
 
 
 @functools.lru_cache(maxsize=None)
 def tables_for(variant: Variant) -> MoveTables:
     board = variant.board
+    size = len(board.neighbours)
     shifts = tuple(
         (delta(d), board.step_sources[d], d[1] > 0) for d in variant.prey_directions if board.step_sources[d]
     )
+    prey_steps = tuple(
+        (shift, sources, _steps_onto(sources << shift if shift > 0 else sources >> -shift, -shift, size))
+        for shift, sources, _ in shifts
+    )
+    predator_steps = tuple(
+        tuple(Move((origin, to), False) if board.neighbours[origin] >> to & 1 else None for to in range(size))
+        for origin in range(size)
+    )
     jumps = board.jumps if variant.captures else tuple(() for _ in board.jumps)
-    return MoveTables(board.mask, board.neighbours, jumps, shifts)
+    return MoveTables(board.mask, board.neighbours, jumps, shifts, prey_steps, predator_steps)
+
+
+def _steps_onto(targets: int, back: int, size: int) -> StepMoves:
+    """Per point of `targets`, the step onto it from `back` points away."""
+    return tuple(Move((to + back, to), False) if targets >> to & 1 else None for to in range(size))
 
 
 def prey_moves(tables: MoveTables, predator: int, prey: int) -> list[Move]:
     empty = tables.board_mask & ~prey & ~(1 << predator)
-    moves = []
-    for shift, sources, _ in tables.prey_shifts:
+    moves: list[Move] = []
+    append = moves.append
+    for shift, sources, steps in tables.prey_steps:
         movers = prey & sources
         targets = (movers << shift if shift > 0 else movers >> -shift) & empty
         while targets:
             low = targets & -targets
-            to = low.bit_length() - 1
-            moves.append(Move((to - shift, to), False))
+            append(steps[low.bit_length() - 1])  # type: ignore[arg-type]  # a target has its step
             targets ^= low
     return moves
 
@@ -62,10 +86,11 @@ def count_prey_moves(tables: MoveTables, predator: int, prey: int) -> int:
 
 def predator_moves(tables: MoveTables, predator: int, prey: int) -> list[Move]:
     targets = tables.neighbours[predator] & ~prey
-    moves = []
+    steps = tables.predator_steps[predator]
+    moves: list[Move] = []
     while targets:
         low = targets & -targets
-        moves.append(Move((predator, low.bit_length() - 1), False))
+        moves.append(steps[low.bit_length() - 1])  # type: ignore[arg-type]  # a neighbour has its step
         targets ^= low
     if tables.jumps[predator]:
         _add_chains(tables.jumps, predator, prey, (predator,), moves)
@@ -77,7 +102,7 @@ def _add_chains(jumps: JumpTable, at: int, prey: int, path: tuple[int, ...], out
     for over, land in jumps[at]:
         if prey >> over & 1 and not prey >> land & 1:
             chain = path + (land,)
-            out.append(Move(chain, True))
+            out.append(_new_move(Move, (chain, True)))
             _add_chains(jumps, land, prey ^ (1 << over), chain, out)
 
 
@@ -98,7 +123,10 @@ def _count_chains(jumps: JumpTable, at: int, prey: int) -> int:
 
 def has_jump(tables: MoveTables, predator: int, prey: int) -> bool:
     """Whether the fox standing on `predator` could capture right now."""
-    return any(prey >> over & 1 and not prey >> land & 1 for over, land in tables.jumps[predator])
+    for over, land in tables.jumps[predator]:  # a loop, not any(): this runs for every goose step in MCTS
+        if prey >> over & 1 and not prey >> land & 1:
+            return True
+    return False
 
 
 def has_predator_move(tables: MoveTables, predator: int, prey: int) -> bool:

@@ -35,6 +35,9 @@ class MoveTables:
     prey_steps: tuple[tuple[int, int, StepMoves], ...]
     # Per predator point: its steps by target
     predator_steps: tuple[StepMoves, ...]
+    # The same directions with what a step does to the prey bitmask:
+    # (shift, points that can step that way, raises a row, per target the bits of origin and target)
+    prey_flips: tuple[tuple[int, int, bool, tuple[int, ...]], ...]
 
 
 @functools.lru_cache(maxsize=None)
@@ -52,8 +55,13 @@ def tables_for(variant: Variant) -> MoveTables:
         tuple(Move((origin, to), False) if board.neighbours[origin] >> to & 1 else None for to in range(size))
         for origin in range(size)
     )
+    prey_flips = tuple(
+        (shift, sources, raises_row, tuple((1 << to | 1 << (to - shift)) if 0 <= to - shift < size else 0
+                                           for to in range(size)))
+        for shift, sources, raises_row in shifts
+    )
     jumps = board.jumps if variant.captures else tuple(() for _ in board.jumps)
-    return MoveTables(board.mask, board.neighbours, jumps, shifts, prey_steps, predator_steps)
+    return MoveTables(board.mask, board.neighbours, jumps, shifts, prey_steps, predator_steps, prey_flips)
 
 
 def _steps_onto(targets: int, back: int, size: int) -> StepMoves:

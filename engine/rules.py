@@ -124,7 +124,7 @@ def _movers(
     tables: movegen.MoveTables, counts_stall: bool
 ) -> tuple[Callable[[State, Move], State], Callable[[State], list[State]]]:
     """`Rules.play` and `Rules.children` for one variant's tables and counters."""
-    neighbours, jumps, board_mask, prey_shifts = tables.neighbours, tables.jumps, tables.board_mask, tables.prey_shifts
+    neighbours, jumps, board_mask, prey_flips = tables.neighbours, tables.jumps, tables.board_mask, tables.prey_flips
 
     def play(state: State, move: Move) -> State:
         predator, prey, turn, quiet, stall = state
@@ -157,7 +157,7 @@ def _movers(
         empty = board_mask & ~prey & ~(1 << predator)
         raised = _prey_counters(counts_stall, quiet, stall, True)
         level = _prey_counters(counts_stall, quiet, stall, False)
-        for shift, sources, raises_row in prey_shifts:
+        for shift, sources, raises_row, flips in prey_flips:
             movers = prey & sources
             targets = (movers << shift if shift > 0 else movers >> -shift) & empty
             if not targets:
@@ -165,8 +165,7 @@ def _movers(
             after_quiet, after_stall = raised if raises_row else level
             while targets:
                 low = targets & -targets
-                origin = low << -shift if shift < 0 else low >> shift
-                append((predator, prey ^ low ^ origin, PREDATOR, after_quiet, after_stall))
+                append((predator, prey ^ flips[low.bit_length() - 1], PREDATOR, after_quiet, after_stall))
                 targets ^= low
         return result
 
@@ -201,10 +200,9 @@ def _ending_check(
         """The ending that the pieces and counters alone decide (no move list, no history), if any."""
         if captured and state[1].bit_count() < MIN_GEESE:
             return CAPTURED
-        if escaped:
-            prey = state[1]
-            if state[0] // GRID_WIDTH < ((prey & -prey).bit_length() - 1) // GRID_WIDTH:
-                return ESCAPED
+        # Escaped: the predator is below every prey, i.e. no prey on its row or a lower one.
+        if escaped and state[1] and not state[1] & _ROWS_UP_TO[state[0]]:
+            return ESCAPED
         if stalling and state[4] >= STALLING_MOVES:
             return STALLING
         if fifty and state[3] >= FIFTY_MOVE_PLIES:
@@ -212,6 +210,10 @@ def _ending_check(
         return None
 
     return ending
+
+
+# Per grid point: every point on its row or a lower one (one AND tells whether prey stand there).
+_ROWS_UP_TO = tuple((1 << (GRID_WIDTH * (point // GRID_WIDTH + 1))) - 1 for point in range(GRID_WIDTH * GRID_WIDTH))
 
 
 @functools.lru_cache(maxsize=None)

@@ -7,7 +7,7 @@ import random
 import pytest
 from test_players_support import BudgetRecorder, diagram, play_out, wins_within
 
-from foxgeese.engine import Clock, Game, get_variant, point_name
+from foxgeese.engine import Clock, Game, Side, get_variant, play_game, point_name
 from foxgeese.engine.rules import PREDATOR, rules_for
 from foxgeese.players import evaluation, minimax
 from foxgeese.players.base import time_budget_ms
@@ -154,10 +154,8 @@ def test_a_passed_deadline_stops_the_search_at_its_first_check():
 
 def test_a_seed_varies_the_game_reproducibly():
     def line(seed):
-        game = Game(get_variant("standard"))
-        players = [MinimaxPlayer(depth=2, seed=seed), MinimaxPlayer(depth=2, seed=seed)]
-        for ply in range(8):
-            game.push(players[ply % 2].choose(game, Clock()).move)
+        players = {Side.PREDATOR: MinimaxPlayer(depth=2, seed=seed), Side.PREY: MinimaxPlayer(depth=2, seed=seed)}
+        game = play_game(Game(get_variant("standard")), players, max_plies=8, start=False)
         return [str(m) for m in game.moves]
 
     assert line(1) == line(1)

@@ -90,11 +90,14 @@ def main() -> None:
 
 
 def print_comparison(header: list[str], old: list[list[str]], new: list[list[str]], higher: list[bool]) -> None:
-    """Per row and per per-second figure: old, new and new/old."""
+    """Per row: every per-second figure with old, new and new/old; other figures (the search
+    depths) as old -> new; seconds are left out (the per-second figure says the same)."""
     for old_row, new_row in zip(old, new):
         cells = []
         for c, (before, after) in enumerate(zip(old_row, new_row)):
             a, b = as_number(before), as_number(after)
+            if c > 0 and a is None and b is None:
+                cells.append(f"{header[c]} {before} -> {after}")
             if a is None or b is None or not header[c].endswith("/s") or a == 0:
                 continue
             name = header[c]

@@ -38,6 +38,10 @@ class MoveTables:
     # The same directions with what a step does to the prey bitmask:
     # (shift, points that can step that way, raises a row, per target the bits of origin and target)
     prey_flips: tuple[tuple[int, int, bool, tuple[int, ...]], ...]
+    # The same directions split by the way they shift, as (bits to shift by, points that can step):
+    # up (towards higher points) and down, for the counts (no sign test per direction)
+    prey_up: tuple[tuple[int, int], ...]
+    prey_down: tuple[tuple[int, int], ...]
 
 
 @functools.lru_cache(maxsize=None)
@@ -61,7 +65,9 @@ def tables_for(variant: Variant) -> MoveTables:
         for shift, sources, raises_row in shifts
     )
     jumps = board.jumps if variant.captures else tuple(() for _ in board.jumps)
-    return MoveTables(board.mask, board.neighbours, jumps, shifts, prey_steps, predator_steps, prey_flips)
+    up = tuple((shift, sources) for shift, sources, _ in shifts if shift > 0)
+    down = tuple((-shift, sources) for shift, sources, _ in shifts if shift < 0)
+    return MoveTables(board.mask, board.neighbours, jumps, shifts, prey_steps, predator_steps, prey_flips, up, down)
 
 
 def _steps_onto(targets: int, back: int, size: int) -> StepMoves:
@@ -84,11 +90,12 @@ def prey_moves(tables: MoveTables, predator: int, prey: int) -> list[Move]:
 
 
 def count_prey_moves(tables: MoveTables, predator: int, prey: int) -> int:
-    empty = tables.board_mask & ~prey & ~(1 << predator)
+    empty = tables.board_mask & ~(prey | 1 << predator)
     total = 0
-    for shift, sources, _ in tables.prey_shifts:
-        movers = prey & sources
-        total += ((movers << shift if shift > 0 else movers >> -shift) & empty).bit_count()
+    for shift, sources in tables.prey_up:
+        total += ((prey & sources) << shift & empty).bit_count()
+    for shift, sources in tables.prey_down:
+        total += ((prey & sources) >> shift & empty).bit_count()
     return total
 
 
@@ -142,9 +149,11 @@ def has_predator_move(tables: MoveTables, predator: int, prey: int) -> bool:
 
 
 def has_prey_move(tables: MoveTables, predator: int, prey: int) -> bool:
-    empty = tables.board_mask & ~prey & ~(1 << predator)
-    for shift, sources, _ in tables.prey_shifts:
-        movers = prey & sources
-        if (movers << shift if shift > 0 else movers >> -shift) & empty:
+    empty = tables.board_mask & ~(prey | 1 << predator)
+    for shift, sources in tables.prey_up:
+        if (prey & sources) << shift & empty:
+            return True
+    for shift, sources in tables.prey_down:
+        if (prey & sources) >> shift & empty:
             return True
     return False

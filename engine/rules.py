@@ -89,10 +89,6 @@ class Rules:
         )
         self.outcome = _outcome_check(self.ending, self.has_moves, self.checks_repetition)
 
-    def prey_counters(self, quiet: int, stall: int, raises_row: bool) -> tuple[int, int]:
-        """The (quiet, stall) counters after a prey step: a step that raises a row resets both."""
-        return _prey_counters(self.counts_stall, quiet, stall, raises_row)
-
     @staticmethod
     def key(state: State) -> int:
         """Pieces and side to move as one exact int: what repetition compares (counters excluded)."""
@@ -100,6 +96,7 @@ class Rules:
 
 
 def _prey_counters(counts_stall: bool, quiet: int, stall: int, raises_row: bool) -> tuple[int, int]:
+    """The (quiet, stall) counters after a prey step: a step that raises a row resets both."""
     if not counts_stall:
         return (0 if raises_row else quiet + 1), stall
     return (0, 0) if raises_row else (quiet + 1, stall + 1)

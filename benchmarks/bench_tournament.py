@@ -115,7 +115,7 @@ def throughput(players: dict[str, str], games: int, yardstick: float, kind: str)
     """Prints the three modes; returns concurrency 2 over in-process (for the fast bots' yardstick)."""
     names = ", ".join(f"{name} ({spec})" for name, spec in players.items())
     print(f"{kind}: round robin of {names}; standard + hare-and-hounds; {games} games per pairing")
-    print(f"  {'mode':<28}{'games':>6}{'seconds':>9}{'games/min':>11}")
+    print(f"  {'mode':<28}{'games':>6}{'seconds':>9}{'games/min':>11}{'load (1 min)':>14}")
     rates = {}
     for label, run in (
         ("referee, concurrency 1", lambda: through_referee(players, games, 1)),
@@ -124,7 +124,7 @@ def throughput(players: dict[str, str], games: int, yardstick: float, kind: str)
     ):
         played, elapsed = run()
         rates[label] = played / elapsed * 60
-        print(f"  {label:<28}{played:>6}{elapsed:>9.2f}{rates[label]:>11.0f}")
+        print(f"  {label:<28}{played:>6}{elapsed:>9.2f}{rates[label]:>11.0f}{os.getloadavg()[0]:>14.2f}")
     scaling = rates["referee, concurrency 2"] / rates["referee, concurrency 1"]
     print(f"  concurrency 2 / concurrency 1: {scaling:.2f}x (yardstick: at least {yardstick}x)")
     return rates["referee, concurrency 2"] / rates["in-process, no protocol"]

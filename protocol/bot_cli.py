@@ -28,7 +28,6 @@ from foxgeese.engine.userinput import shown
 from foxgeese.params import Integer
 from foxgeese.players.registry import PLAYER_NAMES, make_player
 from foxgeese.protocol import codec
-from foxgeese.protocol.conformance import check_bot
 from foxgeese.protocol.sdk import BotError, run_bot
 from foxgeese.usage import UsageProblem
 
@@ -138,6 +137,10 @@ def check(timeout_ms: int, command: tuple[str, ...]) -> None:
     prints PASS or FAIL per step; exits 1 if any step failed. Options of `check` go before
     COMMAND; everything from COMMAND on is the bot's command line.
     """
+    # Here, not at the top: the check brings a referee (psutil, the supervisor), which a built-in
+    # bot process (`foxgeese bot NAME`) does not need at start-up.
+    from foxgeese.protocol.conformance import check_bot
+
     ok = check_bot(list(command), timeout_ms=timeout_ms, out=lambda line: click.echo(line))
     if not ok:
         sys.exit(1)

@@ -29,6 +29,7 @@ import sys
 import time
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
+from functools import lru_cache
 from typing import Any
 
 import zmq
@@ -105,6 +106,7 @@ class BotSession:
     ) -> None:
         self.player = player
         self.is_player = hasattr(player, "choose")
+        self._seeded = self.is_player and hasattr(player, "new_game") and _takes_seed(player.new_game)
         if not self.is_player and not callable(player):
             raise TypeError("run_bot needs a function (position, clock) -> move or an object with choose(game, clock)")
         self.name = name
@@ -131,12 +133,15 @@ class BotSession:
         parent = os.getppid()
         with zmq.Context() as context, context.socket(zmq.DEALER) as socket:
             socket.setsockopt(zmq.LINGER, 0)
+            socket.setsockopt(zmq.RCVTIMEO, POLL_MS)  # a plain recv waits at most this long: no poller a message
             socket.connect(self.endpoint)
             self._send(socket, codec.HELLO, token=self.token, name=self.name, author=self.author,
                        version=self.version, variants=self.variants)
             last_heard = time.monotonic()
             while True:
-                if not socket.poll(POLL_MS, zmq.POLLIN):
+                try:
+                    data = socket.recv()
+                except zmq.Again:  # silence for POLL_MS
                     if os.getppid() != parent:
                         return self.games_played  # the process that launched us is gone
                     if self.idle_timeout_s is not None and time.monotonic() - last_heard > self.idle_timeout_s:
@@ -144,7 +149,7 @@ class BotSession:
                     continue
                 last_heard = time.monotonic()
                 try:
-                    message = codec.decode(socket.recv())
+                    message = codec.decode(data)
                 except codec.ProtocolError as error:
                     _warn(f"ignoring a malformed message from the referee: {error}")
                     continue
@@ -203,7 +208,7 @@ class BotSession:
         if self.is_player and hasattr(self.player, "new_game"):
             seed = message.get("seed")
             seed = seed if isinstance(seed, int) and not isinstance(seed, bool) else None
-            if _takes_seed(self.player.new_game):
+            if self._seeded:
                 self.player.new_game(variant, side, seed=seed)
             else:  # a player written before games had seeds
                 self.player.new_game(variant, side)
@@ -232,27 +237,49 @@ class BotSession:
         if info:
             fields["info"] = info
         self._send(socket, codec.MOVE, **fields)
+        self._remember(state, game, move)
 
     # -- helpers ----------------------------------------------------------------------------
 
     def _game_for(self, state: _GameState, message: dict[str, Any]) -> Game:
-        """The game so far: the cached one extended by the new moves, or rebuilt from `start`."""
+        """The game so far: the cached one extended by the new moves, or rebuilt from `start`.
+
+        The referee checked every move, so they are played without generating the legal moves
+        again; the position they lead to must be the `position` the referee sent, else the bot plays
+        on from that position alone.
+        """
         moves = [str(m) for m in (message.get("moves") or [])]
         try:
             game = state.game
-            stale = game is None or len(game.moves) != len(state.moves)  # a player left it changed
-            if game is None or stale or moves[: len(state.moves)] != state.moves:
+            known = len(state.moves)
+            stale = game is None or len(game.moves) != known  # a player left it changed
+            if game is None or stale or moves[:known] != state.moves:
                 game = state.game = Game.from_position(Position.from_text(state.start))
-                state.moves = []
-            for text in moves[len(state.moves):]:
-                game.push(game.parse_move(text))
+                state.moves, known = [], 0
+            for text in moves[known:]:
+                game.push(_parse_move(text))
                 state.moves.append(text)
+            reached, sent = game.position.text(), message.get("position")
+            if reached != sent and (not isinstance(sent, str) or Position.from_text(sent).text() != reached):
+                raise ValueError(f"they lead to {reached!r}, not to the position sent")
             return game
         except ValueError as error:
             # The history does not replay (should not happen): play on from the position alone.
             _warn(f"cannot replay the move list ({error}); using the position text")
             state.game, state.moves = None, []
             return Game.from_position(Position.from_text(codec.require(message, "position", str)))
+
+    @staticmethod
+    def _remember(state: _GameState, game: Game, move: Any) -> None:
+        """Plays the bot's own move on the cached game once it is sent, while the opponent thinks."""
+        if state.game is not game or len(game.moves) != len(state.moves):
+            return  # not the cached game, or a player left it changed: the next turn rebuilds it
+        try:
+            played = move if isinstance(move, Move) else _parse_move(str(move))
+        except ValueError:
+            return  # the referee refuses it and ends the game
+        game.push(played)
+        state.moves.append(str(played))
 
     @staticmethod
     def _clock_for(state: _GameState, message: dict[str, Any]) -> Clock:
@@ -304,6 +331,12 @@ def token_from_environment() -> str:
         except OSError as error:
             raise BotConfigError(f"cannot read the token from descriptor {fd_text} ({error.strerror})") from None
     return os.environ.get(codec.ENV_TOKEN, "")
+
+
+@lru_cache(maxsize=8192)
+def _parse_move(text: str) -> Move:
+    """Move.parse, remembered: the same few thousand move texts come back game after game."""
+    return Move.parse(text)
 
 
 def _takes_seed(method: Callable[..., Any]) -> bool:

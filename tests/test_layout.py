@@ -42,11 +42,15 @@ LATE_IMPORTS: dict[tuple[str, str], str] = {
         "Variant.start_position builds a Position, and position.py imports variants (a cycle)",
     ("foxgeese.tournaments.runner", "foxgeese.tournaments.ray_executor"):
         "Ray is an optional extra (pip install 'foxgeese[ray]'): loaded only for executor: ray",
+    ("foxgeese.protocol.bot_cli", "foxgeese.protocol.conformance"):
+        "`bot check` runs a referee; a built-in bot process (`foxgeese bot NAME`) starts without one",
+    ("foxgeese.tournaments.worker", "foxgeese.players.solver.adjudicate"):
+        "the tables bring numpy and numba (a second of start-up): a worker loads them for adjudicate: tables only",
 }
-# Command modules whose commands load their package's machinery when they run: cli/main.py imports
-# every command module at start, and every built-in bot is a `foxgeese bot` process that must say
-# hello quickly (the tournament modules alone take about a second to import). Lazy subcommands in
-# cli/main.py would let these imports move to the top.
+# Command modules whose commands load their package's machinery when they run. cli/main.py loads
+# a command module only when one of its commands runs, so a `foxgeese bot` process never loads
+# these; inside them, each subcommand loads only what it needs (`tournament report` no runner,
+# `tournament --help` nothing).
 LATE_IMPORTING_COMMANDS: dict[str, str] = {
     "foxgeese.players.cli": "`foxgeese solve` loads numpy and the tables",
     "foxgeese.tournaments.cli": "`foxgeese tournament ...` loads the runner, reports, books and Ray",

@@ -269,3 +269,31 @@ def test_a_player_that_chooses_no_move_resigns(referee):
     referee.send("quit")
     thread.join(5)
     assert result == {"games": 0}
+
+
+def test_moves_that_do_not_lead_to_the_position_sent_give_way_to_the_position(referee, capsys):
+    seen: list[tuple[str, list[str]]] = []
+
+    class Watcher:
+        def choose(self, game: Game, clock: Clock) -> Choice:
+            seen.append((game.position.text(), [str(m) for m in game.moves]))
+            return Choice(game.legal_moves()[0])
+
+    thread, result = start(Watcher(), name="w", endpoint=referee.endpoint, token="")
+    referee.recv()
+    referee.send("new_game", game_id="g", variant="hare-and-hounds", options={}, side="hounds",
+                 time_control={"base_ms": 1000, "increment_ms": 0, "per_move_ms": 0}, start=HH_START)
+    referee.recv()
+    told, real = Game(get_variant("hare-and-hounds")), Game(get_variant("hare-and-hounds"))
+    for text in ("b1-b2", "b5-a4"):
+        told.push(told.parse_move(text))
+    for text in ("a2-a3", "b5-c4"):
+        real.push(real.parse_move(text))
+    referee.send("turn", **{**turn_fields(told, "g", 2, {}), "position": real.position.text()})
+    reply = referee.recv()
+    referee.send("quit")
+    thread.join(5)
+    assert result == {"games": 0}
+    assert seen == [(real.position.text(), [])]  # the position sent, without the history that disagrees
+    assert reply["move"] in [str(m) for m in real.position.legal_moves()]
+    assert "cannot replay the move list" in capsys.readouterr().err

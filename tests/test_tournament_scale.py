@@ -9,6 +9,7 @@ import signal
 import socket
 import subprocess
 import sys
+import threading
 from collections import Counter
 from pathlib import Path
 from typing import Any
@@ -21,6 +22,7 @@ from foxgeese.tournaments.config import load_config
 from foxgeese.tournaments.journal import read_journal
 from foxgeese.tournaments.runner import Runner
 from foxgeese.tournaments.schedule import make_schedule
+from foxgeese.tournaments.worker import EventBatches
 
 
 def free_port() -> int:
@@ -136,3 +138,29 @@ def test_ctrl_c_finishes_the_games_in_progress_and_a_rerun_plays_the_rest(tmp_pa
     assert rerun.returncode == 0, rerun.stderr
     counts = Counter(entry["id"] for entry in read_journal(out))
     assert len(counts) == 12 and set(counts.values()) == {1}
+
+
+def test_move_events_travel_in_batches_that_go_when_urgent_flushed_or_closed() -> None:
+    batches = EventBatches(delay_s=3600)  # so nothing goes for its age during the test
+    taken: list[list[Any]] = []
+
+    def send() -> None:
+        while (batch := batches.take()) is not None:
+            taken.append(batch)
+            batches.sent(batch)
+
+    sender = threading.Thread(target=send)
+    sender.start()
+    batches.put("m1")
+    batches.put("m2")
+    batches.put("pids", urgent=True)  # goes at once, with what waited before it
+    wait_for(lambda: taken == [["m1", "m2", "pids"]], 10, "the urgent batch")
+    batches.put("m3")
+    batches.put("m4")
+    batches.flush()  # returns once the sender is done with them
+    assert taken[1:] == [["m3", "m4"]]
+    batches.flush()  # nothing waiting: returns at once
+    batches.put("m5")
+    batches.close()  # what is left goes, then take() says the stream ended
+    sender.join(10)
+    assert not sender.is_alive() and taken[2:] == [["m5"]]

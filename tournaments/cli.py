@@ -45,6 +45,7 @@ def run(config: str, out: str | None, concurrency: int | None, ray_address: str 
     the games are the same at any concurrency and on Ray. Live events go to DIR/events.jsonl.
     """
     from foxgeese.tournaments.config import load_config
+    from foxgeese.tournaments.journal import read_journal
     from foxgeese.tournaments.report import render, summarize, write_results
     from foxgeese.tournaments.runner import Runner
 
@@ -59,8 +60,9 @@ def run(config: str, out: str | None, concurrency: int | None, ray_address: str 
         runner.listener = progress.on_game
         with progress:
             state = runner.run()
-        results = summarize(state.identity, state.journal)  # the journal as the runner read and wrote it
-        write_results(directory, results, state.journal)
+        entries = read_journal(directory)  # what the runner found and wrote, read back once
+        results = summarize(state.identity, entries)
+        write_results(directory, results, entries)
     except BrokenPipeError:  # our reader went away (`| head`): the top level stops quietly
         raise
     except (TournamentError, ValueError, OSError) as error:
@@ -68,7 +70,7 @@ def run(config: str, out: str | None, concurrency: int | None, ray_address: str 
     from rich.console import Console  # rich loads only for tournament commands
 
     console = Console()
-    new = len(state.games) - state.done_before
+    new = state.games_done - state.done_before
     if state.extended:
         click.echo(f"extended by {state.extended} games (games_per_pairing raised)")
     if new == 0 and not state.interrupted:
@@ -277,11 +279,11 @@ class _Progress:
             self._progress.__exit__(*exc)
 
     def on_game(self, state: Any, entry: dict[str, Any]) -> None:
-        from foxgeese.tournaments.report import live_standings
+        from foxgeese.tournaments.report import standings_line
 
         with state.lock:
-            played = len(state.games)
-            standings = live_standings(state.players, state.games)
+            played = state.games_done
+            standings = standings_line(state.standings.rows())
             new = played - state.done_before
         sides = _side_names(entry)
         line = (f"{entry['id']} {entry['variant']} {entry['predator']} ({sides[0]}) vs {entry['prey']} ({sides[1]}): "

@@ -12,8 +12,9 @@ from html import escape
 from pathlib import Path
 from typing import Any
 
+from foxgeese.tournaments.journal import FORFEITS
 from foxgeese.tournaments.replay import ReplayError, asset, replay_data, result_text, script_json
-from foxgeese.tournaments.report import FORFEITS, game_entries, variant_label
+from foxgeese.tournaments.report import game_entries, variant_label
 
 PLOT_WIDTH = 640
 PLOT_LABEL = 130

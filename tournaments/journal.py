@@ -22,6 +22,8 @@ from foxgeese.tournaments.errors import JournalError, OutputDirBusyError, Tourna
 JOURNAL = "journal.jsonl"
 IDENTITY = "tournament.json"
 LOCK = "runner.lock"
+# Referee endings that a bot caused by failing (the loser is the bot at fault: `forfeit` names it).
+FORFEITS = ("time-forfeit", "illegal-move", "crash", "protocol-error", "no-show")
 
 
 GAME_FIELDS: dict[str, type | tuple[type, ...]] = {

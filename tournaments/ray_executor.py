@@ -13,7 +13,6 @@ actor dies (its process killed, its node removed) the generator raises: the slot
 from __future__ import annotations
 
 import logging
-import queue
 import socket
 import sys
 import threading
@@ -25,7 +24,7 @@ from typing import Any
 from foxgeese.tournaments.config import LoadedConfig, RayConfig
 from foxgeese.tournaments.errors import TournamentError
 from foxgeese.tournaments.executors import Emit, Executor, Slot, WorkerLost
-from foxgeese.tournaments.worker import GameJob, GamePlayer, WorkerSetup, take_batch, where
+from foxgeese.tournaments.worker import EventBatches, GameJob, GamePlayer, WorkerSetup, where
 
 START_WAIT_S = 120.0  # a slot whose actor has no place in the cluster by then is an error at start
 NOTICE_EVERY_S = 30.0  # how often a slot waiting for a place says so
@@ -52,7 +51,7 @@ class _Actor:
 
     def play(self, job: GameJob) -> Any:
         """Yields ("events", [move events]) while the game runs, then ("done", entry) or ("error", text)."""
-        events: queue.SimpleQueue[Any] = queue.SimpleQueue()
+        events = EventBatches()
         outcome: dict[str, Any] = {}
 
         def run() -> None:
@@ -61,17 +60,13 @@ class _Actor:
             except Exception as error:  # noqa: BLE001 - reported to the runner, which stops with it
                 outcome["error"] = f"{type(error).__name__}: {error}"
             finally:
-                events.put(None)
+                events.close()
 
         thread = threading.Thread(target=run, name=f"game-{job.game['id']}", daemon=True)
         thread.start()
-        finished = False
-        while not finished:
-            batch = take_batch(events)
-            finished = batch[-1] is None
-            moves = [item for item in batch if item is not None]
-            if moves:
-                yield ("events", moves)
+        while (batch := events.take()) is not None:
+            yield ("events", batch)
+            events.sent(batch)
         thread.join()
         yield next(iter(outcome.items()))
 

@@ -22,8 +22,6 @@ from foxgeese.tournaments.journal import belonging, load_identity, scan_journal
 from foxgeese.tournaments.ratings import GameResult, RatingsError, fit
 from foxgeese.tournaments.sprt import sprt
 
-# Referee endings that a bot caused by failing (the loser is the bot at fault).
-FORFEITS = ("time-forfeit", "illegal-move", "crash", "protocol-error", "no-show")
 RESULTS_JSON = "results.json"
 RESULTS_CSV = "results.csv"
 GAMES_CSV = "games.csv"
@@ -305,19 +303,6 @@ def _render_variant(variant: dict[str, Any], order: list[str], ratings: dict[str
         console.print(f"{sides['predator']} advantage: {advantage['elo']:+.0f} ± {advantage['ci95']:.0f} Elo")
 
 
-def live_rows(players: list[str], games: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    """Points per player, best first: [{name, games, points, score (0..1)}] (the `standings` event)."""
-    points = {name: [0.0, 0] for name in players}
-    for game in games:
-        points[game["predator"]][0] += game["predator_score"]
-        points[game["prey"]][0] += 1 - game["predator_score"]
-        points[game["predator"]][1] += 1
-        points[game["prey"]][1] += 1
-    ranked = sorted(players, key=lambda n: -points[n][0])
-    return [{"name": name, "games": points[name][1], "points": points[name][0],
-             "score": points[name][0] / points[name][1] if points[name][1] else 0.0} for name in ranked]
-
-
-def live_standings(players: list[str], games: list[dict[str, Any]]) -> str:
+def standings_line(rows: list[dict[str, Any]]) -> str:
     """One short line of points for progress output: `mm2 5/6  mcts 3/6  random 1/6`."""
-    return "  ".join(f"{row['name']} {_score(row['points'])}/{row['games']}" for row in live_rows(players, games))
+    return "  ".join(f"{row['name']} {_score(row['points'])}/{row['games']}" for row in rows)

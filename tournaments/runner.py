@@ -2,11 +2,11 @@
 
 The runner keeps the schedule, the journal, the event stream and the reports; an executor
 (executors.py: `local` worker processes, ray_executor.py: Ray actors) only plays the games it is
-handed. One thread per slot takes the next game, hands it to its worker and, when the game ends,
-appends its line to the journal under one lock, fsynced before the next game is taken. A game
-whose worker died is put back at the head of the queue and played again on whichever slot is
-free, so it is journaled once. A rerun on the same directory plays only what the journal lacks,
-so a crash loses at most the games that were in progress.
+handed. One thread per slot takes the next game and hands it to its worker; when the game ends,
+the slot takes its next game at once and the journal thread appends the finished one's line,
+fsynced, before it counts the game done. A game whose worker died is put back at the head of the
+queue and played again on whichever slot is free, so it is journaled once. A rerun on the same
+directory plays only what the journal lacks, so a crash loses at most the games in progress.
 
 Each game is played from its own seed (`game_seed`: the tournament's seed and the game's id), so
 the same config gives the same games at any concurrency and on any executor.
@@ -15,6 +15,7 @@ the same config gives the same games at any concurrency and on any executor.
 from __future__ import annotations
 
 import os
+import queue
 import sys
 import threading
 from collections import deque
@@ -37,9 +38,10 @@ from foxgeese.tournaments.journal import (
     read_identity,
     read_journal,
 )
-from foxgeese.tournaments.report import game_entries, live_rows, pair_scores, sprt_stop
+from foxgeese.tournaments.report import game_entries, sprt_stop
 from foxgeese.tournaments.schedule import ScheduledGame, make_schedule
-from foxgeese.tournaments.sprt import sprt
+from foxgeese.tournaments.sprt import sprt_of_counts
+from foxgeese.tournaments.standings import Standings, TwinPairs
 from foxgeese.tournaments.worker import GameJob, PlayerDef, WorkerSetup, game_seed, journal_entry
 
 IDENTITY_FORMAT = 1
@@ -48,22 +50,32 @@ MAX_ATTEMPTS = 3  # a game whose worker dies this often stops the tournament: so
 
 @dataclass
 class RunState:
-    """What progress displays and the final report are told about; updated by workers under `lock`.
+    """What progress displays are told about; updated by the slot threads under `lock`.
 
-    `journal` is every journal line, those found on resume and those this run wrote, in file
-    order: the report is computed from it instead of reading the journal back.
+    It holds tallies, not games: `games_done` counts the journal's games (found on resume and
+    played by this run), `standings` their points, each finished game added in constant time.
+    The journal itself is the record (the final report reads it back).
     """
     scheduled: int
     players: list[str]
-    games: list[dict[str, Any]] = field(default_factory=list)
-    journal: list[dict[str, Any]] = field(default_factory=list)
+    standings: Standings = field(init=False)
+    games_done: int = 0
     identity: dict[str, Any] = field(default_factory=dict)
     done_before: int = 0
     playing: dict[str, ScheduledGame] = field(default_factory=dict)
     interrupted: bool = False
     extended: int = 0  # games added to the schedule by a raised games_per_pairing
     lost: list[tuple[str, str]] = field(default_factory=list)  # (game id, how its worker died)
+    sprt_stop: dict[str, Any] | None = None  # the journal's sprt_stop line, when the SPRT decided
     lock: threading.Lock = field(default_factory=threading.Lock)
+
+    def __post_init__(self) -> None:
+        self.standings = Standings(self.players)
+
+    def count(self, entry: dict[str, Any]) -> None:
+        """Adds one finished game (a journal game line)."""
+        self.games_done += 1
+        self.standings.add(entry)
 
 
 Listener = Callable[[RunState, dict[str, Any]], None]
@@ -183,7 +195,9 @@ class Runner:
         self._pending: deque[ScheduledGame] = deque()
         self._attempts: dict[str, int] = {}
         self._write_lock = threading.Lock()
+        self._finished: queue.SimpleQueue[tuple[ScheduledGame, dict[str, Any]] | None] = queue.SimpleQueue()
         self.state = RunState(scheduled=0, players=[p.name for p in self.config.players])
+        self._pairs = TwinPairs(self.state.players[0])  # the SPRT's, when the config has one
 
     def run(self) -> RunState:
         """Plays every missing game (or until an SPRT decides); raises TournamentError on user errors."""
@@ -195,12 +209,12 @@ class Runner:
             pending = len(self._pending)
             with EventStream(self.directory, self.events_pub) as self.events:
                 self.events.emit("tournament_started", name=self.config.name, players=self.state.players,
-                                 games_total=self.state.scheduled, games_done=len(self.state.games),
+                                 games_total=self.state.scheduled, games_done=self.state.games_done,
                                  executor=self._executor_name(), concurrency=self.concurrency)
                 if pending:
                     self._play(min(self.concurrency, pending))
-                self.events.emit("tournament_ended", games_played=len(self.state.games) - self.state.done_before,
-                                 games_total=self.state.scheduled, games_done=len(self.state.games),
+                self.events.emit("tournament_ended", games_played=self.state.games_done - self.state.done_before,
+                                 games_total=self.state.scheduled, games_done=self.state.games_done,
                                  interrupted=self.state.interrupted)
         if self.errors:
             raise self.errors[0]
@@ -228,10 +242,12 @@ class Runner:
                                f"{self.directory}` drops them, or use another --out directory")
         done = game_entries(entries)
         done_ids = {entry["id"] for entry in done}
-        self.state.games = list(done)
-        self.state.journal = list(entries)
+        for entry in done:
+            self.state.count(entry)
+            self._pairs.add(entry)
         self.state.done_before = len(done)
-        if sprt_stop(entries) is None:
+        self.state.sprt_stop = sprt_stop(entries)
+        if self.state.sprt_stop is None:
             self._pending = deque(game for game in self.schedule if game.id not in done_ids)
 
     def _make_executor(self) -> Executor:
@@ -253,24 +269,30 @@ class Runner:
     def _play(self, slots_wanted: int) -> None:
         with JournalWriter(self.directory) as journal, self._make_executor() as executor:
             slots = executor.slots(slots_wanted, self._setup)
-            threads = [threading.Thread(target=self._serve, args=(slot, journal), name=f"slot-{index}",
-                                        daemon=True) for index, slot in enumerate(slots)]
+            journaler = threading.Thread(target=self._journal_loop, args=(journal,), name="journal", daemon=True)
+            journaler.start()
+            ended = [threading.Event() for _ in slots]
+            threads = [threading.Thread(target=self._serve, args=(slot, done), name=f"slot-{index}", daemon=True)
+                       for index, (slot, done) in enumerate(zip(slots, ended))]
             for thread in threads:
                 thread.start()
             try:
-                _join(threads)
+                _wait_all(ended)
             except KeyboardInterrupt:
                 self.stop.set()
                 self.state.interrupted = True
                 print("stopping after the games in progress (Ctrl-C again to abandon them)", file=sys.stderr)
                 try:
-                    _join(threads)
+                    _wait_all(ended)
                 except KeyboardInterrupt:
                     self.abandon.set()
                     print("abandoning the games in progress; a rerun plays them", file=sys.stderr)
                     executor.abort()  # ends the workers (and their bots) now
-                    for thread in threads:
-                        thread.join(10)
+                    for done in ended:
+                        done.wait(10)
+            finally:
+                self._finished.put(None)
+                journaler.join()
 
     def _take(self) -> ScheduledGame | None:
         with self._write_lock:
@@ -283,8 +305,10 @@ class Runner:
                        time_control=self.config.time_control, max_plies=self.config.max_plies,
                        config_hash=self.state.identity["config_hash"], adjudicate=self.config.adjudicate)
 
-    def _serve(self, slot: Slot, journal: JournalWriter) -> None:
-        """One slot's thread: take a game, play it, journal it; replay a game whose worker died."""
+    def _serve(self, slot: Slot, ended: threading.Event) -> None:
+        """One slot's thread: take a game, play it, hand it to the journal thread and take the next
+        at once (the worker does not wait for the fsync); replay a game whose worker died. Sets
+        `ended` when it returns."""
         assert self.events is not None
         try:
             while (game := self._take()) is not None:
@@ -301,10 +325,12 @@ class Runner:
                     if not slot.restart(self._nothing_left):
                         return
                     continue
-                self._finish(game, entry, journal)
+                self._finished.put((game, entry))
         except BaseException as error:  # surfaced by run(); the unfinished game stays unplayed
             self.errors.append(error)
             self.stop.set()
+        finally:
+            ended.set()
 
     def _nothing_left(self) -> bool:
         with self._write_lock:
@@ -325,40 +351,55 @@ class Runner:
         with self._write_lock:
             self._pending.appendleft(game)
 
+    def _journal_loop(self, journal: JournalWriter) -> None:
+        """The journal thread: each finished game in turn is journaled (fsynced), counted and told."""
+        failed = False
+        while (finished := self._finished.get()) is not None:
+            if failed:
+                continue  # the journal could not be written: the games left are a rerun's to play
+            try:
+                self._finish(*finished, journal)
+            except BaseException as error:  # surfaced by run(), like a slot's
+                self.errors.append(error)
+                self.stop.set()
+                failed = True
+
     def _finish(self, game: ScheduledGame, entry: dict[str, Any], journal: JournalWriter) -> None:
         assert self.events is not None
         with self._write_lock:
             journal.append(entry)
             with self.state.lock:
-                self.state.games.append(entry)
-                self.state.journal.append(entry)
+                self.state.count(entry)
                 self.state.playing.pop(game.id, None)
-                rows = live_rows(self.state.players, self.state.games)
+                rows = self.state.standings.rows()
             self.events.emit("game_ended", game_id=game.id, winner=entry["winner"],
                              termination=entry["termination"], reason=entry["reason"], plies=entry["plies"])
-            self.events.emit("standings", rows=rows, games_done=len(self.state.games),
+            self.events.emit("standings", rows=rows, games_done=self.state.games_done,
                              games_total=self.state.scheduled)
             test = self.config.sprt
             if test is not None and not self.stop.is_set():
-                first = self.config.players[0].name
-                state = sprt(pair_scores(game_entries(self.state.games), first),
-                             test.elo0, test.elo1, test.alpha, test.beta)
+                self._pairs.add(entry)
+                state = sprt_of_counts(self._pairs.counts, test.elo0, test.elo1, test.alpha, test.beta)
                 if state.decision is not None:
-                    stop = {"type": "sprt_stop", "after_games": len(self.state.games),
-                            "first_player": first, **state.to_json()}
+                    stop = {"type": "sprt_stop", "after_games": self.state.games_done,
+                            "first_player": self._pairs.first, **state.to_json()}
                     journal.append(stop)
                     with self.state.lock:
-                        self.state.journal.append(stop)
+                        self.state.sprt_stop = stop
                     self.stop.set()
         if self.listener is not None:
             self.listener(self.state, entry)
 
 
-def _join(threads: list[threading.Thread]) -> None:
-    """Waits for every thread in short steps, so that Ctrl-C is heard meanwhile."""
-    for thread in threads:
-        while thread.is_alive():
-            thread.join(0.2)
+def _wait_all(ended: list[threading.Event]) -> None:
+    """Waits until every slot thread has ended, in short steps so that Ctrl-C is heard meanwhile.
+
+    Events, not Thread.join: a join that Ctrl-C interrupts can leave a running thread marked as
+    ended (CPython), and the games it still plays would be dropped.
+    """
+    for done in ended:
+        while not done.wait(0.2):
+            pass
 
 
 def game_started_fields(game: ScheduledGame, seed: int) -> dict[str, Any]:

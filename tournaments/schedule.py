@@ -10,10 +10,12 @@ from __future__ import annotations
 import random
 from dataclasses import dataclass, field
 from itertools import combinations
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from foxgeese.engine import Game, get_variant
-from foxgeese.tournaments.config import TournamentConfig
+
+if TYPE_CHECKING:  # a worker reads ScheduledGame without loading the config's machinery (pydantic, books)
+    from foxgeese.tournaments.config import TournamentConfig
 
 MAX_OPENING_TRIES = 200
 

@@ -15,7 +15,8 @@ a match won pair after pair still decides. Bounds: log(β/(1−α)) accepts H0, 
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable
+from collections import Counter
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
 from foxgeese.tournaments.ratings import expected_score
@@ -36,16 +37,21 @@ class SprtState:
 
 def sprt(pair_scores: Iterable[float], elo0: float, elo1: float, alpha: float, beta: float) -> SprtState:
     """The test after the given pair scores (each the first player's mean score over a twin pair)."""
-    scores = list(pair_scores)
+    return sprt_of_counts(Counter(pair_scores), elo0, elo1, alpha, beta)
+
+
+def sprt_of_counts(counts: Mapping[float, int], elo0: float, elo1: float, alpha: float, beta: float) -> SprtState:
+    """The test from how many pairs had each score: the same figures in any order of the pairs."""
     lower = math.log(beta / (1 - alpha))
     upper = math.log((1 - beta) / alpha)
-    if not scores:
+    pairs = sum(counts.values())
+    if not pairs:
         return SprtState(0.0, lower, upper, 0, None)
-    weighted = [(score, 1.0) for score in scores] + [(0.0, 0.5), (1.0, 0.5)]
+    weighted = [(score, float(count)) for score, count in sorted(counts.items()) if count] + [(0.0, 0.5), (1.0, 0.5)]
     total = sum(weight for _, weight in weighted)
     mean = sum(score * weight for score, weight in weighted) / total
     variance = sum(weight * (score - mean) ** 2 for score, weight in weighted) / total
     s0, s1 = expected_score(elo0), expected_score(elo1)
-    llr = len(scores) * (s1 - s0) * (2 * mean - s0 - s1) / (2 * variance)
+    llr = pairs * (s1 - s0) * (2 * mean - s0 - s1) / (2 * variance)
     decision = "H1" if llr >= upper else "H0" if llr <= lower else None
-    return SprtState(llr, lower, upper, len(scores), decision)
+    return SprtState(llr, lower, upper, pairs, decision)

@@ -14,24 +14,24 @@ from __future__ import annotations
 
 import hashlib
 import os
-import queue
 import signal
 import socket
 import sys
 import threading
+import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from foxgeese.engine import Side, get_variant
-from foxgeese.players.solver.adjudicate import table_adjudicator
 from foxgeese.protocol.botconfig import BotConfig
 from foxgeese.protocol.referee import Referee
-from foxgeese.tournaments.report import FORFEITS
+from foxgeese.tournaments.journal import FORFEITS
 from foxgeese.tournaments.schedule import ScheduledGame
 
 SEED_LIMIT = 2**31  # game seeds fit a signed 32-bit int in any language
+EVENT_DELAY_S = 0.1  # a move event reaches the runner at most this long after the move (docs/tournaments.md)
 
 
 def game_seed(tournament_seed: int, game_id: str) -> int:
@@ -151,17 +151,77 @@ class GamePlayer:
 def _table_adjudicator(kind: str | None) -> Any:
     if kind != "tables":
         return None
+    # Here, not at the top: the tables bring numpy and numba, a second of every worker's start-up.
+    from foxgeese.players.solver.adjudicate import table_adjudicator
+
     return table_adjudicator()
 
 
-def take_batch(source: queue.SimpleQueue[Any]) -> list[Any]:
-    """The next item (waiting for it) and every item queued behind it: moves travel in bursts."""
-    batch = [source.get()]
-    while True:
-        try:
-            batch.append(source.get_nowait())
-        except queue.Empty:
-            return batch
+class EventBatches:
+    """Events on their way from a game's thread to the thread that sends them on, in batches.
+
+    A batch goes when its oldest event is `delay_s` old, at once when an event is urgent or on
+    `flush()`, and `take()` returns what is left, then None, after `close()`. So a game of fast bots
+    wakes the sending thread (and the runner behind it) a few times a second, not at every move,
+    and a move still reaches the event stream within `delay_s` when the next one is slow to come.
+    """
+
+    def __init__(self, delay_s: float = EVENT_DELAY_S) -> None:
+        self.delay_s = delay_s
+        self._ready = threading.Condition()
+        self._items: list[Any] = []
+        self._oldest = 0.0  # when the first item of the waiting batch came
+        self._hurry = False
+        self._closed = False
+        self._put = 0  # items put so far
+        self._sent = 0  # items the sending thread is done with
+
+    def put(self, item: Any, urgent: bool = False) -> None:
+        with self._ready:
+            wake = not self._items or urgent  # the sender sleeps without a deadline, or must hurry
+            if not self._items:
+                self._oldest = time.monotonic()
+            self._items.append(item)
+            self._put += 1
+            self._hurry = self._hurry or urgent
+            if wake:
+                self._ready.notify_all()
+
+    def take(self) -> list[Any] | None:
+        """The next batch, waiting for it; None once closed and empty."""
+        with self._ready:
+            while True:
+                if self._items:
+                    due = self._oldest + self.delay_s
+                    if self._hurry or self._closed or time.monotonic() >= due:
+                        batch, self._items, self._hurry = self._items, [], False
+                        return batch
+                    self._ready.wait(due - time.monotonic())
+                elif self._closed:
+                    return None
+                else:
+                    self._ready.wait()
+
+    def sent(self, batch: list[Any]) -> None:
+        """Told by the sending thread once it is done with a batch from `take`."""
+        with self._ready:
+            self._sent += len(batch)
+            self._ready.notify_all()
+
+    def flush(self) -> None:
+        """Sends everything put so far now, and waits until the sending thread is done with it."""
+        with self._ready:
+            target = self._put
+            if self._items:
+                self._hurry = True
+                self._ready.notify_all()
+            while self._sent < target:
+                self._ready.wait()
+
+    def close(self) -> None:
+        with self._ready:
+            self._closed = True
+            self._ready.notify_all()
 
 
 def where() -> dict[str, Any]:
@@ -189,27 +249,22 @@ def serve_pipe(connection: Any, setup: WorkerSetup) -> None:
 
     Messages out: ("ready", where), ("events", [move events and ("pids", [bot pids]) whenever the
     set of bot processes changed, so the runner can end them if this process is killed]),
-    ("done", entry, bot pids) and ("error", text). Moves are handed to a sender thread, so the referee's
-    loop never waits on the pipe and a burst of fast moves goes out as one message.
+    ("done", entry, bot pids) and ("error", text). Moves are handed to a sender thread in batches
+    (`EventBatches`), so the referee's loop never waits on the pipe and a game of fast moves costs
+    the runner a few messages a second, not one a move.
     """
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the runner's: it lets games finish
-    outbox: queue.SimpleQueue[Any] = queue.SimpleQueue()
+    outbox = EventBatches()
 
     def send_loop() -> None:
         broken = False
-        while True:
-            batch = take_batch(outbox)
-            items = [item for item in batch if item is not None and not isinstance(item, threading.Event)]
-            if items and not broken:
+        while (batch := outbox.take()) is not None:
+            if not broken:
                 try:
-                    connection.send(("events", items))
+                    connection.send(("events", batch))
                 except (OSError, ValueError):
                     broken = True  # the runner is gone; keep releasing flushes until told to stop
-            for item in batch:
-                if isinstance(item, threading.Event):
-                    item.set()
-            if None in batch:
-                return
+            outbox.sent(batch)
 
     sender = threading.Thread(target=send_loop, name="events", daemon=True)
     sender.start()
@@ -223,9 +278,9 @@ def serve_pipe(connection: Any, setup: WorkerSetup) -> None:
     def emit(event: dict[str, Any]) -> None:
         nonlocal known_pids
         pids = player.bot_pids()
-        if pids != known_pids:
+        if pids != known_pids:  # new bot processes: the runner must know them before this one can die
             known_pids = pids
-            outbox.put(("pids", pids))
+            outbox.put(("pids", pids), urgent=True)
         outbox.put(event)
 
     try:
@@ -237,24 +292,17 @@ def serve_pipe(connection: Any, setup: WorkerSetup) -> None:
             try:
                 entry = player.play(job, emit)
             except Exception as error:  # noqa: BLE001 - a bad job is the runner's error to raise
-                _flush(outbox)
+                outbox.flush()
                 connection.send(("error", f"{type(error).__name__}: {error}"))
                 continue
             known_pids = player.bot_pids()
-            _flush(outbox)
+            outbox.flush()
             connection.send(("done", entry, known_pids))
     except (EOFError, OSError):
         pass  # the runner went away: close the referee (and so the bots) and go
     finally:
-        outbox.put(None)
+        outbox.close()
         player.close()
-
-
-def _flush(outbox: queue.SimpleQueue[Any]) -> None:
-    """Waits until the sender thread has sent every queued event (before the game's result)."""
-    done = threading.Event()
-    outbox.put(done)
-    done.wait()
 
 
 if __name__ == "__main__":

@@ -23,7 +23,7 @@ import time
 from collections import Counter
 from pathlib import Path
 
-from foxgeese.engine import Clock, Game, Side, get_variant
+from foxgeese.engine import Game, Side, get_variant, play_game
 from foxgeese.players.registry import make_player
 from foxgeese.tournaments.config import load_config, parse_config
 from foxgeese.tournaments.journal import read_journal
@@ -75,10 +75,7 @@ def in_process(players: dict[str, str], games: int) -> tuple[int, float]:
         for text in scheduled.opening:
             game.push(game.parse_move(text))
         players = {Side.PREDATOR: make_player(specs[scheduled.predator]), Side.PREY: make_player(specs[scheduled.prey])}
-        for side, player in players.items():
-            player.new_game(variant, side, game_seed(config.seed, scheduled.id))
-        while game.outcome() is None and len(game.moves) < (config.max_plies or 10**9):
-            game.push(players[game.position.turn].choose(game, Clock()).move)
+        play_game(game, players, max_plies=config.max_plies, seed=game_seed(config.seed, scheduled.id))
     return len(schedule), time.perf_counter() - started
 
 

@@ -23,7 +23,7 @@ import time
 from collections import Counter
 from concurrent.futures import ProcessPoolExecutor
 
-from foxgeese.engine import Clock, Game, Side, Termination, get_variant
+from foxgeese.engine import Game, Side, Termination, get_variant, play_game
 from foxgeese.engine.variants import parse_options
 from foxgeese.players.registry import make_player
 from foxgeese.tournaments.book import BookError, load_book
@@ -51,13 +51,8 @@ def play(
     variant, predator_spec: str, prey_spec: str, seed: int, opening: Opening = OPENING_PLIES
 ) -> tuple[str, str, int]:
     """One game: (winner value, termination, plies), after the opening (see `start`)."""
-    game = start(variant, seed, opening)
     players = {Side.PREDATOR: make_player(predator_spec), Side.PREY: make_player(prey_spec)}
-    for side, player in players.items():
-        player.new_game(variant, side)
-    while game.outcome() is None and len(game.moves) < MAX_PLIES:
-        choice = players[game.position.turn].choose(game, Clock())
-        game.push(choice.move)
+    game = play_game(start(variant, seed, opening), players, max_plies=MAX_PLIES)
     outcome = game.outcome()
     if outcome is None:
         return "unfinished", "max-plies", len(game.moves)

@@ -12,10 +12,11 @@ from foxgeese.engine.outcome import Outcome, Side, Termination, Winner
 from foxgeese.engine.perft import divide, perft
 from foxgeese.engine.position import Position
 from foxgeese.engine.render import draw_board
+from foxgeese.engine.selfplay import play_game
 from foxgeese.engine.variants import VARIANT_IDS, Variant, get_variant
 
 __all__ = [
     "Board", "Clock", "Game", "IllegalMoveError", "InvalidMoveError", "InvalidPositionError", "Move",
     "Outcome", "Position", "Side", "Termination", "UnknownVariantError", "VARIANT_IDS", "Variant", "Winner",
-    "divide", "draw_board", "get_variant", "parse_point", "perft", "point_name",
+    "divide", "draw_board", "get_variant", "parse_point", "perft", "play_game", "point_name",
 ]

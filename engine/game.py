@@ -8,7 +8,7 @@ from collections.abc import Sequence
 from foxgeese.engine.errors import IllegalMoveError, InvalidMoveError
 from foxgeese.engine.move import Move
 from foxgeese.engine.outcome import Outcome
-from foxgeese.engine.position import Position, explain_illegal
+from foxgeese.engine.position import Position
 from foxgeese.engine.variants import Variant
 
 
@@ -64,13 +64,13 @@ class Game:
         return self.position.pseudo_moves()
 
     def parse_move(self, text: str | Move) -> Move:
-        """Reads a move and checks it is legal now; InvalidMoveError / IllegalMoveError say why not."""
-        move = text if isinstance(text, Move) else Move.parse(text)
-        if move in self.legal_moves():
-            return move
+        """Reads a move and checks it is legal now; InvalidMoveError / IllegalMoveError say why not.
+        The position checks it; only the history's own ending (repetition) is told here."""
         ended = self.outcome()
-        reason = f"the game is over ({ended})" if ended else explain_illegal(self.position, move)
-        raise IllegalMoveError(str(move), reason)
+        if ended is not None:
+            move = text if isinstance(text, Move) else Move.parse(text)
+            raise IllegalMoveError(str(move), f"the game is over ({ended})")
+        return self.position.parse_move(text)
 
     def push(self, move: Move) -> Position:
         """Plays a move (legality is the caller's: use `parse_move` for untrusted input)."""

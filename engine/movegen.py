@@ -2,7 +2,9 @@
 
 Prey steps are generated a whole direction at a time by shifting the prey bitmask; fox captures
 by a depth-first walk over the per-point jump table. The `count_*` functions give the number of
-moves without building them, which is what perft does at its last ply.
+moves without building them, which is what perft does at its last ply. Every step (predator or
+prey) is a `Move` made once per variant and looked up by its target: the searches ask for move
+lists at every node, and building a NamedTuple there cost a quarter of an MCTS playout.
 """
 
 from __future__ import annotations
@@ -16,6 +18,10 @@ from foxgeese.engine.variants import Variant
 
 # Per point: the (jumped point, landing point) pairs of the fox's jumps from there.
 JumpTable = tuple[tuple[tuple[int, int], ...], ...]
+# Per target point: the step onto it (None where no such step exists).
+StepMoves = tuple[Move | None, ...]
+
+_new_move = tuple.__new__  # Move(path, capture) without NamedTuple's Python-level __new__
 
 
 @dataclass(frozen=True)
@@ -25,47 +31,81 @@ class MoveTables:
     jumps: JumpTable
     # Per allowed prey direction: (shift, points that can step that way, raises a row)
     prey_shifts: tuple[tuple[int, int, bool], ...]
+    # The same directions with their steps: (shift, points that can step that way, steps by target)
+    prey_steps: tuple[tuple[int, int, StepMoves], ...]
+    # Per predator point: its steps by target
+    predator_steps: tuple[StepMoves, ...]
+    # The same directions with what a step does to the prey bitmask:
+    # (shift, points that can step that way, raises a row, per target the bits of origin and target)
+    prey_flips: tuple[tuple[int, int, bool, tuple[int, ...]], ...]
+    # The same directions split by the way they shift, as (bits to shift by, points that can step):
+    # up (towards higher points) and down, for the counts (no sign test per direction)
+    prey_up: tuple[tuple[int, int], ...]
+    prey_down: tuple[tuple[int, int], ...]
 
 
 @functools.lru_cache(maxsize=None)
 def tables_for(variant: Variant) -> MoveTables:
     board = variant.board
+    size = len(board.neighbours)
     shifts = tuple(
         (delta(d), board.step_sources[d], d[1] > 0) for d in variant.prey_directions if board.step_sources[d]
     )
+    prey_steps = tuple(
+        (shift, sources, _steps_onto(sources << shift if shift > 0 else sources >> -shift, -shift, size))
+        for shift, sources, _ in shifts
+    )
+    predator_steps = tuple(
+        tuple(Move((origin, to), False) if board.neighbours[origin] >> to & 1 else None for to in range(size))
+        for origin in range(size)
+    )
+    prey_flips = tuple(
+        (shift, sources, raises_row, tuple((1 << to | 1 << (to - shift)) if 0 <= to - shift < size else 0
+                                           for to in range(size)))
+        for shift, sources, raises_row in shifts
+    )
     jumps = board.jumps if variant.captures else tuple(() for _ in board.jumps)
-    return MoveTables(board.mask, board.neighbours, jumps, shifts)
+    up = tuple((shift, sources) for shift, sources, _ in shifts if shift > 0)
+    down = tuple((-shift, sources) for shift, sources, _ in shifts if shift < 0)
+    return MoveTables(board.mask, board.neighbours, jumps, shifts, prey_steps, predator_steps, prey_flips, up, down)
+
+
+def _steps_onto(targets: int, back: int, size: int) -> StepMoves:
+    """Per point of `targets`, the step onto it from `back` points away."""
+    return tuple(Move((to + back, to), False) if targets >> to & 1 else None for to in range(size))
 
 
 def prey_moves(tables: MoveTables, predator: int, prey: int) -> list[Move]:
     empty = tables.board_mask & ~prey & ~(1 << predator)
-    moves = []
-    for shift, sources, _ in tables.prey_shifts:
+    moves: list[Move] = []
+    append = moves.append
+    for shift, sources, steps in tables.prey_steps:
         movers = prey & sources
         targets = (movers << shift if shift > 0 else movers >> -shift) & empty
         while targets:
             low = targets & -targets
-            to = low.bit_length() - 1
-            moves.append(Move((to - shift, to), False))
+            append(steps[low.bit_length() - 1])  # type: ignore[arg-type]  # a target has its step
             targets ^= low
     return moves
 
 
 def count_prey_moves(tables: MoveTables, predator: int, prey: int) -> int:
-    empty = tables.board_mask & ~prey & ~(1 << predator)
+    empty = tables.board_mask & ~(prey | 1 << predator)
     total = 0
-    for shift, sources, _ in tables.prey_shifts:
-        movers = prey & sources
-        total += ((movers << shift if shift > 0 else movers >> -shift) & empty).bit_count()
+    for shift, sources in tables.prey_up:
+        total += ((prey & sources) << shift & empty).bit_count()
+    for shift, sources in tables.prey_down:
+        total += ((prey & sources) >> shift & empty).bit_count()
     return total
 
 
 def predator_moves(tables: MoveTables, predator: int, prey: int) -> list[Move]:
     targets = tables.neighbours[predator] & ~prey
-    moves = []
+    steps = tables.predator_steps[predator]
+    moves: list[Move] = []
     while targets:
         low = targets & -targets
-        moves.append(Move((predator, low.bit_length() - 1), False))
+        moves.append(steps[low.bit_length() - 1])  # type: ignore[arg-type]  # a neighbour has its step
         targets ^= low
     if tables.jumps[predator]:
         _add_chains(tables.jumps, predator, prey, (predator,), moves)
@@ -77,7 +117,7 @@ def _add_chains(jumps: JumpTable, at: int, prey: int, path: tuple[int, ...], out
     for over, land in jumps[at]:
         if prey >> over & 1 and not prey >> land & 1:
             chain = path + (land,)
-            out.append(Move(chain, True))
+            out.append(_new_move(Move, (chain, True)))
             _add_chains(jumps, land, prey ^ (1 << over), chain, out)
 
 
@@ -98,7 +138,10 @@ def _count_chains(jumps: JumpTable, at: int, prey: int) -> int:
 
 def has_jump(tables: MoveTables, predator: int, prey: int) -> bool:
     """Whether the fox standing on `predator` could capture right now."""
-    return any(prey >> over & 1 and not prey >> land & 1 for over, land in tables.jumps[predator])
+    for over, land in tables.jumps[predator]:  # a loop, not any(): this runs for every goose step in MCTS
+        if prey >> over & 1 and not prey >> land & 1:
+            return True
+    return False
 
 
 def has_predator_move(tables: MoveTables, predator: int, prey: int) -> bool:
@@ -106,9 +149,11 @@ def has_predator_move(tables: MoveTables, predator: int, prey: int) -> bool:
 
 
 def has_prey_move(tables: MoveTables, predator: int, prey: int) -> bool:
-    empty = tables.board_mask & ~prey & ~(1 << predator)
-    for shift, sources, _ in tables.prey_shifts:
-        movers = prey & sources
-        if (movers << shift if shift > 0 else movers >> -shift) & empty:
+    empty = tables.board_mask & ~(prey | 1 << predator)
+    for shift, sources in tables.prey_up:
+        if (prey & sources) << shift & empty:
+            return True
+    for shift, sources in tables.prey_down:
+        if (prey & sources) >> shift & empty:
             return True
     return False

@@ -14,7 +14,10 @@ class Side(enum.IntEnum):
 
     @property
     def other(self) -> Side:
-        return Side(1 - self)
+        return _OTHER[self]  # a table, not Side(1 - self): constructing an enum value is slow
+
+
+_OTHER = (Side.PREY, Side.PREDATOR)
 
 
 class Winner(enum.Enum):

@@ -9,12 +9,15 @@ and the depth ("hash perft").
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Callable
 
 from foxgeese.engine import movegen
 from foxgeese.engine.game import Game
 from foxgeese.engine.move import Move
 from foxgeese.engine.position import Position
-from foxgeese.engine.rules import PREDATOR, REPETITION_COUNT, State, rules_for
+from foxgeese.engine.rules import PREDATOR, REPETITION_COUNT, Rules, State, rules_for
+
+STALL_BITS = 8  # the table's key holds the stall counter below the pieces: it must stay below 256
 
 
 def perft(game: Game | Position, depth: int, *, use_hash: bool = True) -> int:
@@ -47,8 +50,9 @@ class _Perft:
         self.path_dependent = rules.checks_repetition or rules.checks_fifty
         self.use_hash = use_hash and not self.path_dependent
         self.seen: Counter[int] = Counter(p.key() for p in game.positions)
-        # (predator, prey, turn, stall, depth) -> count; the fifty-move counter decides nothing here.
-        self.memo: dict[tuple[int, int, int, int, int], int] = {}
+        self.memo: list[dict[int, int]] = []  # per depth: subtree key -> count
+        self._count_hashed = _subtree_counter(rules, self.memo)
+        self._count_plain = _subtree_counter(rules, None)
 
     def count(self, state: State, depth: int) -> int:
         if depth == 0:
@@ -59,36 +63,11 @@ class _Perft:
             return self._count_on_path(state, depth)
         if depth == 1:
             return 0 if self.rules.ending(state) is not None else self.rules.count_moves(state)
-        return self._count_from(state, depth)
-
-    def _count_from(self, state: State, depth: int) -> int:
-        """The count below `state` (depth >= 2) where no ending depends on the path. The table is read
-        before the ending is checked (it holds ended states too), and the last ply's endings are
-        checked in the loop: perft spends its time in the last two plies."""
-        if self.use_hash:
-            memo_key = (state[0], state[1], state[2], state[4], depth)
-            cached = self.memo.get(memo_key)
-            if cached is not None:
-                return cached
-        rules = self.rules
-        ending = rules.ending
-        total = 0
-        if ending(state) is not None:
-            pass
-        elif depth == 2:
-            # Every child has the other side to move: pick its move counter once.
-            tables = rules.tables
-            count = movegen.count_prey_moves if state[2] == PREDATOR else movegen.count_predator_moves
-            for child in rules.children(state):
-                if ending(child) is None:
-                    total += count(tables, child[0], child[1])
-        else:
-            below = depth - 1
-            for child in rules.children(state):
-                total += self._count_from(child, below)
-        if self.use_hash:
-            self.memo[memo_key] = total
-        return total
+        if not self.use_hash or state[4] + depth >= 1 << STALL_BITS:  # (such a stall: only from text)
+            return self._count_plain(state, depth)
+        while len(self.memo) <= depth:
+            self.memo.append({})
+        return self._count_hashed(state, depth)
 
     def _count_on_path(self, state: State, depth: int) -> int:
         """The count where repetition can end a game: the path's positions are tracked in `seen`."""
@@ -104,3 +83,49 @@ class _Perft:
             total += self.count(child, depth - 1)
             seen[key] -= 1
         return total
+
+
+def _subtree_counter(rules: Rules, memo: list[dict[int, int]] | None) -> Callable[[State, int], int]:
+    """The count below a state (depth >= 2) where no ending depends on the path, as a closure (the
+    recursion reads rules and tables from cells). `memo` (None: no table), one dict per depth up to
+    the depth asked for, is keyed on one int of prey, stall (below 2**STALL_BITS), predator and
+    side: what decides the subtree (the fifty-move counter decides nothing here). It is read
+    before the ending is checked (it holds ended states too). The last ply's endings
+    are checked in the loop: perft spends its time in the last two plies."""
+    ending, children, tables = rules.ending, rules.children, rules.tables
+    count_prey, count_predator = movegen.count_prey_moves, movegen.count_predator_moves
+
+    def count_from(state: State, depth: int) -> int:
+        if memo is not None:
+            table = memo[depth]
+            memo_key = state[1] << 16 | state[4] << 8 | state[0] << 1 | state[2]
+            cached = table.get(memo_key)
+            if cached is not None:
+                return cached
+        total = 0
+        if ending(state) is not None:
+            pass
+        elif depth == 2:
+            # Every child has the other side to move: pick its move counter once.
+            count = count_prey if state[2] == PREDATOR else count_predator
+            if memo is None:
+                for child in children(state):
+                    if ending(child) is None:
+                        total += count(tables, child[0], child[1])
+            else:  # the last ply's counts are shared too: a lookup costs less than ending + count
+                last = memo[1]
+                for child in children(state):
+                    child_key = child[1] << 16 | child[4] << 8 | child[0] << 1 | child[2]
+                    leaves = last.get(child_key)
+                    if leaves is None:
+                        leaves = last[child_key] = 0 if ending(child) is not None else count(tables, child[0], child[1])
+                    total += leaves
+        else:
+            below = depth - 1
+            for child in children(state):
+                total += count_from(child, below)
+        if memo is not None:
+            table[memo_key] = total
+        return total
+
+    return count_from

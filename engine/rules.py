@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Callable
+from typing import TypeVar
 
 from foxgeese.engine import movegen
 from foxgeese.engine.board import GRID_WIDTH
@@ -27,69 +28,102 @@ PREDATOR, PREY = Side.PREDATOR, Side.PREY
 CAPTURED, ESCAPED, STALLING, FIFTY_MOVES = (
     Termination.CAPTURED, Termination.ESCAPED, Termination.STALLING, Termination.FIFTY_MOVES
 )
+REPETITION, TRAPPED, IMMOBILIZED = Termination.REPETITION, Termination.TRAPPED, Termination.IMMOBILIZED
+_T = TypeVar("_T")
 
 State = tuple[int, int, Side, int, int]
 
 
 class Rules:
-    """Moves, their effect and the endings of one variant, on `State` tuples (see `rules_for`)."""
+    """Moves, their effect and the endings of one variant, on `State` tuples (see `rules_for`).
+
+    The functions a search calls at every node (`moves`, `play`, `children`, `ending`, `outcome`,
+    `has_moves`, `has_jump`) are closures made for the variant in `__init__`: the variant's flags
+    and tables are then cell reads, and a call is one Python call, not a method dispatch.
+    """
 
     __slots__ = (
         "variant", "tables", "captures", "counts_stall", "checks_captured", "checks_escaped",
-        "checks_stalling", "checks_fifty", "checks_repetition", "ending",
+        "checks_stalling", "checks_fifty", "checks_repetition",
+        "moves", "count_moves", "has_moves", "has_jump", "play", "children", "ending", "outcome",
     )
+
+    moves: Callable[[State], list[Move]]
+    """The moves of the side to move, not checking whether the game has ended (see `outcome`)."""
+    count_moves: Callable[[State], int]
+    """`len(moves(state))` without building the moves."""
+    has_moves: Callable[[State], bool]
+    """Whether the side to move has a move (cheaper than building the list)."""
+    has_jump: Callable[[int, int], bool]
+    """`has_jump(predator, prey)`: whether a fox there could capture now (False where nobody captures)."""
+    play: Callable[[State, Move], State]
+    """The state after a move, which must be legal in the state (not checked)."""
+    children: Callable[[State], list[State]]
+    """The states after every move, in the order of `moves` (for perft: no Move is built)."""
+    ending: Callable[[State], Termination | None]
+    """The ending that the pieces and counters alone decide (no move list, no history), if any."""
+    outcome: Callable[..., Termination | None]
+    """`outcome(state, repetitions=1)`: every ending, in the spec's order; `repetitions` is how
+    often the state's key has occurred."""
 
     def __init__(self, variant: Variant) -> None:
         endings = variant.endings
         self.variant = variant
-        self.tables = movegen.tables_for(variant)
+        self.tables = tables = movegen.tables_for(variant)
         self.captures = variant.captures
         self.checks_captured = Termination.CAPTURED in endings
         self.checks_escaped = Termination.ESCAPED in endings
         self.checks_stalling = Termination.STALLING in endings
         self.checks_fifty = Termination.FIFTY_MOVES in endings
         self.checks_repetition = Termination.REPETITION in endings
-        # The stall counter exists only where stalling ends games; elsewhere it stays 0 (as the
-        # position text says), whatever the prey do.
+        # The stall counter exists only where stalling ends games; elsewhere it stays what it is
+        # (0, as the position text says), whatever the prey do.
         self.counts_stall = self.checks_stalling
+        self.moves = _dispatch(tables, movegen.predator_moves, movegen.prey_moves)
+        self.count_moves = _dispatch(tables, movegen.count_predator_moves, movegen.count_prey_moves)
+        self.has_moves = _dispatch(tables, movegen.has_predator_move, movegen.has_prey_move)
+        self.has_jump = functools.partial(movegen.has_jump, tables)
+        self.play, self.children = _movers(tables, self.counts_stall)
         self.ending = _ending_check(
             self.checks_captured, self.checks_escaped, self.checks_stalling, self.checks_fifty
         )
+        self.outcome = _outcome_check(self.ending, self.has_moves, self.checks_repetition)
 
-    # -- moves ----------------------------------------------------------------------------------
+    @staticmethod
+    def key(state: State) -> int:
+        """Pieces and side to move as one exact int: what repetition compares (counters excluded)."""
+        return state[1] << 8 | state[0] << 1 | state[2]
 
-    def moves(self, state: State) -> list[Move]:
-        """The moves of the side to move, not checking whether the game has ended (see `outcome`)."""
+
+def _prey_counters(counts_stall: bool, quiet: int, stall: int, raises_row: bool) -> tuple[int, int]:
+    """The (quiet, stall) counters after a prey step: a step that raises a row resets both."""
+    if not counts_stall:
+        return (0 if raises_row else quiet + 1), stall
+    return (0, 0) if raises_row else (quiet + 1, stall + 1)
+
+
+def _dispatch(
+    tables: movegen.MoveTables,
+    predator_fn: Callable[[movegen.MoveTables, int, int], _T],
+    prey_fn: Callable[[movegen.MoveTables, int, int], _T],
+) -> Callable[[State], _T]:
+    """A function of a state that asks `predator_fn` or `prey_fn`, by the side to move."""
+
+    def by_turn(state: State) -> _T:
         if state[2] == PREDATOR:
-            return movegen.predator_moves(self.tables, state[0], state[1])
-        return movegen.prey_moves(self.tables, state[0], state[1])
+            return predator_fn(tables, state[0], state[1])
+        return prey_fn(tables, state[0], state[1])
 
-    def count_moves(self, state: State) -> int:
-        """`len(moves(state))` without building the moves."""
-        if state[2] == PREDATOR:
-            return movegen.count_predator_moves(self.tables, state[0], state[1])
-        return movegen.count_prey_moves(self.tables, state[0], state[1])
+    return by_turn
 
-    def has_moves(self, state: State) -> bool:
-        """Whether the side to move has a move (cheaper than building the list)."""
-        if state[2] == PREDATOR:
-            return movegen.has_predator_move(self.tables, state[0], state[1])
-        return movegen.has_prey_move(self.tables, state[0], state[1])
 
-    def has_jump(self, predator: int, prey: int) -> bool:
-        """Whether a fox on `predator` could capture now (False where nobody captures)."""
-        return movegen.has_jump(self.tables, predator, prey)
+def _movers(
+    tables: movegen.MoveTables, counts_stall: bool
+) -> tuple[Callable[[State, Move], State], Callable[[State], list[State]]]:
+    """`Rules.play` and `Rules.children` for one variant's tables and counters."""
+    neighbours, jumps, board_mask, prey_flips = tables.neighbours, tables.jumps, tables.board_mask, tables.prey_flips
 
-    # -- what a move does -----------------------------------------------------------------------
-
-    def prey_counters(self, quiet: int, stall: int, raises_row: bool) -> tuple[int, int]:
-        """The (quiet, stall) counters after a prey step: a step that raises a row resets both."""
-        if not self.counts_stall:
-            return (0 if raises_row else quiet + 1), stall
-        return (0, 0) if raises_row else (quiet + 1, stall + 1)
-
-    def play(self, state: State, move: Move) -> State:
-        """The state after `move`, which must be legal in `state` (not checked)."""
+    def play(state: State, move: Move) -> State:
         predator, prey, turn, quiet, stall = state
         path = move[0]
         if turn == PREDATOR:
@@ -99,28 +133,28 @@ class Rules:
                 return (path[-1], prey, PREY, 0, stall)
             return (path[-1], prey, PREY, quiet + 1, stall)
         origin, target = path
-        quiet, stall = self.prey_counters(quiet, stall, target > origin + 1)
+        quiet, stall = _prey_counters(counts_stall, quiet, stall, target > origin + 1)
         return (predator, prey ^ (1 << origin) ^ (1 << target), PREDATOR, quiet, stall)
 
-    def children(self, state: State) -> list[State]:
-        """The states after every move, in the order of `moves` (for perft: no Move is built)."""
+    def children(state: State) -> list[State]:
         predator, prey, turn, quiet, stall = state
-        tables = self.tables
         result: list[State] = []
+        append = result.append
         if turn == PREDATOR:
-            targets = tables.neighbours[predator] & ~prey
+            targets = neighbours[predator] & ~prey
+            quiet += 1
             while targets:
                 low = targets & -targets
-                result.append((low.bit_length() - 1, prey, PREY, quiet + 1, stall))
+                append((low.bit_length() - 1, prey, PREY, quiet, stall))
                 targets ^= low
-            if tables.jumps[predator]:
-                for landing, remaining in _chain_ends(tables.jumps, predator, prey):
-                    result.append((landing, remaining, PREY, 0, stall))
+            if jumps[predator]:
+                for landing, remaining in _chain_ends(jumps, predator, prey):
+                    append((landing, remaining, PREY, 0, stall))
             return result
-        empty = tables.board_mask & ~prey & ~(1 << predator)
-        raised = self.prey_counters(quiet, stall, True)
-        level = self.prey_counters(quiet, stall, False)
-        for shift, sources, raises_row in tables.prey_shifts:
+        empty = board_mask & ~prey & ~(1 << predator)
+        raised = _prey_counters(counts_stall, quiet, stall, True)
+        level = _prey_counters(counts_stall, quiet, stall, False)
+        for shift, sources, raises_row, flips in prey_flips:
             movers = prey & sources
             targets = (movers << shift if shift > 0 else movers >> -shift) & empty
             if not targets:
@@ -128,28 +162,29 @@ class Rules:
             after_quiet, after_stall = raised if raises_row else level
             while targets:
                 low = targets & -targets
-                origin = low << -shift if shift < 0 else low >> shift
-                result.append((predator, prey ^ low ^ origin, PREDATOR, after_quiet, after_stall))
+                append((predator, prey ^ flips[low.bit_length() - 1], PREDATOR, after_quiet, after_stall))
                 targets ^= low
         return result
 
-    # -- endings --------------------------------------------------------------------------------
+    return play, children
 
-    def outcome(self, state: State, repetitions: int = 1) -> Termination | None:
-        """Every ending, in the spec's order; `repetitions` is how often the state's key has occurred."""
-        ended = self.ending(state)
+
+def _outcome_check(
+    ending: Callable[[State], Termination | None], has_moves: Callable[[State], bool], repetition: bool
+) -> Callable[..., Termination | None]:
+    """`Rules.outcome` for one variant's endings."""
+
+    def outcome(state: State, repetitions: int = 1) -> Termination | None:
+        ended = ending(state)
         if ended is not None:
             return ended
-        if self.checks_repetition and repetitions >= REPETITION_COUNT:
-            return Termination.REPETITION
-        if not self.has_moves(state):
-            return Termination.TRAPPED if state[2] == PREDATOR else Termination.IMMOBILIZED
+        if repetition and repetitions >= REPETITION_COUNT:
+            return REPETITION
+        if not has_moves(state):
+            return TRAPPED if state[2] == PREDATOR else IMMOBILIZED
         return None
 
-    @staticmethod
-    def key(state: State) -> int:
-        """Pieces and side to move as one exact int: what repetition compares (counters excluded)."""
-        return state[1] << 8 | state[0] << 1 | state[2]
+    return outcome
 
 
 def _ending_check(
@@ -162,10 +197,9 @@ def _ending_check(
         """The ending that the pieces and counters alone decide (no move list, no history), if any."""
         if captured and state[1].bit_count() < MIN_GEESE:
             return CAPTURED
-        if escaped:
-            prey = state[1]
-            if state[0] // GRID_WIDTH < ((prey & -prey).bit_length() - 1) // GRID_WIDTH:
-                return ESCAPED
+        # Escaped: the predator is below every prey, i.e. no prey on its row or a lower one.
+        if escaped and state[1] and not state[1] & _ROWS_UP_TO[state[0]]:
+            return ESCAPED
         if stalling and state[4] >= STALLING_MOVES:
             return STALLING
         if fifty and state[3] >= FIFTY_MOVE_PLIES:
@@ -173,6 +207,10 @@ def _ending_check(
         return None
 
     return ending
+
+
+# Per grid point: every point on its row or a lower one (one AND tells whether prey stand there).
+_ROWS_UP_TO = tuple((1 << (GRID_WIDTH * (point // GRID_WIDTH + 1))) - 1 for point in range(GRID_WIDTH * GRID_WIDTH))
 
 
 @functools.lru_cache(maxsize=None)

@@ -126,6 +126,7 @@ class RolloutEvaluator:
         self.epsilon = epsilon
         self.evaluation = evaluation or evaluation_for(rules)
         self.jumps = rules.tables.jumps
+        self.has_jump = rules.has_jump
         self.captures = rules.variant.captures
         self.draw_value = 0.5  # what a draw is worth to the predator; MctsPlayer shifts it by its contempt
 
@@ -188,7 +189,7 @@ class RolloutEvaluator:
     def is_safe(self, state: State, move) -> bool:
         """After this goose step, the fox (where it stands) has no jump."""
         origin, target = move[0]
-        return not self.rules.has_jump(state[0], state[1] ^ (1 << origin) ^ (1 << target))
+        return not self.has_jump(state[0], state[1] ^ (1 << origin) ^ (1 << target))
 
     def prior(self, state: State, moves: list) -> list[float]:
         if state[2] == PREDATOR:

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from foxgeese.engine import Game, Side, get_variant
+from foxgeese.engine import Game, Side, get_variant, play_game
 from foxgeese.main import main
 from foxgeese.players.registry import make_player
 from foxgeese.protocol import codec
@@ -27,12 +27,8 @@ def moves_of(spec: str, game_seed: int | None, warm_up_games: int = 0) -> list[s
         player.new_game(HH, Side.PREDATOR, seed=1000 + warm)
         player.choose(Game(HH))
     player.new_game(HH, Side.PREDATOR, seed=game_seed)
-    game, played = Game(HH), []
-    while game.legal_moves() and len(played) < 12:
-        move = player.choose(game).move
-        game.push(move)
-        played.append(str(move))
-    return played
+    game = play_game(Game(HH), {Side.PREDATOR: player, Side.PREY: player}, max_plies=12, start=False)
+    return [str(move) for move in game.moves]
 
 
 @pytest.mark.parametrize("spec", ["random", "random:seed=3", "mcts:playouts=30", "minimax:depth=1,seed=2"])

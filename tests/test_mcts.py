@@ -8,7 +8,7 @@ import pytest
 from test_minimax import CASES
 from test_players_support import BudgetRecorder, diagram, play_out, wins_within
 
-from foxgeese.engine import Clock, Game, get_variant
+from foxgeese.engine import Clock, Game, Side, get_variant, play_game
 from foxgeese.engine.rules import rules_for
 from foxgeese.players import mcts
 from foxgeese.players.base import Deadline, time_budget_ms
@@ -66,13 +66,8 @@ def _no_deadline():
 
 
 def _game_moves(seed: int, plies: int = 8) -> list[str]:
-    game = Game(get_variant("standard"))
-    fox, geese = MctsPlayer(playouts=60, seed=seed), MctsPlayer(playouts=60, seed=seed + 100)
-    for player, side in ((fox, game.position.turn), (geese, game.position.turn.other)):
-        player.new_game(game.variant, side)
-    for ply in range(plies):
-        player = fox if ply % 2 == 0 else geese
-        game.push(player.choose(game, Clock()).move)
+    players = {Side.PREDATOR: MctsPlayer(playouts=60, seed=seed), Side.PREY: MctsPlayer(playouts=60, seed=seed + 100)}
+    game = play_game(Game(get_variant("standard")), players, max_plies=plies)
     return [str(m) for m in game.moves]
 
 

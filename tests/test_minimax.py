@@ -7,8 +7,9 @@ import random
 import pytest
 from test_players_support import BudgetRecorder, diagram, play_out, wins_within
 
-from foxgeese.engine import Clock, Game, get_variant, point_name
+from foxgeese.engine import Clock, Game, Side, get_variant, play_game, point_name
 from foxgeese.engine.rules import PREDATOR, rules_for
+from foxgeese.engine.sampling import played_position
 from foxgeese.players import evaluation, minimax
 from foxgeese.players.base import time_budget_ms
 from foxgeese.players.evaluation import evaluation_for
@@ -154,10 +155,8 @@ def test_a_passed_deadline_stops_the_search_at_its_first_check():
 
 def test_a_seed_varies_the_game_reproducibly():
     def line(seed):
-        game = Game(get_variant("standard"))
-        players = [MinimaxPlayer(depth=2, seed=seed), MinimaxPlayer(depth=2, seed=seed)]
-        for ply in range(8):
-            game.push(players[ply % 2].choose(game, Clock()).move)
+        players = {Side.PREDATOR: MinimaxPlayer(depth=2, seed=seed), Side.PREY: MinimaxPlayer(depth=2, seed=seed)}
+        game = play_game(Game(get_variant("standard")), players, max_plies=8, start=False)
         return [str(m) for m in game.moves]
 
     assert line(1) == line(1)
@@ -306,14 +305,8 @@ def test_remembered_scores_are_the_scores_and_the_memory_is_bounded(monkeypatch)
         rules = rules_for(variant)
         evaluate = evaluation_for(rules)
         rng = random.Random(5)
-        states = []
-        for _ in range(40):
-            game = Game(variant)
-            for _ in range(rng.randrange(0, 30)):
-                if game.outcome() is not None:
-                    break
-                game.push(rng.choice(game.legal_moves()))
-            states.append(game.position.state)
+        positions = [played_position(variant, rng, (0, 29)) for _ in range(40)]
+        states = [position.state for position in positions if position is not None]
         for state in states * 3:  # the second and third rounds are answered from memory
             fox_to_move = state[2] == PREDATOR
             direct = evaluate.fox_score(state[0], state[1], fox_to_move)

@@ -6,7 +6,7 @@ import io
 
 import pytest
 
-from foxgeese.engine import Clock, Game, Side, get_variant
+from foxgeese.engine import Clock, Game, Side, get_variant, play_game
 from foxgeese.players.base import Choice, Player, time_budget_ms
 from foxgeese.players.human import HumanPlayer
 from foxgeese.players.mcts import MctsPlayer
@@ -110,11 +110,6 @@ def test_human_leaving_resigns_by_choosing_no_move():
 @pytest.mark.parametrize("variant_id", ["standard", "great-cross", "hare-and-hounds"])
 def test_every_player_finishes_a_game_with_legal_moves(spec, variant_id):
     variant = get_variant(variant_id)
-    game = Game(variant)
     players = {Side.PREDATOR: make_player(spec), Side.PREY: make_player("random:seed=2")}
-    for side, player in players.items():
-        player.new_game(variant, side)
-    while game.outcome() is None and len(game.moves) < 400:
-        choice = players[game.position.turn].choose(game, Clock(remaining_ms=5000))
-        game.push(game.parse_move(str(choice.move)))
+    game = play_game(Game(variant), players, max_plies=400, clock=Clock(remaining_ms=5000))
     assert game.outcome() is not None

@@ -13,6 +13,7 @@ import random
 import pytest
 
 from foxgeese.engine import Clock, Game, get_variant
+from foxgeese.engine.sampling import played_position
 from foxgeese.players.mcts import MctsPlayer
 from foxgeese.players.minimax import MinimaxPlayer
 from foxgeese.players.solver import hare_hounds_solution
@@ -30,14 +31,8 @@ def won_positions(solved, count: int, max_distance: int, seed: int) -> list:
     rng = random.Random(seed)
     found = []
     while len(found) < count:
-        game = Game(variant)
-        for _ in range(rng.randrange(0, 30)):
-            moves = game.legal_moves()
-            if not moves:
-                break
-            game.push(rng.choice(moves))
-        position = game.position
-        if position.outcome() is None and 0 < WIN - solved.score(position) <= max_distance:
+        position = played_position(variant, rng, (0, 29))
+        if position is not None and 0 < WIN - solved.score(position) <= max_distance:
             found.append(position)
     return found
 

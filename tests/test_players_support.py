@@ -14,7 +14,7 @@ API (its own `outcome()`), independent of the searches' fast rules, so it can ju
 
 from __future__ import annotations
 
-from foxgeese.engine import Game, Position, get_variant, point_name
+from foxgeese.engine import Game, Position, get_variant, play_game, point_name
 from foxgeese.engine.board import point_index
 
 
@@ -77,18 +77,8 @@ def wins_within(position: Position, plies: int) -> bool:
 
 def play_out(position: Position, attacker, defender, max_plies: int = 40) -> Game:
     """Plays `attacker` (to move) against `defender` from `position` until the game ends."""
-    from foxgeese.engine import Clock
-
-    game = Game.from_position(position)
     players = {position.turn: attacker, position.turn.other: defender}
-    for side, player in players.items():
-        player.new_game(position.variant, side)
-    for _ in range(max_plies):
-        if game.outcome() is not None:
-            break
-        choice = players[game.position.turn].choose(game, Clock())
-        game.push(game.parse_move(choice.move))
-    return game
+    return play_game(Game.from_position(position), players, max_plies=max_plies)
 
 
 class BudgetRecorder:

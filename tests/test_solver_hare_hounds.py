@@ -12,7 +12,7 @@ import random
 import pytest
 from ascii_boards import position_from_ascii
 
-from foxgeese.engine import Game, Position, Side, get_variant
+from foxgeese.engine import Game, Position, Side, get_variant, play_game
 from foxgeese.players.base import Choice
 from foxgeese.players.random_player import RandomPlayer
 from foxgeese.players.solver.hare_hounds_solution import load_solution
@@ -159,13 +159,7 @@ def test_the_stall_counter_changes_the_result(solution):
 
 
 def play(hounds, hare, start: Position | None = None) -> Game:
-    game = Game.from_position(start or HH.start_position())
-    players = {Side.PREY: hounds, Side.PREDATOR: hare}
-    for side, player in players.items():
-        player.new_game(HH, side)
-    while game.outcome() is None:
-        game.push(players[game.position.turn].choose(game, None).move)
-    return game
+    return play_game(Game.from_position(start or HH.start_position()), {Side.PREY: hounds, Side.PREDATOR: hare})
 
 
 class ExhaustiveHare:

@@ -14,6 +14,7 @@ import numpy as np
 import pytest
 
 from foxgeese.engine import Position, Side, get_variant
+from foxgeese.engine.sampling import scattered_position
 from foxgeese.players.solver.bitlayout import grid_bit
 from foxgeese.players.solver.retrograde import build_tables
 from foxgeese.players.solver.strong import (
@@ -79,10 +80,7 @@ def mover_wins(position: Position, memo: dict) -> bool:
 
 
 def random_position(rng: random.Random, geese: int, lowest_row: int) -> Position:
-    points = sorted(STANDARD.board.points)
-    prey = rng.sample([p for p in points if p // 9 >= lowest_row], geese)
-    fox = rng.choice([p for p in points if p not in prey])
-    return Position(STANDARD, fox, sum(1 << p for p in prey), rng.choice([Side.PREDATOR, Side.PREY]))
+    return scattered_position(STANDARD, rng, prey_count=geese, lowest_row=lowest_row)
 
 
 def test_random_positions_of_up_to_eight_geese_agree_with_a_plain_recursive_solver(strong):

@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 from ascii_boards import position_from_ascii
 
-from foxgeese.engine import Game, Position, Side, get_variant
+from foxgeese.engine import Game, Position, Side, get_variant, play_game
 from foxgeese.engine.sampling import scattered_position
 from foxgeese.players.random_player import RandomPlayer
 from foxgeese.players.solver.player import SolverPlayer
@@ -240,11 +240,8 @@ def test_solver_fox_beats_random_geese_from_table_positions(standard_tables):
         start = random_position(STANDARD, rng)
         start = Position(STANDARD, start.predator, start.prey, Side.PREDATOR)
         expected = describe(standard_tables.score(start))
-        game = Game.from_position(start)
         fox, geese = SolverPlayer(tables=str(standard_tables.directory)), RandomPlayer(seed=seed)
-        while game.outcome() is None:
-            player = fox if game.position.turn == Side.PREDATOR else geese
-            game.push(player.choose(game, None).move)
+        game = play_game(Game.from_position(start), {Side.PREDATOR: fox, Side.PREY: geese}, start=False)
         assert game.outcome().winner.value == "fox"
         assert expected[0] == "win" and len(game.moves) <= expected[1]
 

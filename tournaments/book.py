@@ -16,7 +16,8 @@ import random
 from collections.abc import Callable
 from pathlib import Path
 
-from foxgeese.engine import Clock, Game, Side
+from foxgeese.engine import Clock, Game, Side, play_game
+from foxgeese.engine.selfplay import Picked
 from foxgeese.engine.userinput import shown
 from foxgeese.engine.variants import Variant
 from foxgeese.players.registry import make_player
@@ -106,14 +107,8 @@ def make_book(
     for _ in range((200 if known else 20) * count):
         if len(book) == count:
             break
-        player = make_player(player_spec)
-        player.new_game(variant, random_side.other)
-        game = Game(variant)
-        while len(game.moves) < plies and game.outcome() is None:
-            if game.position.turn == random_side:
-                game.push(rng.choice(sorted(game.legal_moves(), key=str)))
-            else:
-                game.push(player.choose(game, Clock()).move)
+        players = {random_side: _TextOrderRandom(rng), random_side.other: make_player(player_spec)}
+        game = play_game(Game(variant), players, max_plies=plies)
         opening = tuple(str(move) for move in game.moves)
         if game.outcome() is not None or opening in seen:
             continue
@@ -144,3 +139,17 @@ def format_book(openings: list[tuple[str, ...]], header: list[str] | None = None
     lines += [" ".join(opening) for opening in openings]
     return "\n".join(lines) + "\n"
 
+
+
+class _TextOrderRandom:
+    """The handicapped side of `make_book`: a uniform pick among the legal moves in text order,
+    from the book's own generator (so a seed gives one book)."""
+
+    def __init__(self, rng: random.Random) -> None:
+        self.rng = rng
+
+    def new_game(self, variant: Variant, side: Side, seed: int | None = None) -> None:
+        """Nothing to forget: the generator runs on across the book's games."""
+
+    def choose(self, game: Game, clock: Clock) -> Picked:
+        return Picked(self.rng.choice(sorted(game.legal_moves(), key=str)))

@@ -18,15 +18,17 @@ from __future__ import annotations
 
 import numpy as np
 
+from foxgeese.engine import Side
 from foxgeese.players.solver.tables import NO_MOVE, WIN
 
-PREY, FOX = 0, 1  # the side to move, as the first index of the working arrays
+# The working arrays' first index is the side to move, in the engine's one encoding (`Side`).
+PREY, FOX = int(Side.PREY), int(Side.PREDATOR)
 OPEN = -32767
 
 
 def solve_level(step: np.ndarray, occupied: np.ndarray, outside: np.ndarray,
                 inner: list[tuple[np.ndarray, np.ndarray]]) -> tuple[np.ndarray, int]:
-    """Scores (2, P, n) for a level: [PREY] geese to move, [FOX] fox to move.
+    """Scores (2, P, n) for a level, indexed by `Side`: [Side.PREY] geese to move, [Side.PREDATOR] fox to move.
 
     `step` (P, 8): fox steps; `occupied` (P, n): a goose on point p in column c; `outside`
     (2, P, n): best score over the moves leaving the level (NO_MOVE: none); `inner`: per

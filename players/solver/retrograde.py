@@ -226,7 +226,9 @@ class Builder:
             else:
                 cols = np.where(ok, column[np.maximum(cr, 0)], -1)
                 inner.append((cols, tg))
-        outside = np.stack([outer, chain[:, R].astype(np.int32)])
+        outside = np.empty((2,) + outer.shape, dtype=np.int32)  # indexed by Side, like solve_level's scores
+        outside[PREY] = outer
+        outside[FOX] = chain[:, R]
         value, distances = solve_level(self.g.step, occupied, outside, inner)
         prey[:, R] = value[PREY]
         fox[:, R] = value[FOX]

@@ -260,6 +260,11 @@ def test_a_strategy_from_the_tables_verifies_with_the_engine_and_plays_its_moves
     save_strategy(path, header, keys, codes ^ 1)
     with pytest.raises(StrategyError, match="has no move|ends in|holds"):
         verify(load_strategy(path))
+    # the geese's strategy where they win (found by sampling 8-geese positions)
+    geese_win = Position.from_text("standard geese=13,sideways=0 geese c7 d1,e3,d4,c5,d5,e5,d6,e6 0 0 0")
+    header, keys, codes = make_strategy(geese_win, strong)
+    save_strategy(path, header, keys, codes)
+    assert header["winner"] == "geese" and verify(load_strategy(path))["winner_positions"] == len(keys) == 18
 
 
 def test_the_strategy_kernels_list_the_engines_moves(strong):

@@ -272,8 +272,9 @@ def verify_command(tables: str | None) -> None:
     """The body of `foxgeese solve verify`."""
     found = [geese for geese in COUNTS if strategy_path(geese).exists()]
     if not found:
-        fail(f"no strategy is shipped in {SHIPPED} yet (the fox's 13-geese strategy has not been made small enough: "
-             "see docs/solver.md); the solver plays from the bit tables: `foxgeese solve standard --geese 13`")
+        fail(f"no strategy is shipped in {SHIPPED} (the fox's 13-geese strategy alone is far over the package's "
+             "budget: see docs/solver.md); the solver plays perfectly from the bit tables: "
+             "`foxgeese solve standard --geese 13`")
     for geese in found:
         try:
             strategy = load_strategy(strategy_path(geese))

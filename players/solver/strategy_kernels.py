@@ -175,18 +175,10 @@ def choose_one(i, keys, fox_wins, words, board, radix, row_rank, stride, block_w
                 rank = -(np.int64(1) << 40) if replies == 0 else (k << 20) + replies
             if rank < best_rank:
                 best, best_rank = j, rank
-        if best < 0:
-            reply_count[i] = -2
-            return
-        codes[i] = m_code[best]
-        after[i] = m_mask[best] << 6 | m_fox[best]
-        if best_rank < 0:
-            reply_count[i] = -1
-        else:
-            reply_count[i] = best_rank & ((1 << 20) - 1)
     else:
         n = goose_moves(mask, fox, board, goose_shift, goose_from, m_mask, m_code)
         for j in range(n):
+            m_fox[j] = fox
             replies = fox_moves(m_mask[j], fox, board, step_shift, step_from, jump_over, r_mask, r_fox, r_code)
             if replies < 0:
                 reply_count[i] = -3
@@ -200,12 +192,12 @@ def choose_one(i, keys, fox_wins, words, board, radix, row_rank, stride, block_w
                 rank = np.int64(replies)
             if rank < best_rank:
                 best, best_rank = j, rank
-        if best < 0:
-            reply_count[i] = -2
-            return
-        codes[i] = m_code[best]
-        after[i] = m_mask[best] << 6 | fox
-        reply_count[i] = -1 if best_rank < 0 else best_rank
+    if best < 0:
+        reply_count[i] = -2
+        return
+    codes[i] = m_code[best]
+    after[i] = m_mask[best] << 6 | m_fox[best]
+    reply_count[i] = -1 if best_rank < 0 else best_rank & ((1 << 20) - 1)  # the fox's rank: geese << 20 | replies
 
 
 @njit(parallel=True)

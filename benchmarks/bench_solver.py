@@ -136,10 +136,10 @@ def bench_strong(max_geese: int, directory: Path, threads: int | None) -> None:
                   f"target <= {target[0]} s and <= {target[1]} GB"
                   + (f"; a single-threaded compiled solver: about {target[2]} s and {target[3]} GB"
                      if target[2] else ""), flush=True)
-    tables_gb = sum(bits_path(directory, k, "wins").stat().st_size for k in range(4, max_geese + 1)) / 1e9
+    tables_mb = sum(bits_path(directory, k, "wins").stat().st_size for k in range(4, max_geese + 1)) / 1e6
     chains = bits_path(directory, max_geese, "chains")
-    chains_gb = chains.stat().st_size / 1e9 if chains.exists() else 0.0
-    print(f"disk: {tables_gb:.2f} GB of tables for 4..{max_geese} geese + {chains_gb:.2f} GB of {max_geese}-geese "
+    chains_mb = chains.stat().st_size / 1e6 if chains.exists() else 0.0
+    print(f"disk: {tables_mb:,.0f} MB of tables for 4..{max_geese} geese + {chains_mb:,.0f} MB of {max_geese}-geese "
           f"chains (kept so that a larger build can go on; delete them otherwise) in {directory}")
     tables = StrongTables(directory)
     for geese in (13, 15, 17):

@@ -129,6 +129,8 @@ def load_strategy(path: Path) -> Strategy:
         body = lzma.decompress(data[start + length:])
         keys = np.cumsum(np.frombuffer(body, dtype="<u8", count=n), dtype=np.uint64)
         moves = np.frombuffer(body, dtype="<u4", count=n, offset=8 * n)
+    except StrategyError:
+        raise
     except (struct.error, ValueError, KeyError, lzma.LZMAError) as error:
         raise StrategyError(f"{path} is damaged ({error})") from None
     return Strategy(header, keys, moves)
@@ -181,7 +183,7 @@ def make_strategy(start: Position, tables: Any, *, limit: int = 20_000_000,
                             f"(on disk: up to {top}); build them with `foxgeese solve standard --geese {geese}`")
     words = List()
     for k in range(MIN_GEESE, geese + 1):
-        words.append(np.asarray(tables._array(k)))
+        words.append(tables.words(k))
     fox_wins = not tables.geese_win(start)
     layout = tables.layout
     winner = Side.PREDATOR if fox_wins else Side.PREY

@@ -24,7 +24,7 @@ from foxgeese.players.score import Score
 from foxgeese.players.solver.hare_hounds_solution import solution
 from foxgeese.players.solver.strategy import shipped_move
 from foxgeese.players.solver.strong import StrongTables
-from foxgeese.players.solver.tables import TableSet, describe, to_parent
+from foxgeese.players.solver.tables import TableSet, to_parent, to_score
 
 
 class SolverPlayer(Player):
@@ -148,7 +148,4 @@ def _proven(mover: Side, wins: bool, plies: int | None = None, **extra: Any) -> 
 
 
 def _info(mover: Side, score: int, count: int) -> dict[str, Any]:
-    kind, plies = describe(score)
-    if kind == "draw":
-        return dict(Score.proven_draw(mover).info(), nodes=count, source="tables")
-    return _proven(mover, kind == "win", plies, nodes=count, source="tables")
+    return dict(to_score(score, mover).info(), nodes=count, source="tables")

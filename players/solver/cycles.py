@@ -21,8 +21,6 @@ import numpy as np
 from foxgeese.engine import Side
 from foxgeese.players.solver.tables import NO_MOVE, WIN
 
-# The working arrays' first index is the side to move, in the engine's one encoding (`Side`).
-PREY, FOX = int(Side.PREY), int(Side.PREDATOR)
 OPEN = -32767
 
 
@@ -41,11 +39,11 @@ def solve_level(step: np.ndarray, occupied: np.ndarray, outside: np.ndarray,
     size = P * n
     counter = np.zeros((2, P, n), dtype=np.int32)  # moves inside the level not yet decided
     for cols, target in inner:
-        counter[PREY] += ((cols >= 0)[None, :] & (target[None, :] != points[:, None]))
+        counter[Side.PREY] += ((cols >= 0)[None, :] & (target[None, :] != points[:, None]))
     for d in range(step.shape[1]):
         to = step[:, d]
         ok = to >= 0
-        counter[FOX][ok] += ~occupied[to[ok]]
+        counter[Side.PREDATOR][ok] += ~occupied[to[ok]]
     counter[:, occupied] = 0
     value = np.full((2, P, n), OPEN, dtype=np.int32)
     candidate = np.full(2 * size, NO_MOVE, dtype=np.int32)  # best score known so far, by flat index
@@ -110,23 +108,23 @@ def _predecessors(flat, option, step, occupied, inner, P, n):
     point, column = np.divmod(rest, n)
     parents, options = [], []
     # Geese to move was reached by a fox step: the fox came from a neighbouring empty point.
-    g = side == PREY
+    g = side == Side.PREY
     if g.any():
         p, c, o = point[g], column[g], option[g]
         for d in range(step.shape[1]):
             origin = step[p, d]
             ok = origin >= 0
             ok[ok] &= ~occupied[origin[ok], c[ok]]
-            parents.append(FOX * P * n + origin[ok] * n + c[ok])
+            parents.append(Side.PREDATOR * P * n + origin[ok] * n + c[ok])
             options.append(o[ok])
     # Fox to move was reached by a sideways goose step, which a sideways step undoes.
-    f = side == FOX
+    f = side == Side.PREDATOR
     if f.any():
         p, c, o = point[f], column[f], option[f]
         for cols, target in inner:
             back = cols[c]
             ok = (back >= 0) & (target[c] != p)
-            parents.append(PREY * P * n + p[ok] * n + back[ok])
+            parents.append(Side.PREY * P * n + p[ok] * n + back[ok])
             options.append(o[ok])
     if not parents:
         return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int32)

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import shutil
+import tempfile
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -20,3 +23,12 @@ def scale_reference(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dic
     out = folder / "out"
     Runner(load_config(scale_config(folder)), out, concurrency=1).run()
     return out, comparable(out)
+
+
+@pytest.fixture
+def short_tmp() -> Iterator[str]:
+    """A fresh folder with a short path, for referees' ipc sockets (a path must fit in 107 bytes;
+    pytest's tmp_path is longer under xdist, whose workers nest it one level deeper)."""
+    folder = tempfile.mkdtemp(prefix="fg-")
+    yield folder
+    shutil.rmtree(folder, ignore_errors=True)

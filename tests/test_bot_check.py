@@ -70,7 +70,9 @@ def test_check_passes_on_each_example_bot(language):
 
 def test_cli_check_passes_on_the_builtin_random_player():
     run = subprocess.run(
-        [sys.executable, "-m", "foxgeese", "bot", "check", sys.executable, "-m", "foxgeese", "bot", "random"],
+        # A long wait for its hello: a Python bot's start-up passed 5 s on a loaded two-core machine.
+        [sys.executable, "-m", "foxgeese", "bot", "check", "--timeout-ms", "30000", sys.executable, "-m", "foxgeese",
+         "bot", "random"],
         capture_output=True, text=True, timeout=60, cwd=ROOT,
     )
     assert run.returncode == 0, run.stdout + run.stderr

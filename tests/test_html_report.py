@@ -103,5 +103,5 @@ def test_show_by_id_mistakes_are_one_line(tournament: Path) -> None:
     unknown = foxgeese("show", str(tournament), "nope")
     assert unknown.exit_code == 2 and len(unknown.stderr.splitlines()) == 1
     assert "no game 'nope' in" in unknown.stderr
-    not_record = foxgeese("show", str(tournament / "results.json"))
+    not_record = foxgeese("show", str(tournament / "tournament.json"))  # written by the run, not a record
     assert not_record.exit_code == 2 and "expected a game record" in not_record.stderr

@@ -266,18 +266,18 @@ def test_a_callers_log_dir_is_left_alone(tmp_path):
     assert not os.path.exists(own)  # only the socket lived there
 
 
-def test_a_failed_bind_leaves_no_folder(tmp_path, monkeypatch):
+def test_a_failed_bind_leaves_no_folder(short_tmp, monkeypatch):
     with Referee(endpoint="tcp://127.0.0.1:*") as taken:
-        monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
+        monkeypatch.setattr(tempfile, "tempdir", short_tmp)
         with pytest.raises(RefereeConfigError, match="cannot bind"):
             Referee(endpoint=taken.endpoint)
-    assert os.listdir(tmp_path) == []
+    assert os.listdir(short_tmp) == []
 
 
-def test_a_new_referee_tidies_the_folders_of_killed_ones(tmp_path, monkeypatch):
+def test_a_new_referee_tidies_the_folders_of_killed_ones(short_tmp, monkeypatch):
     """A referee killed with SIGKILL cannot tidy its private folder; the next one does, and keeps
     what a record may point at (a log with something in it)."""
-    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
+    monkeypatch.setattr(tempfile, "tempdir", short_tmp)
     victim = subprocess.Popen([sys.executable, "-c", textwrap.dedent("""\
         import sys, time
         from foxgeese.protocol.referee import Referee
@@ -287,20 +287,20 @@ def test_a_new_referee_tidies_the_folders_of_killed_ones(tmp_path, monkeypatch):
         open(referee.log_dir + "/silent.stderr.log", "w").close()
         print(referee._own_dir, flush=True)
         time.sleep(60)
-        """)], stdout=subprocess.PIPE, text=True, env={**os.environ, "TMPDIR": str(tmp_path)})
+        """)], stdout=subprocess.PIPE, text=True, env={**os.environ, "TMPDIR": short_tmp})
     killed_dir = victim.stdout.readline().strip()
     assert sorted(os.listdir(killed_dir)) == ["bot.stderr.log", "referee.sock", "silent.stderr.log"]
     with Referee() as alive:  # the victim still runs: its folder is not touched
         assert sorted(os.listdir(killed_dir)) == ["bot.stderr.log", "referee.sock", "silent.stderr.log"]
         victim.send_signal(signal.SIGKILL)
         victim.wait(10)
-        empty_dead = os.path.join(str(tmp_path), f"foxgeese-referee-{victim.pid}-x")
+        empty_dead = os.path.join(short_tmp, f"foxgeese-referee-{victim.pid}-x")
         os.makedirs(empty_dead)
         with Referee():
             assert os.listdir(killed_dir) == ["bot.stderr.log"]
             assert not os.path.exists(empty_dead)
             assert os.path.isdir(alive._own_dir)  # a live referee's folder, same process
-    assert os.listdir(tmp_path) == [os.path.basename(killed_dir)]
+    assert os.listdir(short_tmp) == [os.path.basename(killed_dir)]
 
 
 def start_remote(referee: Referee, mode: str, stderr: Any = subprocess.DEVNULL) -> subprocess.Popen:

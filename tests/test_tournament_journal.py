@@ -10,7 +10,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from tournament_support import BOT, comparable
+from tournament_support import BOT, comparable, foxgeese_here
 
 from foxgeese.tournaments.config import load_config
 from foxgeese.tournaments.journal import read_identity, read_journal
@@ -18,8 +18,7 @@ from foxgeese.tournaments.runner import Runner
 
 
 def run_cli(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "foxgeese", "tournament", *args],
-                          capture_output=True, text=True, timeout=120)
+    return foxgeese_here("tournament", *args)
 
 
 def play(path: Path, out: Path) -> None:

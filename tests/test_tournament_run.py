@@ -5,18 +5,16 @@ from __future__ import annotations
 
 import json
 import os
-import shutil
 import signal
 import subprocess
 import sys
-import tempfile
 import time
 from collections import Counter
-from collections.abc import Iterator
 from pathlib import Path
 
 import psutil
 import pytest
+from tournament_support import foxgeese_here
 
 from foxgeese.tournaments.config import load_config
 from foxgeese.tournaments.errors import ConfigChangedError
@@ -78,8 +76,9 @@ def test_crashing_hanging_and_illegal_bots_forfeit_and_the_rest_is_normal(tmp_pa
 
 
 def _hash_config(tmp_path: Path, name: str) -> Path:
+    """12 games: the kill below lands after the fifth, with most still to play."""
     players = bot("p1", "--seed", "1") + bot("p2", "--seed", "2") + bot("p3", "--seed", "3")
-    return config_file(tmp_path, players, "games_per_pairing: 10\ntime_control: 5+0.1\nconcurrency: 2\n"
+    return config_file(tmp_path, players, "games_per_pairing: 4\ntime_control: 5+0.1\nconcurrency: 2\n"
                                           "seed: 4\nopening_plies: 2\nmax_plies: 120\n", name=name)
 
 
@@ -88,15 +87,8 @@ def _summary(directory: Path) -> dict[str, tuple[str, str, str, str, int]]:
             for g in game_entries(read_journal(directory))}
 
 
-@pytest.fixture
-def scratch() -> Iterator[str]:
-    """A TMPDIR for referees, short because an ipc socket path must fit in 107 bytes."""
-    folder = tempfile.mkdtemp(prefix="fg-kill-")
-    yield folder
-    shutil.rmtree(folder, ignore_errors=True)
-
-
-def test_sigkill_mid_tournament_then_resume_plays_every_game_exactly_once(tmp_path: Path, scratch: str) -> None:
+def test_sigkill_mid_tournament_then_resume_plays_every_game_exactly_once(tmp_path: Path, short_tmp: str) -> None:
+    scratch = short_tmp  # the referees' TMPDIR
     path = _hash_config(tmp_path, "k")
     scheduled = len(make_schedule(load_config(path).config))
     killed = tmp_path / "killed"
@@ -129,7 +121,7 @@ def test_sigkill_mid_tournament_then_resume_plays_every_game_exactly_once(tmp_pa
     psutil.wait_procs(bots, timeout=10)
     before = read_journal(killed)
     assert 5 <= len(before) < scheduled, "the kill must land mid-tournament"
-    partial = run_cli("report", str(killed))
+    partial = foxgeese_here("tournament", "report", str(killed))
     assert partial.returncode == 0, partial.stderr
     assert f"{len(before)} of {scheduled} games played" in partial.stdout
     with open(journal, "ab") as handle:  # as if the kill had hit in the middle of a write
@@ -146,9 +138,8 @@ def test_sigkill_mid_tournament_then_resume_plays_every_game_exactly_once(tmp_pa
     assert set(counts.values()) == {1}
     assert entries[: len(before)] == before  # nothing journaled before the kill was replayed
 
-    fresh = tmp_path / "fresh"
-    uninterrupted = run_cli("run", str(path), "--out", str(fresh), "--quiet")
-    assert uninterrupted.returncode == 0, uninterrupted.stderr
+    fresh = tmp_path / "fresh"  # the same tournament uninterrupted, in this process
+    Runner(load_config(path), fresh).run()
     assert _summary(killed) == _summary(fresh)
     a, b = load_results(killed), load_results(fresh)
     # `run` reports from the journal it resumed plus the games it added, not from a second read.
@@ -157,7 +148,7 @@ def test_sigkill_mid_tournament_then_resume_plays_every_game_exactly_once(tmp_pa
     for name, rating in a["ratings"]["players"].items():
         assert rating["elo"] == pytest.approx(b["ratings"]["players"][name]["elo"], abs=1e-6)
     # The report command reads the same directory and writes the machine-readable files.
-    report = run_cli("report", str(killed), "--json")
+    report = foxgeese_here("tournament", "report", str(killed), "--json")
     assert report.returncode == 0 and json.loads(report.stdout)["played"] == scheduled
     assert (killed / "results.csv").read_text().startswith("player,elo,ci95,games,score")
 
@@ -166,7 +157,7 @@ def test_a_changed_config_is_refused_naming_the_keys(tmp_path: Path) -> None:
     players = bot("p1", "--seed", "1") + bot("p2", "--seed", "2")
     path = config_file(tmp_path, players, "games_per_pairing: 2\ntime_control: 5+0.1\nseed: 1\n")
     out = tmp_path / "out"
-    first = run_cli("run", str(path), "--out", str(out))
+    first = foxgeese_here("tournament", "run", str(path), "--out", str(out))
     assert first.returncode == 0, first.stderr
     lines = first.stdout.splitlines()
     assert lines[0].startswith("[1/2] r0001 standard p1 (fox) vs p2 (geese): ") and lines[1].startswith("[2/2] r0002 ")
@@ -174,7 +165,7 @@ def test_a_changed_config_is_refused_naming_the_keys(tmp_path: Path) -> None:
     path.write_text(path.read_text().replace("seed: 1", "seed: 2").replace("--seed\", \"2", "--seed\", \"3"))
     with pytest.raises(ConfigChangedError, match=r"changed: players\[1\].command\[3\], seed"):
         Runner(load_config(path), out).run()
-    refused = run_cli("run", str(path), "--out", str(out))
+    refused = foxgeese_here("tournament", "run", str(path), "--out", str(out))
     assert refused.returncode == 2 and "Traceback" not in refused.stderr
     assert "changed: players[1].command[3], seed" in refused.stderr
 
@@ -224,7 +215,7 @@ def test_a_second_runner_on_the_same_directory_is_refused(tmp_path: Path) -> Non
 
 
 def test_report_of_a_directory_that_is_no_tournament_is_one_line(tmp_path: Path) -> None:
-    done = run_cli("report", str(tmp_path))
+    done = foxgeese_here("tournament", "report", str(tmp_path))
     assert done.returncode == 2 and "Traceback" not in done.stderr
     message = f"foxgeese: {tmp_path}: not a tournament directory (no tournament.json)"
     assert done.stderr.strip().splitlines() == [message]

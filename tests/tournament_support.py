@@ -5,13 +5,18 @@ from __future__ import annotations
 
 import json
 import shutil
+import subprocess
 import sys
 import threading
 import time
+import traceback
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from click.testing import CliRunner
+
+from foxgeese.main import main
 from foxgeese.tournaments.journal import read_journal
 from foxgeese.tournaments.report import game_entries
 from foxgeese.tournaments.runner import Runner
@@ -38,6 +43,17 @@ def scale_config(folder: Path, extra: str = "", delay: float = 0.0, variants: st
         f"games_per_pairing: 2\ntime_control: 20+0.1\nseed: 5\nopening_plies: 2\nmax_plies: 40\n{extra}"
     )
     return path
+
+
+def foxgeese_here(*args: str) -> subprocess.CompletedProcess[str]:
+    """`foxgeese ARGS` run in this process by click's runner, for tests of what a command prints
+    and its exit status rather than of its process: it saves a Python start-up (a second or more,
+    mostly imports) a call. An exception the command let out is shown in stderr, as a traceback."""
+    result = CliRunner().invoke(main, list(args))
+    stderr = result.stderr
+    if result.exception is not None and not isinstance(result.exception, SystemExit):
+        stderr += "".join(traceback.format_exception(result.exception))
+    return subprocess.CompletedProcess(["foxgeese", *args], result.exit_code, result.stdout, stderr)
 
 
 def comparable(directory: Path) -> dict[str, tuple[Any, ...]]:

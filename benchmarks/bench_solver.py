@@ -1,24 +1,28 @@
-"""Figures for the solver: the strong solve (bit tables), Hare and Hounds, the int16 endgame tables.
+"""Figures for the solver: the strong solve of standard (bit tables), Hare and Hounds, the int16 tables.
 
-    python benchmarks/bench_solver.py --strong 13           # bit tables for 4..13 geese, beside the int16 builder
-    python benchmarks/bench_solver.py --strong 17 --tables ~/.cache/foxgeese/tables   # resumes what is there
-    python benchmarks/bench_solver.py                       # H&H + standard tables for 4 and 5 geese
-    python benchmarks/bench_solver.py --max-geese 6         # add 6 geese (about half a minute)
-    python benchmarks/bench_solver.py --sideways --max-geese 4
-    python benchmarks/bench_solver.py --variant great-cross --max-geese 4
+    python benchmarks/bench_solver.py                       # strong solve of 4..13 geese from scratch (temp dir)
+    python benchmarks/bench_solver.py --geese 17 --tables ~/.cache/foxgeese/tables   # 4..17, goes on from what is there
+    python benchmarks/bench_solver.py --geese 13 --tables DIR --fresh                # deletes DIR's bit tables first
+    python benchmarks/bench_solver.py --strategy 13          # the winner's strategy from the tables on disk: size
+    python benchmarks/bench_solver.py --int16 --max-geese 6  # H&H + the int16 endgame tables of 4..6 geese
+    python benchmarks/bench_solver.py --int16 --sideways --max-geese 4
+    python benchmarks/bench_solver.py --int16 --variant great-cross --max-geese 4
 
-Tables are built in a fresh temporary directory (or --tables DIR) so the figures are cold builds.
-Peak memory is the process's maximum resident set size so far (it includes the earlier builds);
-run under `/usr/bin/time -v` for the whole process's figure. With `--strong N` the run first builds
-4..6 geese both ways (bit tables and the int16 tables) as the yardstick, then 4..N as bit tables, and
-prints wall and CPU seconds (CPU / cores is the wall time of an idle machine), peak memory, disk,
-the value of the start and the figures the issue set as targets.
+The strong solve builds each goose count in its own child process (the build of k geese reads the
+chains of k - 1 from disk), so the figures per count are that process's own: wall time, CPU time
+(user + system) and peak resident memory, as `/usr/bin/time -v` reports them (`os.wait4`). The
+figures "up to N geese" are the sums of the wall and CPU times and the largest peak. Then it prints
+positions and geese wins per count and side to move, the disk size, and for 13, 15 and 17 geese the
+value of the start and of each of the fox's first moves, beside the issue's targets.
 """
 
 from __future__ import annotations
 
 import argparse
+import os
 import resource
+import subprocess
+import sys
 import tempfile
 import time
 from pathlib import Path
@@ -26,8 +30,10 @@ from pathlib import Path
 from foxgeese.engine import get_variant
 from foxgeese.players.solver.hare_hounds_solution import load_solution, solve
 from foxgeese.players.solver.retrograde import build_tables
-from foxgeese.players.solver.strong import StrongBuilder, StrongTables, totals
-from foxgeese.players.solver.tables import table_path, to_parent
+from foxgeese.players.solver.strategy import StrategyError, make_strategy, save_strategy
+from foxgeese.players.solver.strong import KEY, StrongBuilder, StrongTables, bits_path, complete_header, totals
+from foxgeese.players.solver.strong_report import report_position
+from foxgeese.players.solver.tables import table_dir, table_path, to_parent
 
 # The issue's targets on this machine (2 cores), and a single-threaded compiled solver measured here.
 TARGETS = {13: (360, 6.0, 420, 3.6), 15: (1800, 12.0, None, None), 17: (1800, 12.0, 1800, 7.0)}
@@ -73,65 +79,131 @@ def bench_tables(variant_id: str, sideways: bool, max_geese: int, directory: Pat
               f"{peak_mb():>8.0f}", flush=True)
 
 
-def bench_strong(max_geese: int, directory: Path, scratch: Path) -> None:
-    import os
+def build_one_count(directory: Path, geese: int, threads: int | None) -> None:
+    """The child process: builds the tables of `geese` (the counts below must be on disk)."""
+    last = [time.monotonic()]
 
-    variant = get_variant("standard", sideways=False)
+    def progress(text: str) -> None:
+        if time.monotonic() - last[0] >= 60:
+            last[0] = time.monotonic()
+            print(f"  {text}", file=sys.stderr, flush=True)
+
+    StrongBuilder(directory, threads=threads, progress=progress).build(geese)
+
+
+def timed_child(directory: Path, geese: int, threads: int | None) -> tuple[float, float, float, int]:
+    """Builds one goose count in a child; (wall s, CPU s, peak RSS GB, exit status) of that process."""
+    command = [sys.executable, __file__, "--child", str(geese), "--tables", str(directory)]
+    if threads:
+        command += ["--threads", str(threads)]
     started = time.perf_counter()
-    build_tables(variant, 6, scratch / "int16")
-    int16_s = time.perf_counter() - started
-    started2 = time.perf_counter()
-    StrongBuilder(scratch / "bits").build(6)  # includes numba's compile (or its cache load)
-    bits_s = time.perf_counter() - started2
-    positions = 2_373_360 + 13_290_816 + 59_808_672
-    print(f"yardstick, 4-6 geese ({positions:,} positions): int16 numpy tables {int16_s:.1f} s, "
-          f"bit tables {bits_s:.1f} s (with compile)")
-    started, cpu = time.perf_counter(), time.process_time()
-    headers = StrongBuilder(directory, progress=lambda text: print(text, flush=True) if "100%" in text else None
-                            ).build(max_geese)
-    wall, cpu = time.perf_counter() - started, time.process_time() - cpu
+    child = subprocess.Popen(command)
+    _, status, usage = os.wait4(child.pid, 0)
+    child.returncode = os.waitstatus_to_exitcode(status)
+    wall = time.perf_counter() - started
+    return wall, usage.ru_utime + usage.ru_stime, usage.ru_maxrss / 1024 / 1024, child.returncode
+
+
+def bench_strong(max_geese: int, directory: Path, threads: int | None) -> None:
     layout = StrongBuilder(directory).layout
-    print(f"{'geese':>5} {'positions':>16} {'G to move: G win':>17} {'F to move: G win':>17} {'build s':>8} "
-          f"{'disk MB':>8}")
-    disk = 0
-    for h in headers:
-        t = totals(h, layout)
-        size = sum(p.stat().st_size for p in directory.glob(f"*-{h['geese']}geese.*.fgb"))
-        disk += size
-        print(f"{h['geese']:>5} {2 * t['positions_per_side']:>16,} {t['geese_to_move_geese_wins']:>17,} "
-              f"{t['fox_to_move_geese_wins']:>17,} {h['build_seconds']:>8.1f} {size / 1e6:>8.0f}")
+    print(f"strong solve of standard (no sideways), 4..{max_geese} geese, in {directory}; "
+          f"{os.cpu_count()} cores, load {os.getloadavg()[0]:.1f} at the start")
+    print(f"{'geese':>5} {'wall s':>8} {'CPU s':>8} {'peak GB':>8} {'table MB':>8} {'positions':>16} "
+          f"{'G to move: G win':>17} {'F to move: G win':>17} {'load':>5}", flush=True)
+    wall_sum = cpu_sum = peak = 0.0
+    for geese in range(4, max_geese + 1):
+        wins = bits_path(directory, geese, "wins")
+        if complete_header(wins, layout) is not None:
+            figures = None  # already on disk: loaded, not rebuilt
+        else:
+            wall, cpu, rss, code = timed_child(directory, geese, threads)
+            if code != 0:
+                raise SystemExit(f"the build of {geese} geese failed (exit status {code})")
+            figures = (wall, cpu, rss)
+            wall_sum, cpu_sum, peak = wall_sum + wall, cpu_sum + cpu, max(peak, rss)
+        header = complete_header(wins, layout)
+        t = totals(header, layout)
+        disk = wins.stat().st_size
+        timing = f"{figures[0]:>8.1f} {figures[1]:>8.1f} {figures[2]:>8.2f}" if figures else \
+            f"{'on disk':>8} {'':>8} {'':>8}"
+        print(f"{geese:>5} {timing} {disk / 1e6:>8.0f} {2 * t['positions_per_side']:>16,} "
+              f"{t['geese_to_move_geese_wins']:>17,} {t['fox_to_move_geese_wins']:>17,} "
+              f"{os.getloadavg()[0]:>5.1f}", flush=True)
+        if geese in TARGETS:
+            target = TARGETS[geese]
+            print(f"  up to {geese} geese (this run): {wall_sum:.0f} s wall, {cpu_sum:.0f} s CPU "
+                  f"(CPU / {os.cpu_count()} cores = {cpu_sum / (os.cpu_count() or 1):.0f} s), peak {peak:.2f} GB; "
+                  f"target <= {target[0]} s and <= {target[1]} GB"
+                  + (f"; a single-threaded compiled solver: about {target[2]} s and {target[3]} GB"
+                     if target[2] else ""), flush=True)
+    tables_mb = sum(bits_path(directory, k, "wins").stat().st_size for k in range(4, max_geese + 1)) / 1e6
+    chains = bits_path(directory, max_geese, "chains")
+    chains_mb = chains.stat().st_size / 1e6 if chains.exists() else 0.0
+    print(f"disk: {tables_mb:,.0f} MB of tables for 4..{max_geese} geese + {chains_mb:,.0f} MB of {max_geese}-geese "
+          f"chains (kept so that a larger build can go on; delete them otherwise) in {directory}")
     tables = StrongTables(directory)
-    if max_geese in (13, 15, 17):
-        start = get_variant("standard", geese=max_geese, sideways=False).start_position()
-        verdict = "the geese win" if tables.geese_win(start) else "the fox wins"
-        print(f"start of standard with {max_geese} geese: {verdict}")
-    print(f"this run: {wall:.0f} s wall, {cpu:.0f} s CPU on {os.cpu_count()} cores, "
-          f"peak RSS {peak_mb() / 1024:.2f} GB, disk {disk / 1e9:.2f} GB "
-          "(tables already on disk are loaded, not rebuilt)")
-    target = TARGETS.get(max_geese)
-    if target:
-        print(f"targets: <= {target[0]} s wall and <= {target[1]} GB peak"
-              + (f"; a single-threaded compiled solver: about {target[2]} s and {target[3]} GB" if target[2] else ""))
+    for geese in (13, 15, 17):
+        if geese <= max_geese:
+            report_position(get_variant("standard", geese=geese, sideways=False).start_position(), tables)
+
+
+def bench_strategy(geese: int, directory: Path, limit: int) -> None:
+    """Makes the winner's strategy from the start with the bit tables in `directory`: its size, or how far it got."""
+    tables = StrongTables(directory)
+    start = get_variant("standard", geese=geese, sideways=False).start_position()
+    started, cpu = time.perf_counter(), time.process_time()
+    try:
+        header, keys, codes = make_strategy(start, tables, limit=limit, progress=lambda text: print(f"  {text}",
+                                                                                                    flush=True))
+    except StrategyError as error:
+        print(f"strategy for {geese} geese: {error} ({time.perf_counter() - started:.0f} s wall, "
+              f"{time.process_time() - cpu:.0f} s CPU)")
+        return
+    with tempfile.TemporaryDirectory() as scratch:
+        size = save_strategy(Path(scratch) / "s.fgs", header, keys, codes)
+    print(f"strategy for {geese} geese ({header['winner']} win): {len(keys):,} positions of the winner, "
+          f"{size / 1e6:.1f} MB compressed, {time.perf_counter() - started:.0f} s wall, "
+          f"{time.process_time() - cpu:.0f} s CPU, peak {peak_mb():.0f} MB")
+
+
+def remove_bit_tables(directory: Path) -> None:
+    for path in directory.glob(f"{KEY}-*.fgb*"):
+        path.unlink()
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--geese", type=int, default=13, help="strong solve: every count from 4 to this")
+    parser.add_argument("--tables", type=Path, default=None, help="build here instead of a temporary directory")
+    parser.add_argument("--fresh", action="store_true", help="delete the bit tables in --tables first")
+    parser.add_argument("--threads", type=int, default=None, help="strong solve: threads (default: all cores)")
+    parser.add_argument("--int16", action="store_true", help="Hare and Hounds and the int16 tables instead")
     parser.add_argument("--variant", default="standard", choices=["standard", "great-cross"])
     parser.add_argument("--sideways", action="store_true", help="standard with sideways goose steps")
-    parser.add_argument("--max-geese", type=int, default=5)
-    parser.add_argument("--tables", type=Path, default=None, help="build here instead of a temporary directory")
+    parser.add_argument("--max-geese", type=int, default=5, help="--int16: the largest goose count")
     parser.add_argument("--skip-hare-and-hounds", action="store_true")
-    parser.add_argument("--strong", type=int, default=None, metavar="N",
-                        help="the strong solve of standard up to N geese (bit tables), and nothing else")
+    parser.add_argument("--strategy", type=int, default=None, metavar="N",
+                        help="make the winner's strategy for N geese from the tables in --tables (its size)")
+    parser.add_argument("--limit", type=int, default=20_000_000, help="--strategy: give up past this many positions")
+    parser.add_argument("--child", type=int, default=None, help=argparse.SUPPRESS)
     args = parser.parse_args()
+    if args.child is not None:
+        build_one_count(args.tables, args.child, args.threads)
+        return
+    if args.strategy is not None:
+        bench_strategy(args.strategy, args.tables or table_dir(None), args.limit)
+        return
     with tempfile.TemporaryDirectory(prefix="foxgeese-bench-") as scratch:
         directory = args.tables or Path(scratch)
-        if args.strong is not None:
-            bench_strong(args.strong, directory if args.tables else Path(scratch) / "run", Path(scratch))
+        if args.int16:
+            if not args.skip_hare_and_hounds:
+                bench_hare_and_hounds(directory)
+            bench_tables(args.variant, args.sideways, args.max_geese, directory)
             return
-        if not args.skip_hare_and_hounds:
-            bench_hare_and_hounds(directory)
-        bench_tables(args.variant, args.sideways, args.max_geese, directory)
+        directory.mkdir(parents=True, exist_ok=True)
+        if args.fresh:
+            remove_bit_tables(directory)
+        bench_strong(args.geese, directory, args.threads)
 
 
 if __name__ == "__main__":

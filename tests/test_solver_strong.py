@@ -240,22 +240,51 @@ def test_a_strategy_from_the_tables_verifies_with_the_engine_and_plays_its_moves
         verify,
     )
 
-    opening = opening_to(5, seed=7)  # made and checked in Python: a small tree
+    opening = opening_to(5, seed=7)  # made by the kernels, checked in Python: a small tree
     start = get_variant("standard").start_position()
     for move in opening:
         start = start.play(start.parse_move(move))
-    header, table = make_strategy(start, strong)
+    header, keys, codes = make_strategy(start, strong)
     path = tmp_path / "s.fgs"
-    save_strategy(path, header, table)
+    save_strategy(path, header, keys, codes)
     strategy = load_strategy(path)
     figures = verify(strategy)
-    assert figures["winner_positions"] == len(table) > 10 and figures["endings"] > 0
+    assert figures["winner_positions"] == len(keys) > 10 and figures["endings"] > 0
     # a strategy that leaves one of the loser's lines without a move fails the check, naming the position
-    first = min(table)
-    del table[first]
-    save_strategy(path, header, table)
+    save_strategy(path, header, keys[1:], codes[1:])
     with pytest.raises(StrategyError, match="the strategy has no move for the|holds"):
         verify(load_strategy(path))
+    # and so does one whose move is not legal there
+    save_strategy(path, header, keys, codes ^ 1)
+    with pytest.raises(StrategyError, match="has no move|ends in|holds"):
+        verify(load_strategy(path))
+    # the geese's strategy where they win (found by sampling 8-geese positions)
+    geese_win = Position.from_text("standard geese=13,sideways=0 geese c7 d1,e3,d4,c5,d5,e5,d6,e6 0 0 0")
+    header, keys, codes = make_strategy(geese_win, strong)
+    save_strategy(path, header, keys, codes)
+    assert header["winner"] == "geese" and verify(load_strategy(path))["winner_positions"] == len(keys) == 18
+
+
+def test_the_strategy_kernels_list_the_engines_moves(strong):
+    from foxgeese.engine.sampling import scattered_position
+    from foxgeese.players.solver import strategy_kernels as sk
+    from foxgeese.players.solver.bitlayout import mask_of
+    from foxgeese.players.solver.strategy import move_code
+
+    layout = strong.layout
+    variant = get_variant("standard", geese=17, sideways=False)
+    rng = random.Random(5)
+    out_mask, out_fox, out_code = (np.zeros(sk.MOST_MOVES, dtype=np.int64) for _ in range(3))
+    for _ in range(400):
+        position = scattered_position(variant, rng, prey_count=rng.randint(4, 17))
+        mask, fox = mask_of(position.prey), grid_bit(position.predator)
+        engine = sorted(move_code(position, m) for m in position.legal_moves())
+        if position.turn == Side.PREDATOR:
+            n = sk.fox_moves(mask, fox, layout.board, layout.step_shift, layout.step_from, layout.jump_over,
+                             out_mask, out_fox, out_code)
+        else:
+            n = sk.goose_moves(mask, fox, layout.board, layout.goose_shift, layout.goose_from, out_mask, out_code)
+        assert sorted(out_code[:n].tolist()) == engine, position.text()
 
 
 def test_analyse_counts_the_moves_that_threw_a_win_away(tmp_path):

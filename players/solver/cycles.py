@@ -18,15 +18,15 @@ from __future__ import annotations
 
 import numpy as np
 
+from foxgeese.engine import Side
 from foxgeese.players.solver.tables import NO_MOVE, WIN
 
-PREY, FOX = 0, 1  # the side to move, as the first index of the working arrays
 OPEN = -32767
 
 
 def solve_level(step: np.ndarray, occupied: np.ndarray, outside: np.ndarray,
                 inner: list[tuple[np.ndarray, np.ndarray]]) -> tuple[np.ndarray, int]:
-    """Scores (2, P, n) for a level: [PREY] geese to move, [FOX] fox to move.
+    """Scores (2, P, n) for a level, indexed by `Side`: [Side.PREY] geese to move, [Side.PREDATOR] fox to move.
 
     `step` (P, 8): fox steps; `occupied` (P, n): a goose on point p in column c; `outside`
     (2, P, n): best score over the moves leaving the level (NO_MOVE: none); `inner`: per
@@ -39,11 +39,11 @@ def solve_level(step: np.ndarray, occupied: np.ndarray, outside: np.ndarray,
     size = P * n
     counter = np.zeros((2, P, n), dtype=np.int32)  # moves inside the level not yet decided
     for cols, target in inner:
-        counter[PREY] += ((cols >= 0)[None, :] & (target[None, :] != points[:, None]))
+        counter[Side.PREY] += ((cols >= 0)[None, :] & (target[None, :] != points[:, None]))
     for d in range(step.shape[1]):
         to = step[:, d]
         ok = to >= 0
-        counter[FOX][ok] += ~occupied[to[ok]]
+        counter[Side.PREDATOR][ok] += ~occupied[to[ok]]
     counter[:, occupied] = 0
     value = np.full((2, P, n), OPEN, dtype=np.int32)
     candidate = np.full(2 * size, NO_MOVE, dtype=np.int32)  # best score known so far, by flat index
@@ -108,23 +108,23 @@ def _predecessors(flat, option, step, occupied, inner, P, n):
     point, column = np.divmod(rest, n)
     parents, options = [], []
     # Geese to move was reached by a fox step: the fox came from a neighbouring empty point.
-    g = side == PREY
+    g = side == Side.PREY
     if g.any():
         p, c, o = point[g], column[g], option[g]
         for d in range(step.shape[1]):
             origin = step[p, d]
             ok = origin >= 0
             ok[ok] &= ~occupied[origin[ok], c[ok]]
-            parents.append(FOX * P * n + origin[ok] * n + c[ok])
+            parents.append(Side.PREDATOR * P * n + origin[ok] * n + c[ok])
             options.append(o[ok])
     # Fox to move was reached by a sideways goose step, which a sideways step undoes.
-    f = side == FOX
+    f = side == Side.PREDATOR
     if f.any():
         p, c, o = point[f], column[f], option[f]
         for cols, target in inner:
             back = cols[c]
             ok = (back >= 0) & (target[c] != p)
-            parents.append(PREY * P * n + p[ok] * n + back[ok])
+            parents.append(Side.PREY * P * n + p[ok] * n + back[ok])
             options.append(o[ok])
     if not parents:
         return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int32)

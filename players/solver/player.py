@@ -17,13 +17,14 @@ from __future__ import annotations
 import random
 from typing import Any
 
-from foxgeese.engine import Clock, Game
+from foxgeese.engine import Clock, Game, Side
 from foxgeese.players.base import Choice, Player
 from foxgeese.players.minimax import MinimaxPlayer
+from foxgeese.players.score import Score
 from foxgeese.players.solver.hare_hounds_solution import solution
 from foxgeese.players.solver.strategy import shipped_move
 from foxgeese.players.solver.strong import StrongTables
-from foxgeese.players.solver.tables import TableSet, describe, to_parent
+from foxgeese.players.solver.tables import TableSet, to_parent, to_score
 
 
 class SolverPlayer(Player):
@@ -65,7 +66,7 @@ class SolverPlayer(Player):
             return self._minimax(game, clock)
         best = max(score for _, score in scored)
         move = self.rng.choice([m for m, score in scored if score == best])
-        return Choice(move, _info(best, len(scored)))
+        return Choice(move, _info(position.turn, best, len(scored)))
 
     def _strong_choice(self, position: Any, moves: list) -> Choice | None:
         """A move from the bit tables or the shipped strategy, or None where neither reaches."""
@@ -74,15 +75,15 @@ class SolverPlayer(Player):
             return None
         planned = shipped_move(position)
         if planned is not None and planned in moves:
-            return Choice(planned, {"score": 100_000, "nodes": len(moves), "source": "strategy"})
+            return Choice(planned, _proven(position.turn, True, nodes=len(moves), source="strategy"))
         judge = self._strong_judge()
         if judge is None or not judge.covers(position) or judge.geese_win(position) is None:
             return None
         winning = [m for m in moves if judge.mover_wins_after(position, m) is True]
         if winning:
-            return Choice(self.rng.choice(winning), {"score": 100_000, "nodes": len(moves), "source": "tables"})
+            return Choice(self.rng.choice(winning), _proven(position.turn, True, nodes=len(moves), source="tables"))
         return Choice(resisting_move(judge, position, moves, self.rng),
-                      {"score": -100_000, "nodes": len(moves), "source": "tables"})
+                      _proven(position.turn, False, nodes=len(moves), source="tables"))
 
     def _strong_judge(self) -> Any:
         if self._strong is None:
@@ -140,10 +141,11 @@ def resisting_move(judge: Any, position: Any, moves: list, rng: random.Random) -
     return rng.choice(best)
 
 
-def _info(score: int, count: int) -> dict[str, Any]:
-    kind, plies = describe(score)
-    info: dict[str, Any] = {"score": 0 if kind == "draw" else (100_000 if kind == "win" else -100_000),
-                            "nodes": count, "source": "tables"}
-    if plies is not None:
-        info["mate"] = plies if kind == "win" else -plies
-    return info
+def _proven(mover: Side, wins: bool, plies: int | None = None, **extra: Any) -> dict[str, Any]:
+    """`Choice.info` for a proven result, through the searches' shared `Score`."""
+    score = Score.proven_win(mover, plies) if wins else Score.proven_loss(mover, plies)
+    return dict(score.info(), **extra)
+
+
+def _info(mover: Side, score: int, count: int) -> dict[str, Any]:
+    return dict(to_score(score, mover).info(), nodes=count, source="tables")

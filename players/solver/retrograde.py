@@ -32,8 +32,9 @@ from typing import Any
 
 import numpy as np
 
+from foxgeese.engine import Side
 from foxgeese.engine.board import DIRECTIONS
-from foxgeese.players.solver.cycles import FOX, PREY, solve_level
+from foxgeese.players.solver.cycles import solve_level
 from foxgeese.players.solver.tables import (
     MIN_GEESE,
     NO_MOVE,
@@ -226,10 +227,12 @@ class Builder:
             else:
                 cols = np.where(ok, column[np.maximum(cr, 0)], -1)
                 inner.append((cols, tg))
-        outside = np.stack([outer, chain[:, R].astype(np.int32)])
+        outside = np.empty((2,) + outer.shape, dtype=np.int32)  # indexed by Side, like solve_level's scores
+        outside[Side.PREY] = outer
+        outside[Side.PREDATOR] = chain[:, R]
         value, distances = solve_level(self.g.step, occupied, outside, inner)
-        prey[:, R] = value[PREY]
-        fox[:, R] = value[FOX]
+        prey[:, R] = value[Side.PREY]
+        fox[:, R] = value[Side.PREDATOR]
         return distances
 
 

@@ -6,19 +6,21 @@ engine's rules alone: at each of the winner's positions the file has a legal mov
 of the loser is followed, and every line ends in the winner's win. Without sideways steps every
 line ends, so the check is finite.
 
-Made from the bit tables (`make_strategy`): at each position the winner takes a move that wins
-at once if there is one, else the winning move that leaves the loser the fewest replies (ties:
-the first in move-text order) — fewer replies, a smaller file.
+Made from the bit tables (`make_strategy`, compiled in `strategy_kernels`), level by level: the
+winner takes a move that ends the game at once if there is one, else (the fox) the winning move
+that captures most, then the one that leaves the loser the fewest replies — a smaller file.
 
 File format (version `STRATEGY_FORMAT_VERSION`): the magic line, a 4-byte little-endian JSON
-length, the JSON header (goose count, winner, positions), then the sorted keys (uint64:
-the geese's 7x7 grid mask << 6 | the fox's grid bit) and one uint8 per key: the index of the move in the
-position's legal moves sorted by text.
+length, the JSON header (goose count, winner, positions), then an lzma stream of the sorted keys
+delta-coded (uint64; a key is the geese's 7x7 grid mask << 6 | the fox's grid bit) and one uint32
+per key: the move's code (`move_code`: for the fox its landing point and the geese it takes, for
+the geese the step's two points), matched against the engine's legal moves when played.
 """
 
 from __future__ import annotations
 
 import json
+import lzma
 import struct
 from collections.abc import Callable
 from functools import lru_cache
@@ -29,10 +31,19 @@ import click
 import numpy as np
 
 from foxgeese.engine import Move, Position, Side
+from foxgeese.engine.position import MIN_GEESE
+from foxgeese.files import atomic_write
 from foxgeese.players.solver.bitlayout import grid_bit, mask_of
 from foxgeese.usage import fail
 
-STRATEGY_FORMAT_VERSION = 1
+try:  # numba is an optional extra (foxgeese[solver]): only making a strategy needs it, playing one does not
+    from numba.typed import List
+
+    from foxgeese.players.solver import strategy_kernels
+except ImportError:
+    strategy_kernels = None
+
+STRATEGY_FORMAT_VERSION = 2
 MAGIC = b"FOXGEESE-STRATEGY\n"
 SHIPPED = Path(__file__).parent / "strategies"
 COUNTS = (13, 15, 17)
@@ -51,8 +62,20 @@ def key_of(position: Position) -> int:
     return mask_of(position.prey) << 6 | grid_bit(position.predator)
 
 
-def sorted_moves(position: Position) -> list[Move]:
-    return sorted(position.legal_moves(), key=str)
+def move_code(position: Position, move: Move) -> int:
+    """What `strategy_kernels` calls a move: the fox's landing point | the geese it takes (as a subset of
+    the position's geese in grid order) << 6; a goose step's from | to << 6 (grid bits)."""
+    if position.turn == Side.PREY:
+        return grid_bit(move.path[0]) | grid_bit(move.path[-1]) << 6
+    taken = position.prey & ~position.play(move).prey
+    subset, i, rest = 0, 0, position.prey
+    while rest:
+        low = rest & -rest
+        rest ^= low
+        if taken & low:
+            subset |= 1 << i
+        i += 1
+    return grid_bit(move.path[-1]) | subset << 6
 
 
 class Strategy:
@@ -68,21 +91,24 @@ class Strategy:
         at = int(np.searchsorted(self.keys, key))
         if at >= len(self.keys) or int(self.keys[at]) != key:
             return None
-        moves = sorted_moves(position)
-        index = int(self.moves[at])
-        return moves[index] if index < len(moves) else None
+        code = int(self.moves[at])
+        for move in position.legal_moves():
+            if move_code(position, move) == code:
+                return move
+        return None
 
 
-def save_strategy(path: Path, header: dict[str, Any], table: dict[int, int]) -> None:
-    keys = np.array(sorted(table), dtype="<u8")
-    moves = np.array([table[int(k)] for k in keys], dtype=np.uint8)
+def save_strategy(path: Path, header: dict[str, Any], keys: np.ndarray, codes: np.ndarray) -> int:
+    """Writes the file (keys sorted); returns its size in bytes."""
+    keys = np.asarray(keys, dtype="<u8")
+    body = np.diff(keys, prepend=np.uint64(0)).astype("<u8").tobytes() + np.asarray(codes, dtype="<u4").tobytes()
     text = json.dumps(dict(header, format_version=STRATEGY_FORMAT_VERSION, positions=len(keys)),
                       sort_keys=True).encode()
+    data = MAGIC + struct.pack("<I", len(text)) + text + lzma.compress(body, preset=9)
     path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(path.name + ".tmp")
-    with open(tmp, "wb") as out:
-        out.write(MAGIC + struct.pack("<I", len(text)) + text + keys.tobytes() + moves.tobytes())
-    tmp.replace(path)
+    with atomic_write(path, "wb") as out:
+        out.write(data)
+    return len(data)
 
 
 def load_strategy(path: Path) -> Strategy:
@@ -96,15 +122,17 @@ def load_strategy(path: Path) -> Strategy:
         (length,) = struct.unpack_from("<I", data, len(MAGIC))
         start = len(MAGIC) + 4
         header = json.loads(data[start: start + length])
+        if header.get("format_version") != STRATEGY_FORMAT_VERSION:
+            raise StrategyError(f"{path} has format version {header.get('format_version')}, "
+                                f"this build reads {STRATEGY_FORMAT_VERSION}")
         n = header["positions"]
-        body = start + length
-        keys = np.frombuffer(data, dtype="<u8", count=n, offset=body)
-        moves = np.frombuffer(data, dtype=np.uint8, count=n, offset=body + 8 * n)
-    except (struct.error, ValueError, KeyError) as error:
+        body = lzma.decompress(data[start + length:])
+        keys = np.cumsum(np.frombuffer(body, dtype="<u8", count=n), dtype=np.uint64)
+        moves = np.frombuffer(body, dtype="<u4", count=n, offset=8 * n)
+    except StrategyError:
+        raise
+    except (struct.error, ValueError, KeyError, lzma.LZMAError) as error:
         raise StrategyError(f"{path} is damaged ({error})") from None
-    if header.get("format_version") != STRATEGY_FORMAT_VERSION:
-        raise StrategyError(f"{path} has format version {header.get('format_version')}, "
-                            f"this build reads {STRATEGY_FORMAT_VERSION}")
     return Strategy(header, keys, moves)
 
 
@@ -128,53 +156,83 @@ def shipped_move(position: Position) -> Move | None:
 # -- making one from the tables -------------------------------------------------------------------
 
 
-def make_strategy(start: Position, tables: Any, *, limit: int = 6_000_000,
-                  progress: Callable[[str], None] | None = None) -> tuple[dict[str, Any], dict[int, int]]:
+def level_of(keys: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(geese, row sum) of each key: a node's moves lead to fewer geese or a higher row sum."""
+    masks = keys >> 6
+    geese = np.bitwise_count(masks.astype(np.uint64)).astype(np.int64)
+    row_sum = np.zeros_like(geese)
+    for r in range(7):
+        row_sum += r * np.bitwise_count(((masks >> (7 * r)) & 127).astype(np.uint64)).astype(np.int64)
+    return geese, row_sum
+
+
+def make_strategy(start: Position, tables: Any, *, limit: int = 20_000_000,
+                  progress: Callable[[str], None] | None = None) -> tuple[dict[str, Any], np.ndarray, np.ndarray]:
     """The winner's strategy from `start` (a `standard` position, no sideways), from StrongTables.
 
-    Raises StrategyError when it passes `limit` positions (the shipped files must stay small).
+    Level by level (geese down, row sum up: every move leads to a later level), in the compiled
+    kernels of `strategy_kernels`. Returns (header, sorted keys, move codes). Raises
+    StrategyError when it passes `limit` positions of the winner (the shipped files must stay small).
     """
+    if strategy_kernels is None:
+        raise StrategyError("making a strategy needs numba: pip install 'foxgeese[solver]'")
     geese = start.prey.bit_count()
+    top = tables.available()
+    if top < geese:
+        raise StrategyError(f"making the {geese}-geese strategy needs the bit tables up to {geese} geese "
+                            f"(on disk: up to {top}); build them with `foxgeese solve standard --geese {geese}`")
+    words = List()
+    for k in range(MIN_GEESE, geese + 1):
+        words.append(tables.words(k))
     fox_wins = not tables.geese_win(start)
+    layout = tables.layout
     winner = Side.PREDATOR if fox_wins else Side.PREY
-    table: dict[int, int] = {}
-    seen: set[int] = set()
-    stack = [start]
-    while stack:
-        position = stack.pop()
-        key = key_of(position) << 1 | int(position.turn)
-        if key in seen or position.outcome() is not None:
-            continue
-        seen.add(key)
-        moves = sorted_moves(position)
-        if position.turn == winner:
-            index = _winning_index(position, moves, tables)
-            table[key_of(position)] = index
-            stack.append(position.play(moves[index]))
-            if len(table) > limit:
-                raise StrategyError(f"the {geese}-geese strategy passes {limit:,} positions")
-            if progress and len(table) % 100_000 == 0:
-                progress(f"{geese} geese: {len(table):,} positions of the winner so far")
-        else:
-            stack.extend(position.play(move) for move in moves)
+    starts = [start] if start.turn == winner else [start.play(m) for m in start.legal_moves()]
+    first = np.unique(np.array([key_of(p) for p in starts if p.outcome() is None], dtype=np.int64))
+    pending: dict[tuple[int, int], list[np.ndarray]] = {}
+    for key, k, s in zip(first, *level_of(first)):
+        pending.setdefault((int(k), int(s)), []).append(first[first == key])
+    found_keys, found_codes = [], []
+    positions = 0
+    while pending:
+        level = min(pending, key=lambda at: (-at[0], at[1]))
+        keys = np.unique(np.concatenate(pending.pop(level)))
+        codes, after, count = (np.zeros(len(keys), dtype=np.int64) for _ in range(3))
+        strategy_kernels.choose(keys, fox_wins, words, layout.board, layout.radix, layout.row_rank, layout.stride,
+                                layout.block_word, layout.goose_shift, layout.goose_from, layout.step_shift,
+                                layout.step_from, layout.jump_over, codes, after, count)
+        if (count == -2).any():
+            raise StrategyError(f"{keys[count == -2][0]}: the winner has no winning move; the tables are wrong")
+        if (count == -3).any():
+            raise StrategyError(f"{keys[count == -3][0]}: more capture chains than the kernel lists")
+        found_keys.append(keys)
+        found_codes.append(codes)
+        positions += len(keys)
+        if positions > limit:
+            raise StrategyError(f"the {geese}-geese strategy passes {limit:,} positions of the winner "
+                                f"({positions:,} at {level[0]} geese, row sum {level[1]})")
+        counts = np.maximum(count, 0)
+        offsets = np.zeros(len(keys) + 1, dtype=np.int64)
+        np.cumsum(counts, out=offsets[1:])
+        reached = np.zeros(int(offsets[-1]), dtype=np.int64)
+        strategy_kernels.replies(after, fox_wins, offsets, layout.board, layout.goose_shift, layout.goose_from,
+                                 layout.step_shift, layout.step_from, layout.jump_over, reached)
+        reached = np.unique(reached)
+        kk, ss = level_of(reached)
+        order = np.lexsort((ss, kk))
+        reached, kk, ss = reached[order], kk[order], ss[order]
+        bounds = np.flatnonzero((np.diff(kk) != 0) | (np.diff(ss) != 0)) + 1
+        for part in np.split(np.arange(len(reached)), bounds):
+            if len(part):
+                pending.setdefault((int(kk[part[0]]), int(ss[part[0]])), []).append(reached[part])
+        if progress:
+            progress(f"{geese} geese: {level[0]} geese, row sum {level[1]}: {len(keys):,} positions of the "
+                     f"winner ({positions:,} so far)")
+    keys = np.concatenate(found_keys)
+    codes = np.concatenate(found_codes)
+    order = np.argsort(keys)
     header = {"start": start.text(), "geese": geese, "winner": "fox" if fox_wins else "geese"}
-    return header, table
-
-
-def _winning_index(position: Position, moves: list[Move], tables: Any) -> int:
-    best, best_replies = -1, None
-    for index, move in enumerate(moves):
-        if tables.mover_wins_after(position, move) is not True:
-            continue
-        after = position.play(move)
-        if after.outcome() is not None:
-            return index
-        replies = len(after.legal_moves())
-        if best_replies is None or replies < best_replies:
-            best, best_replies = index, replies
-    if best < 0:
-        raise StrategyError(f"{position.text()}: the winner has no winning move; the tables are wrong")
-    return best
+    return header, keys[order], codes[order]
 
 
 # -- checking one with the engine alone -----------------------------------------------------------
@@ -216,8 +274,9 @@ def verify_command(tables: str | None) -> None:
     """The body of `foxgeese solve verify`."""
     found = [geese for geese in COUNTS if strategy_path(geese).exists()]
     if not found:
-        fail(f"no strategy is shipped in {SHIPPED} yet (the fox's 13-geese strategy has not been made small enough: "
-             "see docs/solver.md); the solver plays from the bit tables: `foxgeese solve standard --geese 13`")
+        fail(f"no strategy is shipped in {SHIPPED} (the fox's 13-geese strategy alone is far over the package's "
+             "budget: see docs/solver.md); the solver plays perfectly from the bit tables: "
+             "`foxgeese solve standard --geese 13`")
     for geese in found:
         try:
             strategy = load_strategy(strategy_path(geese))

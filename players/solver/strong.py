@@ -308,6 +308,14 @@ class StrongTables:
                 self.headers[geese] = header
         return self._words[geese]
 
+    def words(self, geese: int) -> np.ndarray:
+        """The geese-to-move words of one goose count (memory-mapped), for the compiled look-ups."""
+        words = self._array(geese)
+        if words is None:
+            raise TableError(f"no {geese}-geese table in {self.directory}; build it with "
+                             f"`foxgeese solve standard --geese {geese}`")
+        return np.asarray(words)
+
     def covers(self, position: Position) -> bool:
         variant = position.variant
         if variant.id != "standard" or variant.option_dict.get("sideways"):
@@ -343,7 +351,6 @@ class StrongTables:
         geese = prey.bit_count()
         words = self._array(geese)
         if words is None:
-            raise TableError(f"no {geese}-geese table in {self.directory}; build it with "
-                             f"`foxgeese solve standard --geese {geese}`")
+            words = self.words(geese)  # raises: no table
         bit = self.layout.bit_of(mask_of(prey), grid_bit(fox))
         return bool((int(words[bit >> 6]) >> (bit & 63)) & 1)

@@ -24,6 +24,7 @@ from foxgeese.engine import Side
 from foxgeese.engine.board import DIRECTIONS, point_name
 from foxgeese.engine.position import MIN_GEESE  # fewer geese than this: the fox has won (captured)
 from foxgeese.files import atomic_write
+from foxgeese.players.score import Score
 
 FORMAT_VERSION = 1
 MAGIC = b"FOXGEESE-TABLE\n"
@@ -57,6 +58,14 @@ def describe(score: int) -> tuple[str, int | None]:
     if score < 0:
         return "loss", score + WIN
     return "draw", None
+
+
+def to_score(score: int, mover: Side) -> Score:
+    """A table score (the side to move's point of view) as the searches' shared `Score`."""
+    kind, plies = describe(score)
+    if kind == "draw":
+        return Score.proven_draw(mover)
+    return Score.proven_win(mover, plies) if kind == "win" else Score.proven_loss(mover, plies)
 
 
 def winner_text(score: int, mover: str, other: str) -> str:

@@ -84,7 +84,7 @@ class Position:
     def text(self) -> str:
         """The canonical one-line form: `VARIANT OPTIONS TURN PREDATOR PREY QUIET STALL PLY`."""
         variant = self.variant
-        prey = ",".join([POINT_NAMES[p] for p in _bits(self.prey)]) or "-"
+        prey = _PREY_TEXTS.get(self.prey) or _prey_text(self.prey)
         return (
             f"{variant.id} {variant.options_text()} {variant.side_name(self.turn)} {POINT_NAMES[self.predator]} "
             f"{prey} {self.quiet} {self.stall} {self.ply}"
@@ -242,6 +242,19 @@ def _piece_names(position: Position) -> dict[int, str]:
     names = {p: position.variant.prey_singular for p in _bits(position.prey)}
     names[position.predator] = position.variant.predator_name
     return names
+
+
+_PREY_TEXTS: dict[int, str] = {}
+_PREY_TEXTS_LIMIT = 1 << 16
+
+
+def _prey_text(mask: int) -> str:
+    """The prey field of position text, remembered: the referee writes it every ply, and a
+    predator move leaves it as it was (a bounded cache, emptied when full)."""
+    if len(_PREY_TEXTS) >= _PREY_TEXTS_LIMIT:
+        _PREY_TEXTS.clear()
+    text = _PREY_TEXTS[mask] = ",".join([POINT_NAMES[p] for p in _bits(mask)]) or "-"
+    return text
 
 
 def _bits(mask: int) -> list[int]:

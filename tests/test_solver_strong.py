@@ -145,6 +145,9 @@ def test_a_stopped_build_resumes_at_the_next_level_and_gives_the_same_file(stron
     assert mine == bits_path(strong.directory, 7, WINS).read_bytes()[HEADER_BYTES:]
     assert not bits_path(tmp_path, 6, "chains").exists()  # read for the last time by the 7-geese build
     assert bits_path(tmp_path, 7, "chains").exists()  # kept: a later build goes on from it
+    again = []
+    StrongBuilder(tmp_path, progress=again.append).build(6)  # a smaller count after a larger build
+    assert again == []  # loads: 6 is complete and 7 no longer needs its chains
 
 
 def test_a_bit_table_of_another_format_version_is_refused(strong, tmp_path):

@@ -137,7 +137,9 @@ class StrongBuilder:
             wins = complete_header(bits_path(self.directory, geese, WINS), self.layout)
             needs_chains = geese < max_geese or (geese < LARGEST and geese == max_geese)
             chains = complete_header(bits_path(self.directory, geese, CHAINS), self.layout)
-            next_done = geese < max_geese and complete_header(
+            # The chains only feed the next count: once its table is complete they are not needed,
+            # also when this count is the one asked for (a 15-geese report after a 17-geese build).
+            next_done = geese < LARGEST and complete_header(
                 bits_path(self.directory, geese + 1, WINS), self.layout) is not None
             if wins is not None and (chains is not None or not needs_chains or next_done):
                 headers.append(wins)

@@ -66,14 +66,17 @@ def ipc_path(endpoint: str) -> str | None:
 
 
 def _own_folders(command: list[str], cwd: str) -> list[str]:
-    """The folders under /tmp or /run a bot needs to start: its `cwd`, its program's folder, its
-    script's (the first argument naming a file: `python bot.py`, `node bot.js`), and foxgeese's
-    source (SDK bots and built-in players import it). Other paths on the command line, such as a
-    file it was told to read, stay hidden."""
+    """The folders under /tmp or /run a bot needs to start: its `cwd`, its program's folder (and
+    the virtual environment the program belongs to), its script's (the first argument naming a
+    file: `python bot.py`, `node bot.js`), and foxgeese's source (SDK bots and built-in players
+    import it). Other paths on the command line, such as a file it was told to read, stay hidden."""
     wanted = [Path(cwd)]
     program = shutil.which(command[0]) if command else None
     if program:
         wanted.append(Path(program).resolve().parent)
+        venv = Path(program).absolute().parent.parent  # a venv's python links out of the venv: keep
+        if (venv / "pyvenv.cfg").is_file():  # the venv itself, or its site-packages stay hidden
+            wanted.append(venv)
     script = next((arg for arg in command[1:] if os.path.isabs(arg) and os.path.isfile(arg)), None)
     if script is not None:
         wanted.append(Path(script).resolve().parent)

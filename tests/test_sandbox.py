@@ -65,3 +65,22 @@ def test_sandbox_options_are_checked_before_any_game():
     run = subprocess.run([sys.executable, "-m", "foxgeese", "play", "standard", "--fox", "random", "--geese", "random",
                           "--sandbox", "hare"], capture_output=True, text=True, timeout=60)
     assert run.returncode != 0 and "--sandbox hare: standard has the sides fox and geese (or say all)" in run.stderr
+
+
+def test_a_bot_in_a_virtual_environment_under_tmp_keeps_that_environment(tmp_path):
+    """A venv's python links out of the venv: without its folder the bot's packages stay hidden
+    (a clone and venv under /tmp gave every sandboxed bot a no-show)."""
+    from foxgeese.protocol.sandbox import _own_folders
+
+    venv = Path(tempfile.mkdtemp(prefix="sandbox-venv-"))
+    elsewhere = Path(tempfile.mkdtemp(prefix="sandbox-other-"))
+    try:
+        (venv / "bin").mkdir()
+        (venv / "bin" / "python").symlink_to(sys.executable)
+        (venv / "pyvenv.cfg").write_text("home = /usr/bin\n")
+        folders = _own_folders([str(venv / "bin" / "python"), "-m", "foxgeese", "bot", "random"], "/")
+        assert str(venv.resolve()) in folders and str(elsewhere.resolve()) not in folders
+        (venv / "pyvenv.cfg").unlink()  # not a venv: only the program's own folder, as before
+        assert str(venv.resolve()) not in _own_folders([str(venv / "bin" / "python")], "/")
+    finally:
+        subprocess.run(["rm", "-rf", str(venv), str(elsewhere)], check=False)

@@ -36,7 +36,7 @@ from foxgeese.tournaments.yamlload import load_yaml
 
 # Keys that do not change which games are played or how: excluded from the hash, so that a
 # tournament can be resumed with more workers or into a directory given on the command line.
-UNHASHED_KEYS = ("concurrency", "output_dir", "executor", "ray", "events")
+UNHASHED_KEYS = ("concurrency", "output_dir", "executor", "ray", "events", "affinity")
 
 DEFAULT_OUTPUT_ROOT = "tournament-out"
 MAX_GAMES = 1_000_000  # games one config may schedule (a tournament of more is a typo)
@@ -181,6 +181,7 @@ class TournamentConfig(_Strict):
     output_dir: str | None = None
     sprt: SprtConfig | None = None
     executor: Literal["local", "ray"] = "local"
+    affinity: Literal["auto", "off"] = "auto"  # local: each slot on a CPU of its own when they fit
     ray: RayConfig | None = None
     events: EventsConfig | None = None
 

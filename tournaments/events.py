@@ -18,6 +18,7 @@ from foxgeese.tournaments.errors import TournamentError
 
 EVENTS = "events.jsonl"
 TOPIC = b"foxgeese.EVENT"
+_encode = json.JSONEncoder(separators=(",", ":")).encode  # json.dumps would build an encoder per line
 
 
 class EventStream:
@@ -58,9 +59,9 @@ class EventStream:
             now = time.time()
             for event in events:
                 self._seq += 1
-                fields = {key: value for key, value in event.items() if key != "event"}
-                line = {"event": event["event"], "seq": self._seq, "time": now, **fields}
-                lines.append(json.dumps(line, separators=(",", ":")))
+                line = {"event": event["event"], "seq": self._seq, "time": now}
+                line.update(event)  # its fields after these three ("event" keeps its place)
+                lines.append(_encode(line))
             self._handle.write("".join(line + "\n" for line in lines))
             self._handle.flush()
             if self._socket is not None:

@@ -6,7 +6,11 @@ died mid-game (killed, out of memory, its machine gone): the runner then plays t
 on whichever slot is free, and the slot starts a new worker with `restart()`.
 
 `local` (this module): one worker process per slot, so N slots use N cores; each process keeps
-one referee and its bot processes between games (tournaments/worker.py). `ray`: ray_executor.py.
+one referee and its bot processes between games (tournaments/worker.py). With `affinity` "auto"
+and no more slots than CPUs, slot i's worker and everything it starts (bots, ZeroMQ threads) run
+on the i-th CPU: a game is a ping-pong between the referee and a bot, and every hand-off that
+stays on one CPU skips waking another (costly on a virtual machine), and the slots do not crowd
+each other. `ray`: ray_executor.py.
 """
 
 from __future__ import annotations
@@ -74,15 +78,17 @@ class Executor:
 
 
 class LocalExecutor(Executor):
-    """One worker process per slot on this machine."""
+    """One worker process per slot on this machine; `affinity` "auto" or "off" (see the module doc)."""
 
     name = "local"
 
-    def __init__(self) -> None:
+    def __init__(self, affinity: str = "auto") -> None:
+        self.affinity = affinity
         self._slots: list[ProcessSlot] = []
 
     def slots(self, count: int, setup: Callable[[int, int], WorkerSetup]) -> list[Slot]:
-        self._slots = [ProcessSlot(index, setup) for index in range(count)]
+        cpus = slot_cpus(count) if self.affinity == "auto" else [None] * count
+        self._slots = [ProcessSlot(index, setup, cpu) for index, cpu in zip(range(count), cpus)]
         try:
             for slot in self._slots:
                 slot.start()
@@ -102,6 +108,16 @@ class LocalExecutor(Executor):
             slot.kill()
 
 
+def slot_cpus(count: int) -> list[int | None]:
+    """The CPU of each of `count` slots: one each while they fit the CPUs this process may use
+    (in order), else None for all (more slots than CPUs: the OS spreads them best)."""
+    try:
+        allowed = sorted(os.sched_getaffinity(0))
+    except (AttributeError, OSError):  # no affinity on this system (macOS)
+        return [None] * count
+    return list(allowed[:count]) if count <= len(allowed) else [None] * count
+
+
 class ProcessSlot(Slot):
     """A worker process: `python -m foxgeese.tournaments.worker`, talking over a socket pair.
 
@@ -109,9 +125,10 @@ class ProcessSlot(Slot):
     spawn (which would re-import the caller's main script). Its death shows as the end of the pipe.
     """
 
-    def __init__(self, index: int, setup: Callable[[int, int], WorkerSetup]) -> None:
+    def __init__(self, index: int, setup: Callable[[int, int], WorkerSetup], cpu: int | None = None) -> None:
         self.index = index
         self.setup = setup
+        self.cpu = cpu  # the CPU its worker, and so its bots, are kept on (None: anywhere)
         self.generation = 0
         self.process: subprocess.Popen[bytes] | None = None
         self.connection: Connection | None = None
@@ -127,6 +144,11 @@ class ProcessSlot(Slot):
             )
         finally:
             theirs.close()
+        if self.cpu is not None:
+            try:  # before it starts its bots and threads, which inherit it
+                os.sched_setaffinity(self.process.pid, {self.cpu})
+            except OSError:
+                pass  # the CPU was taken away meanwhile (a cgroup change): run anywhere
         self.connection = Connection(ours.detach())
         self.bot_pids = []
         self.connection.send(self.setup(self.index, self.generation))
@@ -140,6 +162,8 @@ class ProcessSlot(Slot):
         if message[0] == "error":
             raise TournamentError(f"worker {self.index} could not start: {message[1]}")
         self._where = {**message[1], "slot": self.index}
+        if self.cpu is not None:
+            self._where["cpu"] = self.cpu
 
     def where(self) -> dict[str, Any]:
         return dict(self._where)
@@ -170,8 +194,10 @@ class ProcessSlot(Slot):
                     if isinstance(item, tuple):  # ("pids", [...]): the bots this worker runs now
                         self.bot_pids = item[1]
                 emit([item for item in message[1] if isinstance(item, dict)])
-            elif kind == "done":
+            elif kind == "done":  # ("done", entry, bot pids, the game's last events)
                 self.bot_pids = message[2]
+                if message[3]:
+                    emit([item for item in message[3] if isinstance(item, dict)])
                 return message[1]
             elif kind == "error":
                 raise TournamentError(f"game {job.game['id']}: {message[1]}")

@@ -24,7 +24,7 @@ from typing import Any
 from foxgeese.tournaments.config import LoadedConfig, RayConfig
 from foxgeese.tournaments.errors import TournamentError
 from foxgeese.tournaments.executors import Emit, Executor, Slot, WorkerLost
-from foxgeese.tournaments.worker import EventBatches, GameJob, GamePlayer, WorkerSetup, where
+from foxgeese.tournaments.worker import EventBatches, GameJob, GamePlayer, WorkerSetup, move_event, where
 
 START_WAIT_S = 120.0  # a slot whose actor has no place in the cluster by then is an error at start
 NOTICE_EVERY_S = 30.0  # how often a slot waiting for a place says so
@@ -65,7 +65,7 @@ class _Actor:
         thread = threading.Thread(target=run, name=f"game-{job.game['id']}", daemon=True)
         thread.start()
         while (batch := events.take()) is not None:
-            yield ("events", batch)
+            yield ("events", [move_event(item) for item in batch])
             events.sent(batch)
         thread.join()
         yield next(iter(outcome.items()))

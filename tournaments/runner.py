@@ -257,7 +257,7 @@ class Runner:
             from foxgeese.tournaments.ray_executor import RayExecutor
 
             return RayExecutor(self.loaded, self.ray_address)
-        return LocalExecutor()
+        return LocalExecutor(self.config.affinity)
 
     def _setup(self, index: int, generation: int) -> WorkerSetup:
         """What the worker of slot `index` needs (its bot logs stay with the tournament)."""

@@ -26,6 +26,7 @@ from typing import Any
 
 from foxgeese.engine import Side, get_variant
 from foxgeese.protocol.botconfig import BotConfig
+from foxgeese.protocol.match import MoveEvent
 from foxgeese.protocol.referee import Referee
 from foxgeese.tournaments.journal import FORFEITS
 from foxgeese.tournaments.schedule import ScheduledGame
@@ -131,21 +132,26 @@ class GamePlayer:
     def bot_pids(self) -> list[int]:
         return [process.pid for process in self.referee.processes()]
 
-    def play(self, job: GameJob, emit: Callable[[dict[str, Any]], None]) -> dict[str, Any]:
-        """Plays `job` to its end; `emit` hears each move as a `move` event (fields of EVENTS)."""
+    def play(self, job: GameJob, emit: Callable[[Any], None]) -> dict[str, Any]:
+        """Plays `job` to its end; `emit` hears each move's `MoveEvent` (`move_event` turns it into
+        the stream's `move` event, later, off the referee's loop)."""
         game = ScheduledGame.from_json(job.game, 0)
         variant = get_variant(game.variant_id, **game.variant_options)
-
-        def on_move(move: Any) -> None:  # called off the clock, before the next turn
-            emit({"event": "move", "game_id": game.id, "ply": move.ply, "side": move.side, "move": move.move,
-                  "position": move.position, "think_ms": move.think_ms, "clocks": dict(move.clocks)})
-
         record = self.referee.play_game(
             variant, {Side.PREDATOR: self.bots[game.predator], Side.PREY: self.bots[game.prey]},
             job.time_control, opening=list(game.opening), max_plies=job.max_plies, game_id=game.id,
-            on_move=on_move, seed=job.seed, adjudicator=_table_adjudicator(job.adjudicate),
+            on_move=emit, seed=job.seed, adjudicator=_table_adjudicator(job.adjudicate),
         )
         return journal_entry(game, record, seed=job.seed, config_hash=job.config_hash)
+
+
+def move_event(move: Any) -> Any:
+    """The stream's `move` event (fields of docs/tournaments.md) of a referee's MoveEvent; anything
+    else (a ("pids", [...]) item) as it is. Called where batches go out, not in the referee's loop."""
+    if not isinstance(move, MoveEvent):
+        return move
+    return {"event": "move", "game_id": move.game_id, "ply": move.ply, "side": move.side, "move": move.move,
+            "position": move.position, "think_ms": move.think_ms, "clocks": move.clocks}
 
 
 def _table_adjudicator(kind: str | None) -> Any:
@@ -218,6 +224,17 @@ class EventBatches:
             while self._sent < target:
                 self._ready.wait()
 
+    def drain(self) -> list[Any]:
+        """Everything put and not yet taken, for the caller to send itself (with a game's result),
+        once the sending thread is done with what it took: no wake-up of that thread, and nothing
+        overtakes what it sent."""
+        with self._ready:
+            while self._sent < self._put - len(self._items):  # a batch taken and not yet sent
+                self._ready.wait()
+            batch, self._items, self._hurry = self._items, [], False
+            self._sent += len(batch)
+            return batch
+
     def close(self) -> None:
         with self._ready:
             self._closed = True
@@ -249,9 +266,10 @@ def serve_pipe(connection: Any, setup: WorkerSetup) -> None:
 
     Messages out: ("ready", where), ("events", [move events and ("pids", [bot pids]) whenever the
     set of bot processes changed, so the runner can end them if this process is killed]),
-    ("done", entry, bot pids) and ("error", text). Moves are handed to a sender thread in batches
-    (`EventBatches`), so the referee's loop never waits on the pipe and a game of fast moves costs
-    the runner a few messages a second, not one a move.
+    ("done", entry, bot pids, [the game's last events]) and ("error", text). Moves are handed to a
+    sender thread in batches (`EventBatches`), so the referee's loop never waits on the pipe and a
+    game of fast moves costs the runner a few messages a second, not one a move; what is left at
+    the game's end goes with its result.
     """
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the runner's: it lets games finish
     outbox = EventBatches()
@@ -261,7 +279,7 @@ def serve_pipe(connection: Any, setup: WorkerSetup) -> None:
         while (batch := outbox.take()) is not None:
             if not broken:
                 try:
-                    connection.send(("events", batch))
+                    connection.send(("events", [move_event(item) for item in batch]))
                 except (OSError, ValueError):
                     broken = True  # the runner is gone; keep releasing flushes until told to stop
             outbox.sent(batch)
@@ -274,14 +292,17 @@ def serve_pipe(connection: Any, setup: WorkerSetup) -> None:
         connection.send(("error", f"{type(error).__name__}: {error}"))
         return
     known_pids: list[int] = []
+    first_move = True
 
-    def emit(event: dict[str, Any]) -> None:
-        nonlocal known_pids
-        pids = player.bot_pids()
-        if pids != known_pids:  # new bot processes: the runner must know them before this one can die
-            known_pids = pids
-            outbox.put(("pids", pids), urgent=True)
-        outbox.put(event)
+    def emit(move: Any) -> None:
+        nonlocal known_pids, first_move
+        if first_move:  # the bots of a game are started (or restarted) before its first move
+            first_move = False
+            pids = player.bot_pids()
+            if pids != known_pids:  # new bot processes: the runner must know them before this one can die
+                known_pids = pids
+                outbox.put(("pids", pids), urgent=True)
+        outbox.put(move)
 
     try:
         connection.send(("ready", where()))
@@ -289,6 +310,7 @@ def serve_pipe(connection: Any, setup: WorkerSetup) -> None:
             job = connection.recv()
             if job is None:
                 break
+            first_move = True
             try:
                 entry = player.play(job, emit)
             except Exception as error:  # noqa: BLE001 - a bad job is the runner's error to raise
@@ -296,8 +318,7 @@ def serve_pipe(connection: Any, setup: WorkerSetup) -> None:
                 connection.send(("error", f"{type(error).__name__}: {error}"))
                 continue
             known_pids = player.bot_pids()
-            outbox.flush()
-            connection.send(("done", entry, known_pids))
+            connection.send(("done", entry, known_pids, [move_event(item) for item in outbox.drain()]))
     except (EOFError, OSError):
         pass  # the runner went away: close the referee (and so the bots) and go
     finally:

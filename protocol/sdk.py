@@ -232,12 +232,13 @@ class BotSession:
         if move is None:  # a player gives up by choosing no move (the human player's `quit`)
             self._send(socket, codec.RESIGN, game_id=game_id, request_id=request_id)
             return
-        fields: dict[str, Any] = {"game_id": game_id, "request_id": request_id, "move": str(move)}
+        text = str(move)
+        fields: dict[str, Any] = {"game_id": game_id, "request_id": request_id, "move": text}
         info = clean_info(info)
         if info:
             fields["info"] = info
         self._send(socket, codec.MOVE, **fields)
-        self._remember(state, game, move)
+        self._remember(state, game, move, text)
 
     # -- helpers ----------------------------------------------------------------------------
 
@@ -248,15 +249,17 @@ class BotSession:
         again; the position they lead to must be the `position` the referee sent, else the bot plays
         on from that position alone.
         """
-        moves = [str(m) for m in (message.get("moves") or [])]
+        moves = message.get("moves") or []
         try:
             game = state.game
             known = len(state.moves)
             stale = game is None or len(game.moves) != known  # a player left it changed
+            # state.moves holds str only: moves of any other type differ, and the game is rebuilt
             if game is None or stale or moves[:known] != state.moves:
                 game = state.game = Game.from_position(Position.from_text(state.start))
                 state.moves, known = [], 0
-            for text in moves[known:]:
+            for item in moves[known:]:
+                text = str(item)
                 game.push(_parse_move(text))
                 state.moves.append(text)
             reached, sent = game.position.text(), message.get("position")
@@ -270,16 +273,20 @@ class BotSession:
             return Game.from_position(Position.from_text(codec.require(message, "position", str)))
 
     @staticmethod
-    def _remember(state: _GameState, game: Game, move: Any) -> None:
-        """Plays the bot's own move on the cached game once it is sent, while the opponent thinks."""
+    def _remember(state: _GameState, game: Game, move: Any, text: str) -> None:
+        """Plays the bot's own move (sent as `text`) on the cached game, while the opponent thinks."""
         if state.game is not game or len(game.moves) != len(state.moves):
             return  # not the cached game, or a player left it changed: the next turn rebuilds it
-        try:
-            played = move if isinstance(move, Move) else _parse_move(str(move))
-        except ValueError:
-            return  # the referee refuses it and ends the game
+        if isinstance(move, Move):
+            played = move
+        else:  # text from a move function, perhaps not canonical (" B5-A4 ")
+            try:
+                played = _parse_move(text)
+            except ValueError:
+                return  # the referee refuses it and ends the game
+            text = str(played)
         game.push(played)
-        state.moves.append(str(played))
+        state.moves.append(text)
 
     @staticmethod
     def _clock_for(state: _GameState, message: dict[str, Any]) -> Clock:

@@ -19,6 +19,7 @@ import zmq
 from tournament_support import Background, comparable, events, first_move_of_a_game, scale_config, wait_for
 
 from foxgeese.tournaments.config import load_config
+from foxgeese.tournaments.executors import LocalExecutor, slot_cpus
 from foxgeese.tournaments.journal import read_journal
 from foxgeese.tournaments.runner import Runner
 from foxgeese.tournaments.schedule import make_schedule
@@ -41,8 +42,16 @@ def test_same_games_at_concurrency_1_and_2_and_the_event_stream_follows_them(
     subscriber.setsockopt(zmq.SUBSCRIBE, b"foxgeese.EVENT")
     subscriber.setsockopt(zmq.LINGER, 0)
     subscriber.connect(f"tcp://127.0.0.1:{port}")
+    pinned: list[dict[int, set[int]]] = []
+
+    def affinities(state: Any, entry: Any) -> None:  # while the workers (and their bots) live
+        workers = [p for p in psutil.Process().children() if "foxgeese.tournaments.worker" in " ".join(p.cmdline())]
+        pinned.append({worker.pid: {cpu for p in [worker, *worker.children(recursive=True)]
+                                    for cpu in p.cpu_affinity()} for worker in workers})
+
     try:
-        Runner(load_config(path), two, concurrency=2, events_pub=f"tcp://127.0.0.1:{port}").run()
+        Runner(load_config(path), two, concurrency=2, events_pub=f"tcp://127.0.0.1:{port}",
+               listener=affinities).run()
         published = []
         while subscriber.poll(200):
             topic, body = subscriber.recv_multipart()
@@ -80,6 +89,15 @@ def test_same_games_at_concurrency_1_and_2_and_the_event_stream_follows_them(
         ended = next(e for e in stream if e["event"] == "game_ended" and e["game_id"] == game_id)
         assert (ended["winner"], ended["termination"], ended["plies"]) == (game["winner"], game["termination"],
                                                                           game["plies"])
+    # affinity auto: on a machine of two CPUs or more, each slot's worker, bots and all, on one CPU
+    slot_cpus = {e["worker"]["slot"]: e["worker"].get("cpu") for e in stream if e["event"] == "game_started"}
+    allowed = sorted(os.sched_getaffinity(0))
+    if len(allowed) >= 2:
+        assert slot_cpus == {0: allowed[0], 1: allowed[1]}
+        assert all(len(cpus) == 1 for seen in pinned for cpus in seen.values())
+        assert {cpu for seen in pinned for cpus in seen.values() for cpu in cpus} == set(allowed[:2])
+    else:
+        assert set(slot_cpus.values()) == {None}
     last = [e for e in stream if e["event"] == "standings"][-1]
     assert sum(row["points"] for row in last["rows"]) == 24 and last["rows"][0]["score"] >= last["rows"][-1]["score"]
 
@@ -138,6 +156,17 @@ def test_ctrl_c_finishes_the_games_in_progress_and_a_rerun_plays_the_rest(tmp_pa
     assert rerun.returncode == 0, rerun.stderr
     counts = Counter(entry["id"] for entry in read_journal(out))
     assert len(counts) == 12 and set(counts.values()) == {1}
+
+
+def test_slots_get_a_cpu_each_only_while_they_fit(monkeypatch: Any, tmp_path: Path) -> None:
+    monkeypatch.setattr(os, "sched_getaffinity", lambda pid: {5, 1, 3})
+    assert slot_cpus(2) == [1, 3] and slot_cpus(3) == [1, 3, 5]
+    assert slot_cpus(4) == [None] * 4  # more slots than CPUs: the OS places them
+    for extra, affinity in (("", "auto"), ("affinity: off\n", "off")):
+        loaded = load_config(scale_config(tmp_path, extra))
+        executor = Runner(loaded, tmp_path / "out")._make_executor()
+        assert isinstance(executor, LocalExecutor) and executor.affinity == affinity
+        assert loaded.config.config_hash() == load_config(scale_config(tmp_path)).config.config_hash()
 
 
 def test_move_events_travel_in_batches_that_go_when_urgent_flushed_or_closed() -> None:

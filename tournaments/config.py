@@ -194,6 +194,12 @@ class TournamentConfig(_Strict):
             )
         return value
 
+    @field_validator("affinity", mode="before")
+    @classmethod
+    def _affinity(cls, value: Any) -> Any:
+        """YAML reads a bare `off` as false: take it as meant."""
+        return "off" if value is False else value
+
     @field_validator("time_control")
     @classmethod
     def _time_control(cls, value: str) -> str:

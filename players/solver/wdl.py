@@ -157,7 +157,7 @@ class WdlBuilder:
                           layout.row_width, layout.radix, masks)
             gw, gl, fw, fl, gnl, cw, cnl = (np.zeros(n, dtype=np.int64) for _ in range(7))
             k.outside(masks, layout.board, layout.row_start, layout.row_width, layout.row_rank, layout.row_count,
-                      layout.radix, layout.block_base, layout.forward, layout.geometry.step, layout.geometry.land,
+                      layout.radix, layout.block_base, layout.forward, layout.jump_from, layout.jump_to,
                       above_fw, above_fl, above_first, below, below_plane, geese == MIN_GEESE, gw, gnl, cw, cnl)
             sweeps = 0
             while True:
@@ -172,10 +172,10 @@ class WdlBuilder:
             for array, planes in ((WDL, (gw, gl, fw, fl)), (WDL_CHAINS, (xw, xl))):
                 if array not in fds:
                     continue
-                for p, dense in enumerate(planes):
-                    out = np.zeros(size, dtype=np.int64)
-                    k.pack(masks, layout.board, dense, out)
-                    os.pwrite(fds[array], out, HEADER_BYTES + (p * plane + offset) * 8)
+                out = np.zeros((len(planes), size), dtype=np.int64)
+                k.pack(masks, layout.board, layout.row_start, layout.row_width, layout.row_pext, np.stack(planes), out)
+                for p in range(len(planes)):
+                    os.pwrite(fds[array], out[p], HEADER_BYTES + (p * plane + offset) * 8)
             header["figures"][str(level.row_sum)] = {
                 "sets": level.sets, "sweeps": sweeps, "geese_to_move_geese_win": _ones(gw),
                 "geese_to_move_geese_lose": _ones(gl), "fox_to_move_fox_wins": _ones(fw),

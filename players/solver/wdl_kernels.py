@@ -68,7 +68,7 @@ def level_masks(codes, block_base, first, row_sub, row_count, row_width, radix, 
 
 
 @njit(parallel=True, cache=True)
-def outside(masks, board, row_start, row_width, row_rank, row_count, radix, block_base, forward, step, land,
+def outside(masks, board, row_start, row_width, row_rank, row_count, radix, block_base, forward, jump_from, jump_to,
             above_fw, above_fl, above_first, x_below, below_plane, below_captured, gw, gnl, cw, cnl):
     """The moves leaving the level: forward goose steps into gw/gnl, capture chains into cw/cnl."""
     n = masks.shape[0]
@@ -100,27 +100,32 @@ def outside(masks, board, row_start, row_width, row_rank, row_count, radix, bloc
             gnl[i] = nonloss & empty
             chain_win = np.int64(0)
             chain_nonloss = np.int64(0)
-            foxes = empty
-            while foxes:
-                low = foxes & -foxes
-                foxes ^= low
-                f = popcount(low - 1)
-                for d in range(step.shape[1]):
-                    o = step[f, d]
-                    to = land[f, d]
-                    if to < 0 or not (mask >> o) & 1 or not (empty >> to) & 1:
+            jumped = mask
+            while jumped:
+                ob = jumped & -jumped
+                jumped ^= ob
+                o = popcount(ob - 1)
+                smaller = np.int64(-1)
+                for t in range(jump_from.shape[1]):
+                    f = jump_from[o, t]
+                    if f < 0:
+                        break
+                    to = jump_to[o, t]
+                    if not (empty >> f) & 1 or not (empty >> to) & 1:
                         continue
+                    fb = np.int64(1) << f
                     if below_captured:  # three geese left: the fox has won
-                        chain_win |= low
-                        chain_nonloss |= low
+                        chain_win |= fb
+                        chain_nonloss |= fb
                         continue
-                    ob = np.int64(1) << o
-                    at = index_of(mask ^ ob, row_start, row_width, row_rank, row_count, radix, block_base) \
-                        * (width + 1) + popcount((empty | ob) & ((np.int64(1) << to) - 1))
+                    if smaller < 0:
+                        smaller = index_of(mask ^ ob, row_start, row_width, row_rank, row_count, radix,
+                                           block_base) * (width + 1)
+                    at = smaller + popcount((empty | ob) & ((np.int64(1) << to) - 1))
                     if (x_below[at >> 6] >> (at & 63)) & 1:
-                        chain_win |= low
+                        chain_win |= fb
                     if not (x_below[below_plane + (at >> 6)] >> (at & 63)) & 1:
-                        chain_nonloss |= low
+                        chain_nonloss |= fb
             cw[i] = chain_win
             cnl[i] = chain_nonloss
 
@@ -178,8 +183,8 @@ def sweep(masks, board, row_start, row_width, row_rank, row_count, row_of, sidew
 
 
 @njit(parallel=True, cache=True)
-def pack(masks, board, plane, out):
-    """A dense plane of a level into slot order (`out`: the level's words, zeroed)."""
+def pack(masks, board, row_start, row_width, row_pext, planes, out):
+    """Dense planes (planes, sets) of a level into slot order (`out`: (planes, the level's words), zeroed)."""
     n = masks.shape[0]
     for ci in prange((n + 63) // 64):
         for i in range(ci * 64, min(n, ci * 64 + 64)):
@@ -188,10 +193,13 @@ def pack(masks, board, plane, out):
                 continue
             empty = board & ~mask
             width = popcount(empty)
-            value = plane[i] & empty
-            packed = np.int64(0)
-            while value:
-                low = value & -value
-                value ^= low
-                packed |= np.int64(1) << popcount(empty & (low - 1))
-            write_bits(out, i * width, width, packed)
+            for p in range(planes.shape[0]):
+                value = planes[p, i]
+                packed = np.int64(0)
+                at = 0
+                for r in range(row_start.shape[0]):
+                    row_mask = (np.int64(1) << row_width[r]) - 1
+                    e = (empty >> row_start[r]) & row_mask
+                    packed |= row_pext[e, (value >> row_start[r]) & row_mask] << at
+                    at += popcount(e)
+                write_bits(out[p], i * width, width, packed)

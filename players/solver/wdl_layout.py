@@ -56,6 +56,9 @@ class WdlLayout:
     forward: np.ndarray = field(default=None)  # (points, 3) goose steps one row up (-1: none)
     sideways: np.ndarray = field(default=None)  # (points, 2) goose steps along the row (-1: none)
     adjacent: np.ndarray = field(default=None)  # (bytes, 256) the points one fox step from a byte's points
+    row_pext: np.ndarray = field(default=None)  # (512, 512) a row value's bits under a row mask, packed
+    jump_from: np.ndarray = field(default=None)  # (points, 8) per jumped point, the fox's origin (-1: none)
+    jump_to: np.ndarray = field(default=None)  # (points, 8) ... and its landing point
     levels: dict[int, list[WdlLevel]] = field(default_factory=dict)
     sets: dict[int, int] = field(default_factory=dict)  # goose count -> padded sets of that count
 
@@ -107,6 +110,11 @@ class WdlLayout:
                 for i, s in enumerate(of_size):
                     self.row_sub[r, n, i] = s << int(self.row_start[r])
                     self.row_rank[r, s] = i
+        self.row_pext = np.zeros((1 << MAX_ROW, 1 << MAX_ROW), dtype=np.int64)
+        for m in range(1 << MAX_ROW):
+            where = [b for b in range(MAX_ROW) if m >> b & 1]
+            for i, b in enumerate(where):
+                self.row_pext[m, (np.arange(1 << MAX_ROW) >> b) & 1 == 1] |= 1 << i
         self.radix = np.ones(n_rows, dtype=np.int64)
         for r in range(1, n_rows):
             self.radix[r] = self.radix[r - 1] * (self.row_width[r - 1] + 1)
@@ -165,6 +173,14 @@ class WdlLayout:
                     raise ValueError("the two-bit tables need every goose step to go one row up or along its row")
             self.forward[p, : len(ahead)] = ahead
             self.sideways[p, : len(along)] = along
+        self.jump_from = np.full((g.size, 8), -1, dtype=np.int64)
+        self.jump_to = np.full((g.size, 8), -1, dtype=np.int64)
+        filled = np.zeros(g.size, dtype=np.int64)
+        for f, d in zip(*np.nonzero(g.land >= 0), strict=True):
+            over = int(g.step[f, d])
+            self.jump_from[over, filled[over]] = f
+            self.jump_to[over, filled[over]] = g.land[f, d]
+            filled[over] += 1
         n_bytes = (g.size + 7) // 8
         self.adjacent = np.zeros((n_bytes, 256), dtype=np.int64)
         for byte in range(n_bytes):

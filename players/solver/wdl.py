@@ -46,6 +46,11 @@ def wdl_variant(variant_id: str) -> Any:
     return get_variant(variant_id, sideways=True) if variant_id == "standard" else get_variant(variant_id)
 
 
+def has_wdl_tables(variant: Any) -> bool:
+    """Whether these tables solve the variant's rules: `standard` with sideways, or `great-cross`."""
+    return variant.id == "great-cross" or (variant.id == "standard" and bool(variant.option_dict.get("sideways")))
+
+
 def largest(variant: Any) -> int:
     """The most geese a start of this variant has (standard: 17)."""
     if variant.id == "standard":
@@ -263,7 +268,11 @@ class WdlTables:
         after = self.value(position.play(move))
         return None if after is None else -after
 
+    def mover_wins_after(self, position: Position, move: Any) -> bool | None:
+        """Whether the side making `move` still wins with best play after it (the player's `resisting_move`)."""
+        value = self.value_after(position, move)
+        return None if value is None else value == 1
+
 
 def _same_rules(a: Any, b: Any) -> bool:
-    return a.id == b.id and bool(a.option_dict.get("sideways", a.id != "standard")) == \
-        bool(b.option_dict.get("sideways", b.id != "standard"))
+    return a.id == b.id and has_wdl_tables(a) and has_wdl_tables(b)

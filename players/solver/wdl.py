@@ -160,7 +160,9 @@ class WdlBuilder:
             masks = np.full(n, -1, dtype=np.int64)
             k.level_masks(level.codes, layout.block_base, level.first_set, layout.row_sub, layout.row_count,
                           layout.row_width, layout.radix, masks)
-            gw, gl, fw, fl, gnl, cw, cnl = (np.zeros(n, dtype=np.int64) for _ in range(7))
+            # one block, so that `pack` reads the planes it writes out without a copy
+            state = np.zeros((9, n), dtype=np.int64)
+            gw, gl, fw, fl, gnl, cw, cnl, xw, xl = state
             k.outside(masks, layout.board, layout.row_start, layout.row_width, layout.row_rank, layout.row_count,
                       layout.radix, layout.block_base, layout.forward, layout.jump_from, layout.jump_to,
                       above_fw, above_fl, above_first, below, below_plane, geese == MIN_GEESE, gw, gnl, cw, cnl)
@@ -171,14 +173,15 @@ class WdlBuilder:
                                layout.row_count, layout.row_of, layout.sideways, layout.adjacent,
                                gw, gl, fw, fl, gnl, cw, cnl):
                     break
-            xw, xl = gl | cw, gw & ~cnl  # `pack` keeps only the empty points of real goose sets
+            np.bitwise_or(gl, cw, out=xw)  # `pack` keeps only the empty points of real goose sets
+            np.bitwise_and(gw, ~cnl, out=xl)
             offset = level.first_set * width // 64
             size = n * width // 64
-            for array, planes in ((WDL, (gw, gl, fw, fl)), (WDL_CHAINS, (xw, xl))):
+            for array, planes in ((WDL, state[0:4]), (WDL_CHAINS, state[7:9])):
                 if array not in fds:
                     continue
                 out = np.zeros((len(planes), size), dtype=np.int64)
-                k.pack(masks, layout.board, layout.row_start, layout.row_width, layout.row_pext, np.stack(planes), out)
+                k.pack(masks, layout.board, layout.row_start, layout.row_width, layout.row_pext, planes, out)
                 for p in range(len(planes)):
                     os.pwrite(fds[array], out[p], HEADER_BYTES + (p * plane + offset) * 8)
             header["figures"][str(level.row_sum)] = {
@@ -186,11 +189,12 @@ class WdlBuilder:
                 "geese_to_move_geese_lose": _ones(gl), "fox_to_move_fox_wins": _ones(fw),
                 "fox_to_move_fox_loses": _ones(fl)}
             header["levels_done"].append(level.row_sum)
-            above_fw, above_fl, above_first = fw, fl, level.first_set
+            above_fw, above_fl, above_first = fw.copy(), fl.copy(), level.first_set
+            del state, gw, gl, fw, fl, gnl, cw, cnl, xw, xl
             sets_done += level.sets
             self.progress(f"{self.variant.id} {geese} geese: row sum {level.row_sum} done "
                           f"({len(header['levels_done'])}/{len(layout.levels[geese])} levels, {sweeps} sweeps, "
-                          f"{100 * sets_done / total:.0f}% of {total * width * 2:,} positions), "
+                          f"{100 * sets_done / total:.1f}% of {total * width * 2:,} positions), "
                           f"{time.perf_counter() - started:.0f} s")
 
 

@@ -32,6 +32,13 @@ def adjacent_to(x, adjacent):
 
 
 @njit(inline="always")
+def goose_step(win, nonloss, fox_wins, fox_loses, target):
+    """Adds a goose step to `target` whose child (fox to move) has these planes: the geese win where
+    the fox loses there, and do not lose where it does not win; not with the fox on the target."""
+    return win | (fox_loses & ~target), nonloss | (~fox_wins & ~target)
+
+
+@njit(inline="always")
 def index_of(mask, row_start, row_width, row_rank, row_count, radix, block_base):
     """The set index of a goose set within its goose count (block base + mixed-radix row ranks)."""
     index = np.int64(0)
@@ -80,8 +87,7 @@ def outside(masks, board, row_start, row_width, row_rank, row_count, radix, bloc
                 continue
             empty = board & ~mask
             width = points - popcount(mask)
-            win = np.int64(0)
-            nonloss = np.int64(0)
+            win = nonloss = chain_win = chain_nonloss = np.int64(0)
             movers = mask
             while movers:
                 low = movers & -movers
@@ -94,17 +100,14 @@ def outside(masks, board, row_start, row_width, row_rank, row_count, radix, bloc
                     qb = np.int64(1) << q
                     j = index_of(mask ^ low ^ qb, row_start, row_width, row_rank, row_count, radix,
                                  block_base) - above_first
-                    win |= above_fl[j] & ~qb
-                    nonloss |= ~above_fw[j] & ~qb
+                    win, nonloss = goose_step(win, nonloss, above_fw[j], above_fl[j], qb)
             gw[i] = win & empty
             gnl[i] = nonloss & empty
-            chain_win = np.int64(0)
-            chain_nonloss = np.int64(0)
             jumped = mask
-            while jumped:
+            while jumped:  # the capture chains, per goose the fox could jump
                 ob = jumped & -jumped
-                jumped ^= ob
                 o = popcount(ob - 1)
+                jumped ^= ob
                 smaller = np.int64(-1)
                 for t in range(jump_from.shape[1]):
                     f = jump_from[o, t]
@@ -166,8 +169,7 @@ def sweep(masks, board, row_start, row_width, row_rank, row_count, row_of, sidew
                     before = (mask >> row_start[r]) & row_mask
                     after = ((mask ^ low ^ qb) >> row_start[r]) & row_mask
                     j = i + (row_rank[r, after] - row_rank[r, before]) * strides[r]
-                    win |= fl[j] & ~qb
-                    nonloss |= ~fw[j] & ~qb
+                    win, nonloss = goose_step(win, nonloss, fw[j], fl[j], qb)
             win &= empty
             loss = empty & ~nonloss
             fox_win = cw[i] | (adjacent_to(loss, adjacent) & empty)

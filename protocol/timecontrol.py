@@ -105,7 +105,6 @@ class ChessClock:
         self._per_move_ms, self._increment_ms = control.per_move_ms, control.increment_ms
         start = control.per_move_ms if control.is_per_move else control.base_ms
         self.left_ms: dict[str, int] = {seat: start for seat in seats}
-        self._seats = tuple(seats)
 
     def budget_ms(self, seat: str) -> int:
         """How long `seat` may take for its next move, including the lag margin."""
@@ -130,10 +129,3 @@ class ChessClock:
     def on_turn_ms(self, seat: str) -> int:
         """What `seat` has on its clock as a turn starts (the whole allowance with per-move time)."""
         return self._per_move_ms or self.left_ms[seat]
-
-    def on_turn_all_ms(self) -> tuple[int, ...]:
-        """`on_turn_ms` of every seat, in the order the clock was given them (one call per turn)."""
-        if self._per_move_ms:
-            return (self._per_move_ms,) * len(self._seats)
-        left_ms = self.left_ms
-        return tuple([left_ms[seat] for seat in self._seats])

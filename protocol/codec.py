@@ -67,6 +67,9 @@ def _array_head(count: int) -> bytes:
     return b"\xdd" + count.to_bytes(4, "big")
 
 
+_ARRAY_HEADS = tuple(_array_head(count) for count in range(1024))  # a game's `moves`, without a call
+
+
 class TurnPacker:
     """Packs one game's `turn` messages, byte for byte what `encode(TURN, ...)` gives, from parts
     packed ahead: the game id, the clock names, the increments, and the moves so far (each added
@@ -91,12 +94,15 @@ class TurnPacker:
         self._moves += self._pack(text)
         self._move_count += 1
 
-    def pack(self, request_id: int, position: str, legal: list[str], first_ms: int, second_ms: int) -> bytes:
-        """One `turn`: `first_ms` and `second_ms` are the clocks of the seats in the order given."""
+    def pack(self, request_id: int, position: str, legal: bytes, first_ms: int, second_ms: int) -> bytes:
+        """One `turn`: `legal` is the array of move texts already packed (the referee keeps it per
+        position); `first_ms` and `second_ms` are the clocks of the seats in the order given."""
         clocks_head, second_key = self._clocks_keys
         pack = self._pack
+        count = self._move_count
+        moves_head = _ARRAY_HEADS[count] if count < 1024 else _array_head(count)
         return b"".join((self._head, pack(request_id), self._position_key, pack(position), self._moves_key,
-                         _array_head(self._move_count), self._moves, self._legal_key, pack(legal),
+                         moves_head, self._moves, self._legal_key, legal,
                          clocks_head, pack(first_ms), second_key, pack(second_ms), self._tail))
 
 
@@ -109,6 +115,30 @@ def decode(data: bytes) -> dict[str, Any]:
 
     The fields are not checked here (see `check`); this is the part both directions share.
     """
+    return _as_message(_unpack(data))
+
+
+def decode_checked(data: bytes) -> dict[str, Any]:
+    """`check(decode(data))`: a bot's message unpacked and checked, with the same verdicts.
+
+    The referee's call for every frame a bot sends. The message of every ply, a bare `move`, is
+    checked here in one pass: with exactly five keys that are `v`, `type` and the three fields of
+    the schema, there is no other key to judge or drop.
+    """
+    message = _unpack(data)
+    if message.__class__ is dict and len(message) == 5 and message.get("type") == MOVE:
+        version, game_id = message.get("v"), message.get("game_id")
+        request_id, move = message.get("request_id"), message.get("move")
+        if (version.__class__ is int and version in SUPPORTED_VERSIONS
+                and game_id.__class__ is str and len(game_id) <= _GAME_ID.max_len
+                and request_id.__class__ is int and _REQUEST_ID.low <= request_id <= _REQUEST_ID.high
+                and move.__class__ is str and len(move) <= _MOVE_TEXT.max_len):
+            return message
+    return check(_as_message(message))
+
+
+def _unpack(data: bytes) -> Any:
+    """One msgpack value of at most MAX_MESSAGE_BYTES, or ProtocolError."""
     if len(data) > MAX_MESSAGE_BYTES:
         raise ProtocolError(f"message of {len(data)} bytes is over the {MAX_MESSAGE_BYTES}-byte cap")
     try:
@@ -120,6 +150,11 @@ def decode(data: bytes) -> dict[str, Any]:
         raise ProtocolError("not one msgpack value: bytes left over after the map") from None
     except Exception:  # msgpack raises several unrelated types for bad bytes
         raise ProtocolError("not valid msgpack") from None
+    return message
+
+
+def _as_message(message: Any) -> dict[str, Any]:
+    """An unpacked value that is a map with str keys and a str `type`, or ProtocolError."""
     if message.__class__ is not dict:
         raise ProtocolError(f"message is {wire_type(message)}, expected a msgpack map")
     if not _STR_ONLY.issuperset(map(type, message)):  # one pass in C over the keys
@@ -190,6 +225,8 @@ BOT_MESSAGES: dict[str, dict[str, Field]] = {
     PONG: {"id": INT},
 }
 
+_GAME_ID, _REQUEST_ID, _MOVE_TEXT = (BOT_MESSAGES[MOVE][name] for name in ("game_id", "request_id", "move"))
+
 # The `info` fields of a `move` (pv: a list of move texts); unknown keys are dropped.
 INFO_FIELDS: dict[str, Field] = {
     "score": INFO_INT, "mate": INFO_INT, "depth": INFO_INT, "seldepth": INFO_INT, "nodes": INFO_INT,
@@ -211,11 +248,6 @@ def check(message: dict[str, Any]) -> dict[str, Any]:
     if version not in SUPPORTED_VERSIONS:
         raise ProtocolError(f"protocol version {version} is not {PROTOCOL_VERSION}")
     kind = message["type"]
-    if kind == MOVE and len(message) == 5:  # the hot path: a bare move, checked inline
-        game_id, request_id, move = message.get("game_id"), message.get("request_id"), message.get("move")
-        if (game_id.__class__ is str and len(game_id) <= 200 and request_id.__class__ is int
-                and 0 <= request_id < SEED_LIMIT and move.__class__ is str and len(move) <= 256):
-            return message  # its five keys are exactly v, type and these three: nothing to drop
     schema = BOT_MESSAGES.get(kind)
     if schema is None:
         raise ProtocolError(f"unknown message type {cut(kind, MAX_ECHO_CHARS)!r}")

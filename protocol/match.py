@@ -15,11 +15,11 @@ import math
 from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, NamedTuple
 
 from foxgeese import __version__
 from foxgeese.engine import Game, IllegalMoveError, InvalidMoveError, Move, Position, Side
-from foxgeese.engine.rules import State, rules_for
+from foxgeese.engine.rules import REPETITION_COUNT, State, rules_for
 from foxgeese.protocol import codec
 from foxgeese.protocol.codec import ProtocolError
 from foxgeese.protocol.record import DRAW, GameRecord, MoveRecord, RefereeTermination, SeatRecord, utc_now
@@ -39,33 +39,46 @@ RULE_REASONS = {
 
 Adjudicator = Callable[[Position], "tuple[Any, str] | None"]
 
+PREDATOR, PREY = Side.PREDATOR, Side.PREY  # plain names: an enum member read off its class is slow
+
 # Move -> its text, shared by every game: a move's text depends on nothing else, and a variant has
 # a few hundred steps (capture chains add some). Dict operations are atomic, so threads share it.
 _MOVE_TEXTS: dict[Move, str] = {}
 _MOVE_TEXTS_LIMIT = 100_000
 
+# What a turn offers in a position, by rules core (variant) and position key (pieces and side to
+# move, which decide the moves): the legal moves' texts, the moves, those texts packed as the
+# turn's `legal` array, and the position text up to its counters. Positions recur across the games
+# of a match, a tournament or a benchmark (openings, every game's start), and generating and
+# writing the moves was half the referee's work per ply. Bounded (emptied when full, about 1 KB an
+# entry); dict operations are atomic, so the referee threads share it.
+_Choices = tuple[tuple[str, ...], tuple[Move, ...], bytes, str]
+_CHOICES: dict[Any, dict[int, _Choices]] = {}
+_CHOICES_LIMIT = 1 << 14
+_POSITION_TEXT = "%s%d %d %d"  # the cached text up to the counters, then quiet, stall and ply (Position.text)
+
 
 # ----------------------------------------------------------------------------- actions
 
 
-class Send:
-    """Send `message_type` with `fields` to the bot in `side`'s seat.
+class Send(NamedTuple):
+    """Send `message_type` with `given` fields to the bot in `side`'s seat.
 
     A turn comes already packed (`payload`): its `fields` are unpacked only when asked for (by a
     trace or a test), since building them for every turn would cost the referee's critical path.
+    A tuple, so that the match makes a turn's without a Python-level call (`_new_send`).
     """
 
-    __slots__ = ("side", "message_type", "_fields", "payload")
-
-    def __init__(self, side: Side, message_type: str, fields: dict[str, Any] | None = None,
-                 payload: bytes | None = None) -> None:
-        self.side, self.message_type, self._fields, self.payload = side, message_type, fields, payload
+    side: Side
+    message_type: str
+    given: dict[str, Any] | None = None
+    payload: bytes | None = None
 
     @property
     def fields(self) -> dict[str, Any]:
-        if self._fields is None:
-            self._fields = codec.fields_of(self.payload) if self.payload is not None else {}
-        return self._fields
+        if self.given is not None:
+            return self.given
+        return codec.fields_of(self.payload) if self.payload is not None else {}
 
     def __eq__(self, other: object) -> bool:
         if not isinstance(other, Send):
@@ -81,6 +94,10 @@ class StartClock:
     """The `turn` just sent starts `side`'s clock: call `clock_started(side, now)` right after sending."""
 
     side: Side
+
+
+_START_CLOCK = {side: StartClock(side) for side in (PREDATOR, PREY)}  # the same action every turn
+_new_send = tuple.__new__  # Send(...) without NamedTuple's Python-level __new__
 
 
 @dataclass(slots=True)
@@ -179,7 +196,7 @@ class Match:
         self.turn_deadline = math.inf
         self.idle_since: float | None = None  # when the referee's own work since the last reply began
         self.referee_ms = 0.0  # that work before the turn now out: off every clock, kept in the record
-        self.legal: dict[str, Move] = {}  # the legal moves of the turn now out, by their canonical text
+        self.offered: _Choices = ((), (), b"", "")  # what the turn now out offers (see _CHOICES)
         self.events = True  # build a MoveEvent per move (the referee turns it off when nobody listens)
         # The play runs on the rules core's states (engine/rules.py), from `game` (its opening played):
         # a state, its key and how often each key occurred (repetition) are all a move needs; the
@@ -189,11 +206,11 @@ class Match:
         self._ply = game.position.ply
         self._key = self.rules.key(self.state)
         self._seen: dict[int, int] = dict(Counter(position.key() for position in game.positions))
+        self._choices = _CHOICES.setdefault(self.rules, {})
         self._unrecorded: list[tuple[Any, ...]] = []  # played, their record entries not yet written
-        self._text_at = (-1, "")  # (ply, position text)
         self.move_texts: list[str] = [str(move) for move in game.moves]
-        self._turns = codec.TurnPacker(game_id, (self.names[Side.PREDATOR], self.names[Side.PREY]),
-                                       control.increment_ms, control.per_move_ms)
+        self._seat_names = (self.names[PREDATOR], self.names[PREY])
+        self._turns = codec.TurnPacker(game_id, self._seat_names, control.increment_ms, control.per_move_ms)
         for text in self.move_texts:
             self._turns.add_move(text)
         self.outbox: list[Action] = []
@@ -331,12 +348,14 @@ class Match:
             self._time_forfeit(side, budget_ms)
             return
         text = message["move"]
-        move = self.legal.get(text)
-        if move is None:  # not canonical text of a legal move: the engine reads it, or says why not
-            move = self._parse_move(side, text)
-            if move is None:
+        texts, moves = self.offered[0], self.offered[1]
+        if text in texts:
+            move = moves[texts.index(text)]
+        else:  # not canonical text of a legal move: the engine reads it, or says why not
+            parsed = self._parse_move(side, text)
+            if parsed is None:
                 return
-            text = str(move)
+            move, text = parsed, str(parsed)
         rules = self.rules
         self.state = state = rules.play(self.state, move)
         self._key = key = rules.key(state)
@@ -398,10 +417,23 @@ class Match:
         return Position.from_state(self.variant, self.state, self._ply)
 
     def _position_text(self) -> str:
-        """The text of the position now (engine's Position.text, once per ply)."""
-        if self._text_at[0] != self._ply:
-            self._text_at = (self._ply, self.position().text())
-        return self._text_at[1]
+        """The text of the position now: Position.text, its counters written onto the cached rest."""
+        state = self.state
+        return _POSITION_TEXT % (self._choices_here()[3], state[3], state[4], self._ply)
+
+    def _choices_here(self) -> _Choices:
+        """What a turn in the position now offers (see _CHOICES), from the cache or made now."""
+        choices = self._choices.get(self._key)
+        if choices is None:
+            state = self.state
+            moves = self.rules.moves(state)  # pseudo-moves: the caller checks for an ending first
+            texts = tuple(self._texts(moves))
+            head = Position.from_state(self.variant, state).text().rsplit(" ", 3)[0] + " "
+            choices = (texts, tuple(moves), codec.pack(texts), head)
+            if len(self._choices) >= _CHOICES_LIMIT:
+                self._choices.clear()
+            self._choices[self._key] = choices
+        return choices
 
     def _adjudicate(self, position: Position) -> None:
         if self.adjudicator is None or self.over:
@@ -417,7 +449,8 @@ class Match:
         """The turn for `side` has just been sent: its clock runs from `now`."""
         self.turn_sent_at = now
         self.turn_deadline = now + self.clock.budget_ms(self.names[side]) / 1000
-        self.referee_ms = round((now - self.idle_since) * 1000, 3) if self.idle_since is not None else 0.0
+        # In ms to the microsecond (round() to whole microseconds: round(x, 3) costs ten times more).
+        self.referee_ms = round((now - self.idle_since) * 1e6) / 1000 if self.idle_since is not None else 0.0
         self._catch_up()  # bookkeeping while the bot thinks: it is on no clock either way
 
     def next_deadline(self) -> float:
@@ -505,9 +538,12 @@ class Match:
                 self.clock.charge(self.names[side], budget_ms + 1)  # the clock reads 0
                 self._time_forfeit(side, budget_ms)
             return
-        state, rules = self.state, self.rules
+        state = self.state
         repetitions = self._seen[self._key]
-        if rules.outcome(state, repetitions) is not None:
+        choices = self._choices.get(self._key) or self._choices_here()
+        # The rules core's outcome (rules.outcome): an ending by pieces or counters, a repetition
+        # or no move; the cached moves answer the last. Any of them: the engine's own verdict.
+        if self.rules.ending(state) is not None or repetitions >= REPETITION_COUNT or not choices[0]:
             outcome = self.position().outcome(repetitions)  # the same rules core: the same ending
             if outcome is not None:
                 self._end(Ending(outcome.winner.value, outcome.termination.value, self._rule_reason(outcome)))
@@ -515,21 +551,18 @@ class Match:
         if self.max_plies is not None and len(self.move_texts) >= self.max_plies:
             self._end(Ending(DRAW, RefereeTermination.MAX_PLIES.value, f"stopped after {self.max_plies} plies"))
             return
-        moves = rules.moves(state)  # not empty unless the rules core disagreed with itself
-        if not moves:  # cannot happen by the rules; never hang on it
+        if not choices[0]:  # cannot happen by the rules; never hang on it
             self._end(Ending(DRAW, RefereeTermination.MAX_PLIES.value, "no legal move and no rule ending"))
             return
-        texts = self._texts(moves)
-        self.legal = dict(zip(texts, moves))
+        self.offered = choices
         side = state[2]
         self.request_id += 1
         self.mover = side
         self.turn_deadline = math.inf  # set by clock_started
-        clock, names = self.clock, self.names
-        payload = self._turns.pack(self.request_id, self._position_text(), texts,
-                                   clock.on_turn_ms(names[Side.PREDATOR]), clock.on_turn_ms(names[Side.PREY]))
-        self.outbox.append(Send(side, codec.TURN, None, payload))
-        self.outbox.append(StartClock(side))
+        clock, (predator, prey) = self.clock, self._seat_names
+        payload = self._turns.pack(self.request_id, _POSITION_TEXT % (choices[3], state[3], state[4], self._ply),
+                                   choices[2], clock.on_turn_ms(predator), clock.on_turn_ms(prey))
+        self.outbox += (_new_send(Send, (side, codec.TURN, None, payload)), _START_CLOCK[side])
 
     def _texts(self, moves: list[Move]) -> list[str]:
         move_text = _MOVE_TEXTS

@@ -488,7 +488,7 @@ class Referee:
         try:
             if len(frames) != 2:
                 raise ProtocolError(f"a message must be one frame, got {len(frames) - 1}")
-            message = codec.check(codec.decode(frames[1]))
+            message = codec.decode_checked(frames[1])
         except ProtocolError as error:
             if self.trace is not None:
                 self.trace("<-", bot.config.name, {"raw": repr(frames[1:])[:200]})

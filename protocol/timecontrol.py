@@ -111,17 +111,19 @@ class ChessClock:
         return (self._per_move_ms or self.left_ms[seat]) + self.lag_margin_ms
 
     def charge(self, seat: str, elapsed_ms: float) -> bool:
-        """Charges one move; returns False when it came too late (a time forfeit)."""
-        per_move_ms = self._per_move_ms
-        if elapsed_ms > (per_move_ms or self.left_ms[seat]) + self.lag_margin_ms:
-            if not per_move_ms:
-                self.left_ms[seat] = 0
+        """Charges one move; returns False when it came too late (a time forfeit).
+
+        With a fixed time per move, what is left is that move's allowance less its time (no
+        increment exists then); with Fischer, the clock less the time, plus the increment.
+        """
+        left_ms = self.left_ms
+        allowed_ms = self._per_move_ms or left_ms[seat]
+        if elapsed_ms > allowed_ms + self.lag_margin_ms:
+            if not self._per_move_ms:
+                left_ms[seat] = 0
             return False
-        if per_move_ms:
-            self.left_ms[seat] = max(0, per_move_ms - math.ceil(elapsed_ms))
-        else:
-            left = max(0, self.left_ms[seat] - math.ceil(elapsed_ms))
-            self.left_ms[seat] = left + self._increment_ms
+        spent_ms = math.ceil(elapsed_ms)
+        left_ms[seat] = (allowed_ms - spent_ms if spent_ms < allowed_ms else 0) + self._increment_ms
         return True
 
     def on_turn_ms(self, seat: str) -> int:

@@ -172,3 +172,19 @@ def test_the_turn_packed_from_parts_is_the_bytes_encode_gives():
         actions = move(match, turn.side, turn.fields["legal"][-1], arrival=turns + 0.01)
         turns += 1
     assert turns == 7
+
+
+def test_a_turn_in_a_position_met_before_offers_what_the_engine_says():
+    """The second game's turns come from the per-position cache: the same legal moves and position
+    text as the engine gives for the game so far."""
+    for _ in range(2):
+        match, actions = started("10+0")
+        game, now = Game(HH), 0.0
+        while not match.over:
+            turn = sends(actions, codec.TURN)[0]
+            assert turn.fields["legal"] == [str(m) for m in game.position.legal_moves()]
+            assert turn.fields["position"] == game.position.text()
+            match.clock_started(turn.side, now)
+            game.push(game.parse_move(turn.fields["legal"][0]))
+            now += 0.01
+            actions = move(match, turn.side, turn.fields["legal"][0], arrival=now)

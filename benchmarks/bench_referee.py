@@ -4,14 +4,17 @@
 
 Both sides use the same transport (ipc://, one bot process per seat): the raw figure is a
 ROUTER in this process sending a turn-sized msgpack map to a bot process that answers at once;
-the referee figure is whole games (setup included) between two bots that play the first move of
-`legal`. Their ratio is what the referee's own work (rules, clocks, records) costs per ply.
+the referee figure is whole games (setup included) between two bots that play a random move of
+`legal`, seeded by the game's id, so every game is a different game and the referee's caches of
+positions seen before help only as much as they would in a tournament. Their ratio is what the
+referee's own work (rules, clocks, records) costs per ply.
 """
 
 from __future__ import annotations
 
 import argparse
 import os
+import random
 import statistics
 import subprocess
 import sys
@@ -31,14 +34,16 @@ def token_from_fd() -> str:
 
 
 def run_bot(role: str) -> int:
-    """The bot side: `echo` answers every map, `first` plays the first legal move (protocol 2)."""
+    """The bot side: `echo` answers every map, `random` plays a legal move chosen by a generator
+    seeded by the game's id (protocol 2)."""
     context = zmq.Context()
     socket = context.socket(zmq.DEALER)
     socket.setsockopt(zmq.LINGER, 0)
     socket.connect(os.environ["FOXGEESE_ENDPOINT"])
     pack, unpack = msgpack.packb, msgpack.unpackb
-    socket.send(pack({"v": 2, "type": "hello", "token": token_from_fd(), "name": "first",
+    socket.send(pack({"v": 2, "type": "hello", "token": token_from_fd(), "name": role,
                       "author": "bench", "version": "1", "variants": []}))
+    choose = random.Random(0).choice
     while True:
         message = unpack(socket.recv(), raw=False)
         kind = message["type"]
@@ -46,8 +51,9 @@ def run_bot(role: str) -> int:
             return 0
         if kind == "turn":
             socket.send(pack({"v": 2, "type": "move", "game_id": message["game_id"],
-                              "request_id": message["request_id"], "move": message["legal"][0]}))
+                              "request_id": message["request_id"], "move": choose(message["legal"])}))
         elif kind == "new_game":
+            choose = random.Random(message["game_id"]).choice
             socket.send(pack({"v": 2, "type": "ready", "game_id": message["game_id"]}))
         elif kind == "ping":
             socket.send(pack({"v": 2, "type": "pong", "id": message["id"]}))
@@ -110,8 +116,8 @@ def measure(rounds: int, variant_id: str, max_plies: int) -> tuple[float, float,
     from foxgeese.protocol.referee import Referee
 
     variant = get_variant(variant_id)
-    bot = [sys.executable, __file__, "--role", "first"]
-    seats = {Side.PREDATOR: BotConfig("first-a", bot), Side.PREY: BotConfig("first-b", bot)}
+    bot = [sys.executable, __file__, "--role", "random"]
+    seats = {Side.PREDATOR: BotConfig("random-a", bot), Side.PREY: BotConfig("random-b", bot)}
     raw = RawPair(moves_in_turn=max_plies // 2)
     best_referee = best_raw = 0.0
     plies = 0
@@ -133,7 +139,7 @@ def measure(rounds: int, variant_id: str, max_plies: int) -> tuple[float, float,
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--role", choices=("echo", "first"), help=argparse.SUPPRESS)
+    parser.add_argument("--role", choices=("echo", "random"), help=argparse.SUPPRESS)
     parser.add_argument("--variant", default="great-cross")
     parser.add_argument("--max-plies", type=int, default=100, help="adjudicate each game after this many")
     parser.add_argument("--rounds", type=int, default=30, help="games, each followed by as many raw round trips")

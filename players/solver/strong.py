@@ -216,6 +216,7 @@ class StrongBuilder:
         above = np.zeros(1, dtype=np.int64)
         above_base = 0
         sets_done = sum(level.sets for level in levels if level.row_sum in done)
+        jump_land = kernels.jump_lands(layout)
         resumed_seconds = header["build_seconds"]
         for i, level in enumerate(levels):
             finished = level.row_sum in done
@@ -234,7 +235,7 @@ class StrongBuilder:
             kernels.solve_level(codes, starts, geese, layout.board, layout.row_sub, layout.row_count,
                                 layout.row_rank, layout.radix, layout.code_rows, layout.stride, layout.block_word,
                                 layout.block_sets, layout.goose_shift, layout.goose_from, layout.step_shift,
-                                layout.jump_over, layout.step_shift, layout.step_from, layout.pext, layout.pdep,
+                                layout.jump_over, layout.step_shift, layout.step_from, jump_land, kernels.MIRRORS,
                                 above, above_base,
                                 below, geese == MIN_GEESE,
                                 g_in, not finished, level.start_word, g_out, f_out, x_out)

@@ -254,6 +254,10 @@ def solve_level(chunk_code, chunk_start, geese, board, row_sub, row_count, row_r
     width = popcount(board) - geese
     full = (np.int64(1) << width) - 1
     order = np.array([3, 2, 4, 1, 5, 0, 6])
+    fast = order[0]  # the fastest digit: its stride is 1 in every block
+    # Steps that neither leave nor enter the fastest row (most of them) lead to the same child block
+    # for a whole turn of that row, at consecutive indices: they are listed once per turn.
+    inner_rows = (np.int64(127) << (SIDE * (fast - 1))) | (np.int64(127) << (SIDE * fast))
     for ci in prange(chunk_code.shape[0]):
         code = chunk_code[ci]
         start = chunk_start[ci]
@@ -262,6 +266,10 @@ def solve_level(chunk_code, chunk_start, geese, board, row_sub, row_count, row_r
         rows = np.zeros(SIDE, dtype=np.int64)
         step_from_at = np.zeros(3 * SIDE * SIDE, dtype=np.int64)
         step_to_at = np.zeros(3 * SIDE * SIDE, dtype=np.int64)
+        outer_at = np.zeros(3 * SIDE * SIDE, dtype=np.int64)  # the steps listed for this turn: child bit offset
+        outer_moved = np.zeros(3 * SIDE * SIDE, dtype=np.int64)  # ... and the two points of the step
+        outer = 0
+        turned = True  # a row other than the fastest changed: list the outer steps again
         g_buf = np.zeros(width + 1, dtype=np.int64)  # this task's words (64 sets: `width` words), one spare
         f_buf = np.zeros(width + 1, dtype=np.int64)
         x_buf = np.zeros(width + 1, dtype=np.int64)
@@ -304,8 +312,27 @@ def solve_level(chunk_code, chunk_start, geese, board, row_sub, row_count, row_r
             offset = i * width
             # -- geese to move: per step, the child's fox-to-move losses on the grid --
             if compute_g:
+                if turned:
+                    outer = goose_steps(mask & ~inner_rows, empty, goose_shift, goose_from, step_from_at, step_to_at)
+                    for t in range(outer):
+                        p = step_from_at[t]
+                        q = step_to_at[t]
+                        rp = p // SIDE
+                        rq = q // SIDE
+                        child = mask ^ (np.int64(1) << p) ^ (np.int64(1) << q)
+                        index = dot[rp] - rank[fast] \
+                            + (row_rank[rp, (child >> (SIDE * rp)) & 127] - rank[rp]) * child_stride[rp, rp] \
+                            + (row_rank[rq, (child >> (SIDE * rq)) & 127] - rank[rq]) * child_stride[rp, rq]
+                        outer_at[t] = child_word[rp] + index * width
+                        outer_moved[t] = (np.int64(1) << p) | (np.int64(1) << q)
+                    turned = False
                 wins = np.int64(0)  # grid: fox points where some step wins for the geese (goose points: junk)
-                steps = goose_steps(mask, empty, goose_shift, goose_from, step_from_at, step_to_at)
+                along = rank[fast] * width
+                for t in range(outer):
+                    w = read_bits(f_above, outer_at[t] + along, width)
+                    child_empty = empty ^ outer_moved[t]
+                    wins |= child_empty & ~pdep(w, child_empty)
+                steps = goose_steps(mask & inner_rows, empty, goose_shift, goose_from, step_from_at, step_to_at)
                 for t in range(steps):
                     p = step_from_at[t]
                     q = step_to_at[t]
@@ -367,6 +394,7 @@ def solve_level(chunk_code, chunk_start, geese, board, row_sub, row_count, row_r
                     dot[j] += change * child_stride[j, r]
                 if rank[r] != 0:
                     break
+                turned = True
             mask = np.int64(0)
             for r in range(SIDE):
                 mask |= rows[r]

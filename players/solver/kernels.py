@@ -35,6 +35,8 @@ from numba import njit, prange, types
 from numba.core import cgutils
 from numba.extending import intrinsic
 
+from foxgeese.players.solver.bitlayout import row_bit_tables
+
 SIDE = 7
 # CPUs with BMI2 whose PEXT/PDEP are microcoded (tens to hundreds of cycles): the tables are faster there.
 SLOW_PEXT_CPUS = ("znver1", "znver2", "bdver4")
@@ -86,20 +88,7 @@ _pext_bmi2 = _bmi2("llvm.x86.bmi.pext.64")
 _pdep_bmi2 = _bmi2("llvm.x86.bmi.pdep.64")
 
 
-def _row_tables() -> tuple[np.ndarray, np.ndarray]:
-    """PEXT / PDEP of a 7-bit row value under a 7-bit row mask: [mask, value]."""
-    extract = np.zeros((128, 128), dtype=np.int64)
-    deposit = np.zeros((128, 128), dtype=np.int64)
-    for m in range(128):
-        where = [b for b in range(7) if m >> b & 1]
-        for v in range(128):
-            extract[m, v] = sum(1 << i for i, b in enumerate(where) if v >> b & 1)
-            if v < 1 << len(where):
-                deposit[m, v] = sum(1 << b for i, b in enumerate(where) if v >> i & 1)
-    return extract, deposit
-
-
-EXTRACT_ROWS, DEPOSIT_ROWS = _row_tables()
+EXTRACT_ROWS, DEPOSIT_ROWS = row_bit_tables()  # the fallback's row tables
 
 
 @njit(inline="always")
@@ -136,26 +125,19 @@ def _pdep_rows(y, mask):
     return out
 
 
-if FAST_PEXT:
-    @njit(inline="always")
-    def pext(x, mask):
-        """The bits of x under `mask` (a 49-bit grid mask), packed to the low end."""
-        return _pext_bmi2(x, mask)
+_extract, _deposit = (_pext_bmi2, _pdep_bmi2) if FAST_PEXT else (_pext_rows, _pdep_rows)
 
-    @njit(inline="always")
-    def pdep(y, mask):
-        """The low bits of y spread onto the set bits of `mask`, in order."""
-        return _pdep_bmi2(y, mask)
-else:
-    @njit(inline="always")
-    def pext(x, mask):
-        """The bits of x under `mask` (a 49-bit grid mask), packed to the low end."""
-        return _pext_rows(x, mask)
 
-    @njit(inline="always")
-    def pdep(y, mask):
-        """The low bits of y spread onto the set bits of `mask`, in order."""
-        return _pdep_rows(y, mask)
+@njit(inline="always")
+def pext(x, mask):
+    """The bits of x under `mask` (a 49-bit grid mask), packed to the low end."""
+    return _extract(x, mask)
+
+
+@njit(inline="always")
+def pdep(y, mask):
+    """The low bits of y spread onto the set bits of `mask`, in order."""
+    return _deposit(y, mask)
 
 
 @njit(inline="always")
@@ -195,6 +177,18 @@ def goose_steps(mask, free, goose_shift, goose_from, out_from, out_to):
             out_to[n] = p + s
             n += 1
     return n
+
+
+@njit(inline="always")
+def step_child(p, q, mask, dot, rank, row_rank, child_stride):
+    """The step p -> q: its child block (the row of p) and the child's index there, from the dot
+    products of this set's row ranks (only the rows of p and q change)."""
+    rp = p // SIDE
+    rq = q // SIDE
+    child = mask ^ (np.int64(1) << p) ^ (np.int64(1) << q)
+    return rp, dot[rp] \
+        + (row_rank[rp, (child >> (SIDE * rp)) & 127] - rank[rp]) * child_stride[rp, rp] \
+        + (row_rank[rq, (child >> (SIDE * rq)) & 127] - rank[rq]) * child_stride[rp, rq]
 
 
 @njit(inline="always")
@@ -255,7 +249,7 @@ def solve_level(chunk_code, chunk_start, geese, board, row_sub, row_count, row_r
     full = (np.int64(1) << width) - 1
     order = np.array([3, 2, 4, 1, 5, 0, 6])
     fast = order[0]  # the fastest digit: its stride is 1 in every block
-    # Steps that neither leave nor enter the fastest row (most of them) lead to the same child block
+    # Steps that neither leave nor enter the fastest row lead to the same child block
     # for a whole turn of that row, at consecutive indices: they are listed once per turn.
     inner_rows = (np.int64(127) << (SIDE * (fast - 1))) | (np.int64(127) << (SIDE * fast))
     for ci in prange(chunk_code.shape[0]):
@@ -317,13 +311,8 @@ def solve_level(chunk_code, chunk_start, geese, board, row_sub, row_count, row_r
                     for t in range(outer):
                         p = step_from_at[t]
                         q = step_to_at[t]
-                        rp = p // SIDE
-                        rq = q // SIDE
-                        child = mask ^ (np.int64(1) << p) ^ (np.int64(1) << q)
-                        index = dot[rp] - rank[fast] \
-                            + (row_rank[rp, (child >> (SIDE * rp)) & 127] - rank[rp]) * child_stride[rp, rp] \
-                            + (row_rank[rq, (child >> (SIDE * rq)) & 127] - rank[rq]) * child_stride[rp, rq]
-                        outer_at[t] = child_word[rp] + index * width
+                        rp, index = step_child(p, q, mask, dot, rank, row_rank, child_stride)
+                        outer_at[t] = child_word[rp] + (index - rank[fast]) * width
                         outer_moved[t] = (np.int64(1) << p) | (np.int64(1) << q)
                     turned = False
                 wins = np.int64(0)  # grid: fox points where some step wins for the geese (goose points: junk)
@@ -336,14 +325,9 @@ def solve_level(chunk_code, chunk_start, geese, board, row_sub, row_count, row_r
                 for t in range(steps):
                     p = step_from_at[t]
                     q = step_to_at[t]
-                    rp = p // SIDE
-                    rq = q // SIDE
-                    child = mask ^ (np.int64(1) << p) ^ (np.int64(1) << q)
-                    index = dot[rp] \
-                        + (row_rank[rp, (child >> (SIDE * rp)) & 127] - rank[rp]) * child_stride[rp, rp] \
-                        + (row_rank[rq, (child >> (SIDE * rq)) & 127] - rank[rq]) * child_stride[rp, rq]
+                    rp, index = step_child(p, q, mask, dot, rank, row_rank, child_stride)
                     w = read_bits(f_above, child_word[rp] + index * width, width)
-                    child_empty = board & ~child
+                    child_empty = empty ^ (np.int64(1) << p) ^ (np.int64(1) << q)
                     wins |= child_empty & ~pdep(w, child_empty)
                 g = pext(wins, empty)
             else:

@@ -153,6 +153,16 @@ def read_bits(words, offset, width):
 
 
 @njit(inline="always")
+def write_bits(words, offset, width, value):
+    """ORs `value` (`width` bits) in at bit `offset`; touches the next word only when it must."""
+    j = offset >> 6
+    sh = offset & 63
+    words[j] |= value << sh
+    if sh + width > 64:
+        words[j + 1] |= value >> (64 - sh)
+
+
+@njit(inline="always")
 def or_bits(words, offset, value):
     """ORs `value` (< 2**63) in at bit `offset`, branch-free: the word after is always touched, so
     `words` needs one spare word at the end (a task's own buffer, never a word another task writes)."""

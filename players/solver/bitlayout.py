@@ -79,8 +79,6 @@ class Layout:
     jump_over: np.ndarray = field(default=None)  # (8,) int64: points a fox can jump over in each direction
     step_shift: np.ndarray = field(default=None)  # (8,) int64: grid-bit delta of a fox step per direction
     step_from: np.ndarray = field(default=None)  # (8,) int64: points with a line that way
-    pext: np.ndarray = field(default=None)  # (128, 128) int64: PEXT of a row value under a row mask
-    pdep: np.ndarray = field(default=None)  # (128, 128) int64
     levels: dict[int, list[Level]] = field(default_factory=dict)  # geese -> levels by row sum ascending
     words: dict[int, int] = field(default_factory=dict)  # geese -> words in one array of that count
 
@@ -142,7 +140,6 @@ class Layout:
                                                                 int(self.block_word[first]), end_word,
                                                                 int(self.block_sets[members].sum())))
         self._moves(board)
-        self._bit_tables()
 
     def _moves(self, board: Any) -> None:
         self.targets = np.full((SIDE * SIDE, 3), -1, dtype=np.int64)
@@ -179,16 +176,6 @@ class Layout:
             for p in board.points:
                 if board.neighbour(p, direction) is not None:
                     self.goose_from[t] |= 1 << grid_bit(p)
-
-    def _bit_tables(self) -> None:
-        self.pext = np.zeros((128, 128), dtype=np.int64)
-        self.pdep = np.zeros((128, 128), dtype=np.int64)
-        for m in range(128):
-            where = [b for b in range(7) if m >> b & 1]
-            for v in range(128):
-                self.pext[m, v] = sum(1 << i for i, b in enumerate(where) if v >> b & 1)
-                if v < 1 << len(where):
-                    self.pdep[m, v] = sum(1 << b for i, b in enumerate(where) if v >> i & 1)
 
     # -- figures and identity -----------------------------------------------------------------
 
@@ -238,6 +225,20 @@ class Layout:
         slots = _pop(empty & ((np.int64(1) << fox_bits) - 1))
         return self.block_word[codes] * 64 + index * (self.points - _pop(masks)) + slots
 
+
+
+def row_bit_tables() -> tuple[np.ndarray, np.ndarray]:
+    """PEXT and PDEP of a 7-bit row value under a 7-bit row mask, as (128, 128) tables [mask, value]:
+    what the kernels use on CPUs without fast PEXT/PDEP instructions."""
+    extract = np.zeros((128, 128), dtype=np.int64)
+    deposit = np.zeros((128, 128), dtype=np.int64)
+    for m in range(128):
+        where = [b for b in range(7) if m >> b & 1]
+        for v in range(128):
+            extract[m, v] = sum(1 << i for i, b in enumerate(where) if v >> b & 1)
+            if v < 1 << len(where):
+                deposit[m, v] = sum(1 << b for i, b in enumerate(where) if v >> i & 1)
+    return extract, deposit
 
 
 def _pop(values: np.ndarray) -> np.ndarray:

@@ -16,7 +16,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit, prange
 
-from foxgeese.players.solver.kernels import popcount
+from foxgeese.players.solver.kernels import goose_steps, popcount
 
 SIDE = 7
 MIN_GEESE = 4
@@ -45,17 +45,12 @@ def geese_win(words, mask, fox, board, radix, row_rank, stride, block_word):
 def goose_moves(mask, fox, board, goose_shift, goose_from, out_mask, out_code):
     """Every goose step: the new goose mask and the move's code (from | to << 6); returns how many."""
     free = board & ~mask & ~(np.int64(1) << fox)
-    n = 0
-    for t in range(goose_shift.shape[0]):
-        s = goose_shift[t]
-        movers = mask & goose_from[t] & (free >> s)
-        while movers:
-            low = movers & -movers
-            movers ^= low
-            p = popcount(low - 1)
-            out_mask[n] = mask ^ low ^ (np.int64(1) << (p + s))
-            out_code[n] = p | (p + s) << 6
-            n += 1
+    n = goose_steps(mask, free, goose_shift, goose_from, out_code, out_mask)  # from points, to points
+    for i in range(n):
+        p = out_code[i]
+        q = out_mask[i]
+        out_mask[i] = mask ^ (np.int64(1) << p) ^ (np.int64(1) << q)
+        out_code[i] = p | q << 6
     return n
 
 

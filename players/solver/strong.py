@@ -39,6 +39,8 @@ from foxgeese.players.solver.bitlayout import Layout, grid_bit, mask_of
 from foxgeese.players.solver.tables import TableError, table_dir
 
 try:  # numba is an optional extra (foxgeese[solver]): only a build needs it, look-ups do not
+    import numba
+
     from foxgeese.players.solver import kernels
 except ImportError:
     kernels = None
@@ -49,6 +51,7 @@ HEADER_BYTES = 1 << 16
 LARGEST = 17  # the most geese any standard start has: no table reads the chains of 17
 KEY = "standard-sideways0"
 WINS, CHAINS, FOX = "wins", "chains", "fox"  # FOX: fox to move, bit set = the fox wins (optional)
+CHUNKS_PER_GRAB = 4  # runs of 64 goose sets a kernel thread takes at a time (about 0.1 ms of work)
 
 
 def bits_path(directory: Path, geese: int, array: str, *, partial: bool = False) -> Path:
@@ -128,8 +131,6 @@ class StrongBuilder:
         if kernels is None:
             raise TableError("the strong solve needs numba: pip install 'foxgeese[solver]'")
         if self.threads:
-            import numba
-
             numba.set_num_threads(min(self.threads, numba.config.NUMBA_NUM_THREADS))
         self.directory.mkdir(parents=True, exist_ok=True)
         headers = []
@@ -216,7 +217,13 @@ class StrongBuilder:
         above = np.zeros(1, dtype=np.int64)
         above_base = 0
         sets_done = sum(level.sets for level in levels if level.row_sum in done)
+        jump_land = kernels.jump_lands(layout)
         resumed_seconds = header["build_seconds"]
+        # The kernel writes every word of a level, so one set of buffers serves every level (no page
+        # faults and zeroing per level); F alternates between two, since the next level reads it.
+        largest = max(level.end_word - level.start_word for level in levels)
+        g_buf, x_buf = np.empty(largest, dtype=np.int64), np.empty(largest, dtype=np.int64)
+        f_bufs = [np.empty(largest, dtype=np.int64), np.empty(largest, dtype=np.int64)]
         for i, level in enumerate(levels):
             finished = level.row_sum in done
             later_finished = i + 1 < len(levels) and levels[i + 1].row_sum in done
@@ -224,20 +231,17 @@ class StrongBuilder:
                 continue
             size = level.end_word - level.start_word
             codes, starts = _chunks(layout, level)
-            g_out = np.zeros(size, dtype=np.int64)
-            f_out = np.zeros(size, dtype=np.int64)
-            x_out = np.zeros(size, dtype=np.int64)
+            g_out, f_out, x_out = g_buf[:size], f_bufs[i % 2][:size], x_buf[:size]
             g_in = _READ_ONLY_EMPTY
             if finished:  # resuming: this level's fox-to-move words are rebuilt from its saved G
                 g_in = np.frombuffer(os.pread(fds[WINS], size * 8, HEADER_BYTES + level.start_word * 8), dtype="<i8")
-                g_out = np.zeros(size, dtype=np.int64)
-            kernels.solve_level(codes, starts, geese, layout.board, layout.row_sub, layout.row_count,
-                                layout.row_rank, layout.radix, layout.code_rows, layout.stride, layout.block_word,
-                                layout.block_sets, layout.goose_shift, layout.goose_from, layout.step_shift,
-                                layout.jump_over, layout.step_shift, layout.step_from, layout.pext, layout.pdep,
-                                above, above_base,
-                                below, geese == MIN_GEESE,
-                                g_in, not finished, level.start_word, g_out, f_out, x_out)
+            with numba.parallel_chunksize(CHUNKS_PER_GRAB):  # dynamic: a thread slowed down holds up no level end
+                kernels.solve_level(codes, starts, geese, layout.board, layout.row_sub, layout.row_count,
+                                    layout.row_rank, layout.radix, layout.code_rows, layout.stride,
+                                    layout.block_word, layout.block_sets, layout.goose_shift, layout.goose_from,
+                                    layout.step_shift, layout.jump_over, layout.step_shift, layout.step_from,
+                                    jump_land, kernels.MIRRORS, above, above_base, below, geese == MIN_GEESE,
+                                    g_in, not finished, level.start_word, g_out, f_out, x_out)
             above, above_base = f_out, level.start_word
             if finished:
                 continue

@@ -1,9 +1,10 @@
 """Perft: the number of legal move sequences of a given length, the rules' ground truth.
 
 It runs on the rules core (`foxgeese.engine.rules`) and counts the last ply without making the
-moves; where no ending depends on the path, the last two (`Rules.count_replies`). There (no repetition or fifty-move rule), counts of
-identical subtrees are shared through a table keyed on the exact position key, the stall counter
-and the depth ("hash perft").
+moves. Where no ending depends on the path (no repetition or fifty-move rule), the last two plies
+are counted at once (`Rules.count_replies`), or, with the table, counts of identical subtrees are
+shared through a table keyed on the exact position key, the stall counter and the depth ("hash
+perft").
 """
 
 from __future__ import annotations

@@ -230,7 +230,7 @@ def _reply_counter(rules: Rules) -> Callable[[State], int]:
                 left = reached << -shift
             if not reached:
                 continue
-            # The pieces of the state and the counters after the step: only the counters can end it.
+            # The children's ending: their prey count, no escape (see above), their counters.
             after_quiet, after_stall = _prey_counters(counts_stall, quiet, stall, raises_row)
             if ending((predator, prey, PREDATOR, after_quiet, after_stall)) is None:
                 total += reached.bit_count() * now + (left & around).bit_count() - (reached & around).bit_count()

@@ -12,11 +12,10 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Callable
 
-from foxgeese.engine import movegen
 from foxgeese.engine.game import Game
 from foxgeese.engine.move import Move
 from foxgeese.engine.position import Position
-from foxgeese.engine.rules import PREDATOR, REPETITION_COUNT, Rules, State, rules_for
+from foxgeese.engine.rules import REPETITION_COUNT, Rules, State, rules_for
 
 STALL_BITS = 8  # the table's key holds the stall counter below the pieces: it must stay below 256
 
@@ -109,10 +108,9 @@ def _hashed_counter(rules: Rules, memo: list[dict[int, int]]) -> Callable[[State
     counts shared, as a closure. `memo`, one dict per depth up to the depth asked for, is keyed on
     one int of prey, stall (below 2**STALL_BITS), predator and side: what decides the subtree (the
     fifty-move counter decides nothing here). It is read before the ending is checked (it holds
-    ended states too). The last ply's counts are shared too: a lookup costs less than ending and
-    count."""
-    ending, children, tables = rules.ending, rules.children, rules.tables
-    count_prey, count_predator = movegen.count_prey_moves, movegen.count_predator_moves
+    ended states too). The last two plies are `Rules.count_replies`: counting them at once costs
+    less than a lookup per child."""
+    ending, children, count_replies = rules.ending, rules.children, rules.count_replies
 
     def count_from(state: State, depth: int) -> int:
         table = memo[depth]
@@ -124,15 +122,7 @@ def _hashed_counter(rules: Rules, memo: list[dict[int, int]]) -> Callable[[State
         if ending(state) is not None:
             pass
         elif depth == 2:
-            # Every child has the other side to move: pick its move counter once.
-            count = count_prey if state[2] == PREDATOR else count_predator
-            last = memo[1]
-            for child in children(state):
-                child_key = child[1] << 16 | child[4] << 8 | child[0] << 1 | child[2]
-                leaves = last.get(child_key)
-                if leaves is None:
-                    leaves = last[child_key] = 0 if ending(child) is not None else count(tables, child[0], child[1])
-                total += leaves
+            total = count_replies(state)
         else:
             below = depth - 1
             for child in children(state):

@@ -210,16 +210,24 @@ def _reply_counter(rules: Rules) -> Callable[[State], int]:
                     reached = (prey & sources) >> shift & free
                     total += steps * reached.bit_count() - (reached & stepped).bit_count()
             return total
+        # The children's endings: a prey step keeps the number of prey and (see above) mostly
+        # cannot escape, so the state's pieces with a step's counters tell them.
+        quiet, stall = state[3], state[4]
+        raised = ending((predator, prey, PREDATOR, *_prey_counters(counts_stall, quiet, stall, True)))
+        level = ending((predator, prey, PREDATOR, *_prey_counters(counts_stall, quiet, stall, False)))
         lowest = prey & _ROWS_UP_TO[predator]
-        if jumps[predator] or checks_escaped and not lowest & (lowest - 1):
+        if checks_escaped and not lowest & (lowest - 1) or jumps[predator] and (raised or level):
             for child in children(state):
                 if ending(child) is None:
                     total += count_predator(tables, predator, child[1])
             return total
+        if jumps[predator]:  # every child goes on
+            for child in children(state):
+                total += count_predator(tables, predator, child[1])
+            return total
         around = neighbours[predator]
         now = (around & ~prey).bit_count()
         empty = board_mask & ~prey & ~(1 << predator)
-        quiet, stall = state[3], state[4]
         for shift, sources, raises_row in prey_shifts:
             movers = prey & sources
             if shift > 0:
@@ -228,11 +236,7 @@ def _reply_counter(rules: Rules) -> Callable[[State], int]:
             else:
                 reached = movers >> -shift & empty
                 left = reached << -shift
-            if not reached:
-                continue
-            # The children's ending: their prey count, no escape (see above), their counters.
-            after_quiet, after_stall = _prey_counters(counts_stall, quiet, stall, raises_row)
-            if ending((predator, prey, PREDATOR, after_quiet, after_stall)) is None:
+            if reached and (raised if raises_row else level) is None:
                 total += reached.bit_count() * now + (left & around).bit_count() - (reached & around).bit_count()
         return total
 

@@ -10,7 +10,8 @@ from foxgeese.params import Integer
 @click.command("solve")
 @click.argument("variant_id", metavar="VARIANT")
 @click.option("--geese", type=int, default=None,
-              help="standard: strong solve (one bit a position) of every position with up to N geese")
+              help="standard: strong solve (one bit a position) of every position with up to N geese; "
+                   "with --sideways, and great-cross: win/draw/loss (two bits a position)")
 @click.option("--threads", type=int, default=None, help="with --geese: threads for the build (default: all cores)")
 @click.option("--sideways", is_flag=True, default=None, help="standard: the geese may also step sideways")
 @click.option("--build", is_flag=True, help="fox variants: build the endgame tables missing up to --max-geese")
@@ -23,7 +24,8 @@ def solve_command(variant_id: str, geese: int | None, threads: int | None, sidew
     """Solve VARIANT: Hare and Hounds whole, the fox variants by tables per goose count.
 
     `foxgeese solve standard --geese 13` solves every position with up to 13 geese (win or loss:
-    without sideways steps there are no draws). `foxgeese solve verify` checks the winner's
+    without sideways steps there are no draws); `foxgeese solve standard --sideways --geese 8` and
+    `foxgeese solve great-cross --geese 6` solve win/draw/loss. `foxgeese solve verify` checks the winner's
     strategies shipped with the package, with the engine's rules alone.
     """
     from foxgeese.players.solver.report import solve  # numpy and the tables load only here

@@ -179,7 +179,7 @@ def test_solve_geese_reports_counts_and_a_position_with_every_move(strong):
 
 @pytest.mark.parametrize("args, message", [
     (["--geese", "3"], "foxgeese: --geese must be between 4 and 17, not 3"),
-    (["--geese", "6", "--sideways"], "foxgeese: --geese solves standard without sideways steps"),
+    (["--geese", "18", "--sideways"], "foxgeese: --geese must be between 4 and 17, not 18"),
     (["--geese", "6", "--threads", "0"], "foxgeese: --threads must be at least 1, not 0"),
     (["--geese", "5", "--position", "standard - fox d4 c1,d1,e1,c2,d2,e2 0 0 0"],
      "foxgeese: the position has 6 geese: use --geese 6 or more"),

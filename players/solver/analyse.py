@@ -3,8 +3,9 @@
 A move is a *mistake* when the mover's value (win > draw > loss, from the tables) is worse after
 it than before: a won position turned into a draw or a loss, or a draw into a loss. Judges, in
 order: the strong solve of `standard` without sideways (bit tables on disk), the Hare and Hounds
-solution (always: it is built in half a second), and the int16 endgame tables of the other fox
-variants where they are on disk. A position none of them knows is not judged.
+solution (always: it is built in half a second), the int16 endgame tables of the other fox
+variants where they are on disk, and beyond them the two-bit win/draw/loss tables of `standard`
+with sideways and `great-cross` (`wdl`). A position none of them knows is not judged.
 
 `foxgeese analyse RECORD|RUNDIR` prints it per game and per bot; `accuracy_by_bot` is what the
 tournament report calls.
@@ -22,6 +23,7 @@ from foxgeese.engine import Position, Side, get_variant
 from foxgeese.players.solver.hare_hounds_solution import solution
 from foxgeese.players.solver.strong import StrongTables
 from foxgeese.players.solver.tables import TableSet
+from foxgeese.players.solver.wdl import WdlTables, has_wdl_tables
 
 
 class AnalyseError(ValueError):
@@ -36,6 +38,7 @@ class Judge:
         self._strong: Any = None
         self._hare: Any = None
         self._table_sets: dict[Any, Any] = {}
+        self._wdl: dict[Any, Any] = {}
 
     def value(self, position: Position) -> int | None:
         variant = position.variant
@@ -51,6 +54,10 @@ class Judge:
         if key not in self._table_sets:
             self._table_sets[key] = TableSet(variant, self.tables)
         score = self._table_sets[key].score(position)
+        if score is None and has_wdl_tables(variant):
+            if key not in self._wdl:
+                self._wdl[key] = WdlTables(variant, self.tables)
+            return self._wdl[key].value(position)
         return None if score is None else (score > 0) - (score < 0)
 
     def _strong_tables(self) -> Any:

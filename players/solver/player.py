@@ -8,8 +8,10 @@ winner takes any winning move (without sideways steps every line ends, so it can
 the loser *resists* by taking the losing move that leaves the winner the smallest share of
 winning replies, the one a searching opponent is likeliest to get wrong. In the other fox
 variants it plays from the int16 tables on disk (`foxgeese solve VARIANT --build`) once few
-enough geese are left, winning fastest and losing slowest, and hands the move to the minimax
-player before that.
+enough geese are left, winning fastest and losing slowest; beyond them, in `standard` with
+sideways and `great-cross`, from the two-bit win/draw/loss tables (`foxgeese solve great-cross
+--geese N`: keep the value, prefer a move that leaves the level); and hands the move to the
+minimax player before that.
 """
 
 from __future__ import annotations
@@ -18,6 +20,7 @@ import random
 from typing import Any
 
 from foxgeese.engine import Clock, Game, Side
+from foxgeese.engine.board import GRID_WIDTH
 from foxgeese.players.base import Choice, Player
 from foxgeese.players.minimax import MinimaxPlayer
 from foxgeese.players.score import Score
@@ -25,6 +28,7 @@ from foxgeese.players.solver.hare_hounds_solution import solution
 from foxgeese.players.solver.strategy import shipped_move
 from foxgeese.players.solver.strong import StrongTables
 from foxgeese.players.solver.tables import TableSet, to_parent, to_score
+from foxgeese.players.solver.wdl import WdlTables, has_wdl_tables
 
 
 class SolverPlayer(Player):
@@ -50,6 +54,8 @@ class SolverPlayer(Player):
             solution(self.tables)
         if getattr(variant, "id", None) == "standard" and not variant.option_dict.get("sideways"):
             self._strong_judge()  # maps the bit tables (and builds their index) before the clock runs
+        elif getattr(variant, "id", None) in ("standard", "great-cross") and has_wdl_tables(variant):
+            self._wdl_tables(variant)  # builds the two-bit tables' index before the clock runs
         if self._fallback is not None:
             self._fallback.new_game(variant, side)
 
@@ -63,7 +69,8 @@ class SolverPlayer(Player):
             return strong
         scored = self.score_moves(position, moves)
         if scored is None:
-            return self._minimax(game, clock)
+            wdl = self._wdl_choice(position, moves)
+            return wdl if wdl is not None else self._minimax(game, clock)
         best = max(score for _, score in scored)
         move = self.rng.choice([m for m, score in scored if score == best])
         return Choice(move, _info(position.turn, best, len(scored)))
@@ -84,6 +91,38 @@ class SolverPlayer(Player):
             return Choice(self.rng.choice(winning), _proven(position.turn, True, nodes=len(moves), source="tables"))
         return Choice(resisting_move(judge, position, moves, self.rng),
                       _proven(position.turn, False, nodes=len(moves), source="tables"))
+
+    def _wdl_choice(self, position: Any, moves: list) -> Choice | None:
+        """A move from the two-bit win/draw/loss tables (sideways rules), or None where they do not reach.
+
+        They know no distances: the winner keeps the win and prefers a move that leaves the level
+        (a capture, a forward goose step), which can never come back; inside a level a win-keeping
+        choice may still cycle (docs/solver.md).
+        """
+        tables = self._wdl_tables(position.variant)
+        if tables is None or tables.value(position) is None:
+            return None
+        values = [(move, tables.value_after(position, move)) for move in moves]
+        if any(value is None for _, value in values):
+            return None
+        best = max(value for _, value in values if value is not None)
+        if best == -1:
+            return Choice(resisting_move(tables, position, moves, self.rng),
+                          _proven(position.turn, False, nodes=len(moves), source="wdl tables"))
+        keeping = [move for move, value in values if value == best]
+        leaving = [move for move in keeping if _leaves_level(position, move)]
+        move = self.rng.choice(leaving or keeping)
+        if best == 1:
+            return Choice(move, _proven(position.turn, True, nodes=len(moves), source="wdl tables"))
+        return Choice(move, dict(Score.proven_draw(position.turn).info(), nodes=len(moves), source="wdl tables"))
+
+    def _wdl_tables(self, variant: Any) -> WdlTables | None:
+        if not has_wdl_tables(variant):
+            return None
+        key = ("wdl", variant.id)
+        if key not in self._table_sets:
+            self._table_sets[key] = WdlTables(variant, self.tables)  # type: ignore[assignment]
+        return self._table_sets[key]  # type: ignore[return-value]
 
     def _strong_judge(self) -> Any:
         if self._strong is None:
@@ -120,6 +159,18 @@ class SolverPlayer(Player):
         info = dict(choice.info or {})
         info["source"] = "minimax"
         return Choice(choice.move, info)
+
+
+def _leaves_level(position: Any, move: Any) -> bool:
+    """A capture or a forward goose step: the geese's count falls or their row sum rises, for good."""
+    after = position.play(move)
+    if after.prey.bit_count() != position.prey.bit_count():
+        return True
+    return _row_sum(after.prey) != _row_sum(position.prey)
+
+
+def _row_sum(prey: int) -> int:
+    return sum(p // GRID_WIDTH for p in range(prey.bit_length()) if prey >> p & 1)
 
 
 def resisting_move(judge: Any, position: Any, moves: list, rng: random.Random) -> Any:

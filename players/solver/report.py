@@ -19,6 +19,8 @@ from foxgeese.players.solver.strategy import verify_command
 from foxgeese.players.solver.strong import LARGEST
 from foxgeese.players.solver.strong_report import strong_solve
 from foxgeese.players.solver.tables import TableError, TableSet, table_dir, table_path, to_parent, winner_text
+from foxgeese.players.solver.wdl import largest
+from foxgeese.players.solver.wdl_report import wdl_solve
 from foxgeese.usage import fail
 
 
@@ -139,17 +141,22 @@ def solve(variant_id: str, sideways: bool | None, build: bool, max_geese: int | 
 
 def _strong(variant: Any, geese: int, position: Position | None, tables: str | None, threads: int | None,
             old_options: bool) -> None:
-    if variant.id != "standard" or _sideways(variant):
-        fail(f"--geese solves standard without sideways steps; {variant} has draws: use --build --max-geese")
+    two_bits = variant.id == "great-cross" or (variant.id == "standard" and _sideways(variant))
+    if variant.id != "standard" and not two_bits:
+        fail(f"--geese solves standard and great-cross; {variant} is solved whole: drop --geese")
     if old_options:
         fail("--geese builds by itself: drop --build, --max-geese and --rebuild")
-    if not 4 <= geese <= LARGEST:
-        fail(f"--geese must be between 4 and {LARGEST}, not {geese}")
+    top = largest(variant) if two_bits else LARGEST
+    if not 4 <= geese <= top:
+        fail(f"--geese must be between 4 and {top}, not {geese}")
     if threads is not None and threads < 1:
         fail(f"--threads must be at least 1, not {threads}")
     if position is not None and position.prey.bit_count() > geese:
         fail(f"the position has {position.prey.bit_count()} geese: use --geese {position.prey.bit_count()} or more")
     try:
-        strong_solve(geese, position, tables, threads)
+        if two_bits:
+            wdl_solve(variant, geese, position, tables, threads)
+        else:
+            strong_solve(geese, position, tables, threads)
     except (TableError, OSError) as error:
         fail(str(error))

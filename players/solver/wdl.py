@@ -1,0 +1,282 @@
+"""Win/draw/loss tables, two bits a position, for the fox variants with sideways goose steps.
+
+`standard --sideways` and `great-cross` have cycles (fox steps and sideways goose steps keep the
+geese's row sum), so a position can be a draw and the one-bit strong solve does not apply. These
+tables hold, per goose count k, four bit planes in `wdl_layout` order (`wdl_kernels` builds them):
+geese to move win / geese to move lose / fox to move wins / fox to move loses; a position in
+neither plane of its side is a draw. Files, in the table directory:
+
+- `{key}-{k}geese.wdl.fgb`: the four planes (the `strong` bit-file format, `array: "wdl"`).
+- `{key}-{k}geese.wdlchains.fgb`: X, what a capture chain landing here is worth to the fox (win:
+  the geese to move lose here or a further chain wins; loss: the geese win here and no further
+  chain saves the fox); only the next count's build reads it, so it is deleted once that is done.
+
+Like the int16 tables, these ignore the fifty-move counter and repetition (docs/solver.md).
+Built level by level from the highest row sum down, each level to its least fixpoint.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from collections.abc import Callable
+from functools import lru_cache
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from foxgeese.engine import Position, Side, get_variant
+from foxgeese.engine.position import MIN_GEESE
+from foxgeese.players.solver.strong import HEADER_BYTES, complete_header, map_words, write_header
+from foxgeese.players.solver.tables import TableError, table_dir, variant_key
+from foxgeese.players.solver.wdl_layout import WdlLayout
+
+try:  # numba is an optional extra (foxgeese[solver]): only a build needs it
+    from foxgeese.players.solver import wdl_kernels
+except ImportError:
+    wdl_kernels = None
+
+WDL, WDL_CHAINS = "wdl", "wdlchains"
+GEESE_WIN, GEESE_LOSE, FOX_WINS, FOX_LOSES = range(4)  # the planes of a .wdl.fgb file
+
+
+def wdl_variant(variant_id: str) -> Any:
+    """The rules these tables solve: `standard` with sideways steps, or `great-cross`."""
+    return get_variant(variant_id, sideways=True) if variant_id == "standard" else get_variant(variant_id)
+
+
+def has_wdl_tables(variant: Any) -> bool:
+    """Whether these tables solve the variant's rules: `standard` with sideways, or `great-cross`."""
+    return variant.id == "great-cross" or (variant.id == "standard" and bool(variant.option_dict.get("sideways")))
+
+
+def largest(variant: Any) -> int:
+    """The most geese a start of this variant has (standard: 17)."""
+    if variant.id == "standard":
+        return 17
+    return variant.start_position().prey.bit_count()
+
+
+@lru_cache(maxsize=4)
+def wdl_layout(variant_id: str) -> WdlLayout:
+    """One per variant and process; goose counts are laid out on demand (`add_count`)."""
+    return WdlLayout.for_variant(wdl_variant(variant_id), MIN_GEESE)
+
+
+def wdl_path(directory: Path, variant: Any, geese: int, array: str, *, partial: bool = False) -> Path:
+    return directory / f"{variant_key(variant)}-{geese}geese.{array}.fgb{'.part' if partial else ''}"
+
+
+class WdlBuilder:
+    """Builds the two-bit tables for 4..max geese; each goose count from the chains of the one below."""
+
+    def __init__(self, variant: Any, directory: Any = None, *, progress: Callable[[str], None] | None = None,
+                 threads: int | None = None, keep_chains: bool = False) -> None:
+        self.variant = variant
+        self.directory = table_dir(directory)
+        self.progress = progress or (lambda _text: None)
+        self.threads = threads
+        self.keep_chains = keep_chains
+
+    def build(self, max_geese: int) -> list[dict[str, Any]]:
+        top = largest(self.variant)
+        if not MIN_GEESE <= max_geese <= top:
+            raise ValueError(f"--geese must be between {MIN_GEESE} and {top} for {self.variant.id}, not {max_geese}")
+        if wdl_kernels is None:
+            raise TableError("building the win/draw/loss tables needs numba: pip install 'foxgeese[solver]'")
+        if self.threads:
+            import numba
+
+            numba.set_num_threads(min(self.threads, numba.config.NUMBA_NUM_THREADS))
+        layout = wdl_layout(self.variant.id)
+        for geese in range(MIN_GEESE, max_geese + 1):
+            layout.add_count(geese)
+        self.directory.mkdir(parents=True, exist_ok=True)
+        headers = []
+        for geese in range(MIN_GEESE, max_geese + 1):
+            done = self._header(geese, WDL, layout)
+            chains = self._header(geese, WDL_CHAINS, layout)
+            next_done = geese < top and self._header(geese + 1, WDL, layout) is not None
+            if done is not None and (chains is not None or next_done or geese == top):
+                headers.append(done)
+                continue
+            headers.append(self._build_count(layout, geese, with_chains=geese < top))
+            if geese > MIN_GEESE and not self.keep_chains:
+                wdl_path(self.directory, self.variant, geese - 1, WDL_CHAINS).unlink(missing_ok=True)
+        return headers
+
+    def _header(self, geese: int, array: str, layout: WdlLayout) -> dict[str, Any] | None:
+        return complete_header(wdl_path(self.directory, self.variant, geese, array), layout)  # type: ignore[arg-type]
+
+    def _build_count(self, layout: WdlLayout, geese: int, *, with_chains: bool) -> dict[str, Any]:
+        started = time.perf_counter()
+        plane = layout.plane_words(geese)
+        if geese > MIN_GEESE:
+            header = self._header(geese - 1, WDL_CHAINS, layout)
+            path = wdl_path(self.directory, self.variant, geese - 1, WDL_CHAINS)
+            if header is None:
+                raise TableError(f"the {geese}-geese build needs {path.name}; build again from {geese - 1} geese")
+            below, below_plane = np.asarray(map_words(path, header)), layout.plane_words(geese - 1)
+        else:
+            below, below_plane = np.zeros(2, dtype=np.int64), 1
+        header: dict[str, Any] = {"layout": layout.fingerprint(), "variant": variant_key(self.variant),
+                                  "geese": geese, "array": WDL, "words": 4 * plane, "planes": 4,
+                                  "plane_words": plane, "points": layout.geometry.names, "complete": False,
+                                  "levels_done": [], "figures": {}}
+        parts = {WDL: (wdl_path(self.directory, self.variant, geese, WDL, partial=True), 4)}
+        if with_chains:
+            parts[WDL_CHAINS] = (wdl_path(self.directory, self.variant, geese, WDL_CHAINS, partial=True), 2)
+        fds = {}
+        try:
+            for array, (path, planes) in parts.items():
+                with open(path, "wb") as stream:
+                    stream.truncate(HEADER_BYTES + planes * plane * 8)
+                fds[array] = os.open(path, os.O_RDWR)
+            self._levels(layout, geese, header, below, below_plane, fds, started)
+            header["complete"] = True
+            header["build_seconds"] = round(time.perf_counter() - started, 2)
+            for array, fd in fds.items():
+                write_header(fd, header if array == WDL else dict(header, array=array, words=2 * plane,
+                                                                    planes=2, figures={}))
+        finally:
+            for fd in fds.values():
+                os.close(fd)
+        for array, (path, _) in parts.items():
+            os.replace(path, wdl_path(self.directory, self.variant, geese, array))
+        return header
+
+    def _levels(self, layout: WdlLayout, geese: int, header: dict[str, Any], below: np.ndarray, below_plane: int,
+                fds: dict[str, int], started: float) -> None:
+        k = wdl_kernels
+        plane = layout.plane_words(geese)
+        width = layout.slots(geese)
+        above_fw = above_fl = np.zeros(1, dtype=np.int64)
+        above_first = 0
+        total = layout.goose_sets(geese)
+        sets_done = 0
+        for level in layout.levels[geese][::-1]:  # highest row sum first
+            n = level.padded
+            masks = np.full(n, -1, dtype=np.int64)
+            k.level_masks(level.codes, layout.block_base, level.first_set, layout.row_sub, layout.row_count,
+                          layout.row_width, layout.radix, masks)
+            # one block, so that `pack` reads the planes it writes out without a copy
+            state = np.zeros((9, n), dtype=np.int64)
+            gw, gl, fw, fl, gnl, cw, cnl, xw, xl = state
+            k.outside(masks, layout.board, layout.row_start, layout.row_width, layout.row_rank, layout.row_count,
+                      layout.radix, layout.block_base, layout.forward, layout.jump_from, layout.jump_to,
+                      above_fw, above_fl, above_first, below, below_plane, geese == MIN_GEESE, gw, gnl, cw, cnl)
+            sweeps = 0
+            while True:
+                sweeps += 1
+                if not k.sweep(masks, layout.board, layout.row_start, layout.row_width, layout.row_rank,
+                               layout.row_count, layout.row_of, layout.sideways, layout.adjacent,
+                               gw, gl, fw, fl, gnl, cw, cnl):
+                    break
+            np.bitwise_or(gl, cw, out=xw)  # `pack` keeps only the empty points of real goose sets
+            np.bitwise_and(gw, ~cnl, out=xl)
+            offset = level.first_set * width // 64
+            size = n * width // 64
+            for array, planes in ((WDL, state[0:4]), (WDL_CHAINS, state[7:9])):
+                if array not in fds:
+                    continue
+                out = np.zeros((len(planes), size), dtype=np.int64)
+                k.pack(masks, layout.board, layout.row_start, layout.row_width, layout.row_pext, planes, out)
+                for p in range(len(planes)):
+                    os.pwrite(fds[array], out[p], HEADER_BYTES + (p * plane + offset) * 8)
+            header["figures"][str(level.row_sum)] = {
+                "sets": level.sets, "sweeps": sweeps, "geese_to_move_geese_win": _ones(gw),
+                "geese_to_move_geese_lose": _ones(gl), "fox_to_move_fox_wins": _ones(fw),
+                "fox_to_move_fox_loses": _ones(fl)}
+            header["levels_done"].append(level.row_sum)
+            above_fw, above_fl, above_first = fw.copy(), fl.copy(), level.first_set
+            del state, gw, gl, fw, fl, gnl, cw, cnl, xw, xl
+            sets_done += level.sets
+            self.progress(f"{self.variant.id} {geese} geese: row sum {level.row_sum} done "
+                          f"({len(header['levels_done'])}/{len(layout.levels[geese])} levels, {sweeps} sweeps, "
+                          f"{100 * sets_done / total:.1f}% of {total * width * 2:,} positions), "
+                          f"{time.perf_counter() - started:.0f} s")
+
+
+def _ones(words: np.ndarray) -> int:
+    return int(np.bitwise_count(words.view(np.uint64)).sum())
+
+
+def wdl_totals(header: dict[str, Any], layout: WdlLayout) -> dict[str, int]:
+    """Positions per side and the wins, losses and draws of each side to move, for one goose count."""
+    figures = list(header["figures"].values())
+    per_side = sum(f["sets"] for f in figures) * layout.slots(header["geese"])
+    geese_win = sum(f["geese_to_move_geese_win"] for f in figures)
+    geese_lose = sum(f["geese_to_move_geese_lose"] for f in figures)
+    fox_wins = sum(f["fox_to_move_fox_wins"] for f in figures)
+    fox_loses = sum(f["fox_to_move_fox_loses"] for f in figures)
+    return {"positions_per_side": per_side, "geese_to_move_geese_win": geese_win,
+            "geese_to_move_draw": per_side - geese_win - geese_lose, "geese_to_move_fox_wins": geese_lose,
+            "fox_to_move_fox_wins": fox_wins, "fox_to_move_draw": per_side - fox_wins - fox_loses,
+            "fox_to_move_geese_win": fox_loses}
+
+
+class WdlTables:
+    """Win/draw/loss of any position of `standard --sideways` or `great-cross` with up to the count built."""
+
+    def __init__(self, variant: Any, directory: Any = None) -> None:
+        self.variant = variant
+        self.directory = table_dir(directory)
+        self.layout = wdl_layout(variant.id)
+        self._words: dict[int, np.ndarray | None] = {}
+        self.headers: dict[int, dict[str, Any]] = {}
+
+    def _array(self, geese: int) -> np.ndarray | None:
+        if geese not in self._words:
+            self.layout.add_count(geese)
+            path = wdl_path(self.directory, self.variant, geese, WDL)
+            header = complete_header(path, self.layout)  # type: ignore[arg-type]
+            self._words[geese] = None if header is None else map_words(path, header)
+            if header is not None:
+                self.headers[geese] = header
+        return self._words[geese]
+
+    def available(self) -> int:
+        """The largest k such that the tables for 4..k geese are all on disk (3: none)."""
+        k = MIN_GEESE - 1
+        while k < largest(self.variant) and self._array(k + 1) is not None:
+            k += 1
+        return k
+
+    def covers(self, position: Position) -> bool:
+        if not _same_rules(position.variant, self.variant):
+            return False
+        geese = position.prey.bit_count()
+        return geese < MIN_GEESE or self._array(geese) is not None
+
+    def value(self, position: Position) -> int | None:
+        """+1 the side to move wins with best play, -1 it loses, 0 a draw; None: no table holds it."""
+        if not self.covers(position):
+            return None
+        geese = position.prey.bit_count()
+        if geese < MIN_GEESE:
+            return 1 if position.turn == Side.PREDATOR else -1
+        words = self._array(geese)
+        assert words is not None
+        layout = self.layout
+        header = self.headers[geese]
+        mask = layout.dense_mask(position.prey)
+        bit = layout.bit_of(mask, layout.geometry.dense[position.predator])
+        first = GEESE_WIN if position.turn == Side.PREY else FOX_WINS
+        win, lose = ((int(words[(p * header["plane_words"]) + (bit >> 6)]) >> (bit & 63)) & 1
+                     for p in (first, first + 1))
+        return 1 if win else -1 if lose else 0
+
+    def value_after(self, position: Position, move: Any) -> int | None:
+        """The value of `move` for the side making it (+1 keeps a win, 0 a draw, -1 a loss)."""
+        after = self.value(position.play(move))
+        return None if after is None else -after
+
+    def mover_wins_after(self, position: Position, move: Any) -> bool | None:
+        """Whether the side making `move` still wins with best play after it (the player's `resisting_move`)."""
+        value = self.value_after(position, move)
+        return None if value is None else value == 1
+
+
+def _same_rules(a: Any, b: Any) -> bool:
+    return a.id == b.id and has_wdl_tables(a) and has_wdl_tables(b)

@@ -1,0 +1,67 @@
+"""What `foxgeese solve standard --sideways --geese N` and `foxgeese solve great-cross --geese N` print."""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+import click
+
+from foxgeese.engine import Position, Side, get_variant
+from foxgeese.players.solver.strong_report import _throttled
+from foxgeese.players.solver.wdl import WdlBuilder, WdlTables, largest, wdl_totals
+
+_WORDS = {1: "wins", 0: "draw", -1: "loses"}
+
+
+def value_text(position: Position, value: int) -> str:
+    """`fox wins` / `geese win` / `draw` for a value seen by the side to move."""
+    if value == 0:
+        return "draw"
+    winner = position.turn if value > 0 else position.turn.other
+    return "fox wins" if winner == Side.PREDATOR else "geese win"
+
+
+def wdl_solve(variant: Any, geese: int, position: Position | None, tables: str | None, threads: int | None) -> None:
+    """Builds (with progress) or loads the two-bit tables up to `geese`, then reports."""
+    builder = WdlBuilder(variant, tables, progress=_throttled(), threads=threads)
+    started = time.perf_counter()
+    headers = builder.build(geese)
+    seconds = time.perf_counter() - started
+    table_set = WdlTables(variant, builder.directory)
+    click.echo(f"{variant} (win/draw/loss, two bits a position), solved for 4 to {geese} geese in "
+               f"{builder.directory} (this run {seconds:.1f} s; build times as recorded):")
+    click.echo(f"{'':>5} {'':>15} | {'geese to move':^38} | {'fox to move':^38} |")
+    click.echo(f"{'geese':>5} {'positions':>15} | {'geese win':>12} {'draw':>12} {'fox wins':>12} | "
+               f"{'fox wins':>12} {'draw':>12} {'geese win':>12} | {'build s':>8} {'MB':>7}")
+    for header in headers:
+        t = wdl_totals(header, table_set.layout)
+        click.echo(f"{header['geese']:>5} {2 * t['positions_per_side']:>15,} | {t['geese_to_move_geese_win']:>12,} "
+                   f"{t['geese_to_move_draw']:>12,} {t['geese_to_move_fox_wins']:>12,} | "
+                   f"{t['fox_to_move_fox_wins']:>12,} {t['fox_to_move_draw']:>12,} {t['fox_to_move_geese_win']:>12,} | "
+                   f"{header['build_seconds']:>8.1f} {header['words'] * 8 / 1e6:>7.0f}")
+    click.echo("(positions: both sides to move, fox on any empty point; the fifty-move counter and repetition "
+               "are not in the tables: docs/solver.md)")
+    if position is None and geese in _starts(variant):
+        options = {"geese": geese, "sideways": True} if variant.id == "standard" else {}
+        position = get_variant(variant.id, **options).start_position()
+    if position is not None:
+        report_position(position, table_set)
+
+
+def _starts(variant: Any) -> tuple[int, ...]:
+    return (13, 15, 17) if variant.id == "standard" else (largest(variant),)
+
+
+def report_position(position: Position, tables: WdlTables) -> None:
+    """The value of `position` and of each of its moves."""
+    value = tables.value(position)
+    if value is None:
+        click.echo(f"{position.text()}: not in the tables")
+        return
+    click.echo(f"{position.text()}: {value_text(position, value)}")
+    for move in position.legal_moves():
+        after = position.play(move)
+        after_value = tables.value(after)
+        verdict = "not in the tables" if after_value is None else value_text(after, after_value)
+        click.echo(f"  {str(move):<12} {verdict}")

@@ -1,9 +1,10 @@
 """Perft: the number of legal move sequences of a given length, the rules' ground truth.
 
 It runs on the rules core (`foxgeese.engine.rules`) and counts the last ply without making the
-moves. Where no ending depends on the path (no repetition or fifty-move rule), counts of
-identical subtrees are shared through a table keyed on the exact position key, the stall counter
-and the depth ("hash perft").
+moves. Where no ending depends on the path (no repetition or fifty-move rule), the last two plies
+are counted at once (`Rules.count_replies`), or, with the table, counts of identical subtrees are
+shared through a table keyed on the exact position key, the stall counter and the depth ("hash
+perft").
 """
 
 from __future__ import annotations
@@ -11,11 +12,10 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Callable
 
-from foxgeese.engine import movegen
 from foxgeese.engine.game import Game
 from foxgeese.engine.move import Move
 from foxgeese.engine.position import Position
-from foxgeese.engine.rules import PREDATOR, REPETITION_COUNT, Rules, State, rules_for
+from foxgeese.engine.rules import REPETITION_COUNT, Rules, State, rules_for
 
 STALL_BITS = 8  # the table's key holds the stall counter below the pieces: it must stay below 256
 
@@ -51,8 +51,8 @@ class _Perft:
         self.use_hash = use_hash and not self.path_dependent
         self.seen: Counter[int] = Counter(p.key() for p in game.positions)
         self.memo: list[dict[int, int]] = []  # per depth: subtree key -> count
-        self._count_hashed = _subtree_counter(rules, self.memo)
-        self._count_plain = _subtree_counter(rules, None)
+        self._count_hashed = _hashed_counter(rules, self.memo)
+        self._count_plain = _plain_counter(rules)
 
     def count(self, state: State, depth: int) -> int:
         if depth == 0:
@@ -85,47 +85,49 @@ class _Perft:
         return total
 
 
-def _subtree_counter(rules: Rules, memo: list[dict[int, int]] | None) -> Callable[[State, int], int]:
-    """The count below a state (depth >= 2) where no ending depends on the path, as a closure (the
-    recursion reads rules and tables from cells). `memo` (None: no table), one dict per depth up to
-    the depth asked for, is keyed on one int of prey, stall (below 2**STALL_BITS), predator and
-    side: what decides the subtree (the fifty-move counter decides nothing here). It is read
-    before the ending is checked (it holds ended states too). The last ply's endings
-    are checked in the loop: perft spends its time in the last two plies."""
-    ending, children, tables = rules.ending, rules.children, rules.tables
-    count_prey, count_predator = movegen.count_prey_moves, movegen.count_predator_moves
+def _plain_counter(rules: Rules) -> Callable[[State, int], int]:
+    """The count below a state (depth >= 2) without a table where no ending depends on the path, as
+    a closure; the last two plies are `Rules.count_replies` (perft spends its time there)."""
+    ending, children, count_replies = rules.ending, rules.children, rules.count_replies
 
     def count_from(state: State, depth: int) -> int:
-        if memo is not None:
-            table = memo[depth]
-            memo_key = state[1] << 16 | state[4] << 8 | state[0] << 1 | state[2]
-            cached = table.get(memo_key)
-            if cached is not None:
-                return cached
+        if ending(state) is not None:
+            return 0
+        if depth == 2:
+            return count_replies(state)
+        below, total = depth - 1, 0
+        for child in children(state):
+            total += count_from(child, below)
+        return total
+
+    return count_from
+
+
+def _hashed_counter(rules: Rules, memo: list[dict[int, int]]) -> Callable[[State, int], int]:
+    """The count below a state (depth >= 2) where no ending depends on the path, with the subtree
+    counts shared, as a closure. `memo`, one dict per depth up to the depth asked for, is keyed on
+    one int of prey, stall (below 2**STALL_BITS), predator and side: what decides the subtree (the
+    fifty-move counter decides nothing here). It is read before the ending is checked (it holds
+    ended states too). The last two plies are `Rules.count_replies`: counting them at once costs
+    less than a lookup per child."""
+    ending, children, count_replies = rules.ending, rules.children, rules.count_replies
+
+    def count_from(state: State, depth: int) -> int:
+        table = memo[depth]
+        memo_key = state[1] << 16 | state[4] << 8 | state[0] << 1 | state[2]
+        cached = table.get(memo_key)
+        if cached is not None:
+            return cached
         total = 0
         if ending(state) is not None:
             pass
         elif depth == 2:
-            # Every child has the other side to move: pick its move counter once.
-            count = count_prey if state[2] == PREDATOR else count_predator
-            if memo is None:
-                for child in children(state):
-                    if ending(child) is None:
-                        total += count(tables, child[0], child[1])
-            else:  # the last ply's counts are shared too: a lookup costs less than ending + count
-                last = memo[1]
-                for child in children(state):
-                    child_key = child[1] << 16 | child[4] << 8 | child[0] << 1 | child[2]
-                    leaves = last.get(child_key)
-                    if leaves is None:
-                        leaves = last[child_key] = 0 if ending(child) is not None else count(tables, child[0], child[1])
-                    total += leaves
+            total = count_replies(state)
         else:
             below = depth - 1
             for child in children(state):
                 total += count_from(child, below)
-        if memo is not None:
-            table[memo_key] = total
+        table[memo_key] = total
         return total
 
     return count_from

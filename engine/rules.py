@@ -46,6 +46,7 @@ class Rules:
         "variant", "tables", "captures", "counts_stall", "checks_captured", "checks_escaped",
         "checks_stalling", "checks_fifty", "checks_repetition",
         "moves", "count_moves", "has_moves", "has_jump", "play", "children", "ending", "outcome",
+        "count_replies",
     )
 
     moves: Callable[[State], list[Move]]
@@ -65,6 +66,9 @@ class Rules:
     outcome: Callable[..., Termination | None]
     """`outcome(state, repetitions=1)`: every ending, in the spec's order; `repetitions` is how
     often the state's key has occurred."""
+    count_replies: Callable[[State], int]
+    """The replies to every move, summed over the children that `ending` does not end: perft's last
+    two plies where no ending depends on the path (the state itself is not checked)."""
 
     def __init__(self, variant: Variant) -> None:
         endings = variant.endings
@@ -88,6 +92,7 @@ class Rules:
             self.checks_captured, self.checks_escaped, self.checks_stalling, self.checks_fifty
         )
         self.outcome = _outcome_check(self.ending, self.has_moves, self.checks_repetition)
+        self.count_replies = _reply_counter(self)
 
     @staticmethod
     def key(state: State) -> int:
@@ -167,6 +172,75 @@ def _movers(
         return result
 
     return play, children
+
+
+def _reply_counter(rules: Rules) -> Callable[[State], int]:
+    """`Rules.count_replies` for one variant. A step leaves all but one piece where it stood, so
+    the replies to all of a side's steps are counted at once, per direction, not per child:
+    - after the predator's steps the prey reach the points they reach now, once per step, less
+      the steps onto such a point (the predator stands there then);
+    - after the prey's steps (where the predator cannot capture) the predator has its steps of
+      now, once per prey step, plus the steps onto a point a prey left, less those onto one a prey
+      reached. A prey step keeps the number of prey, so only its counters or an escape can end the
+      game; an escape needs a lone prey on the predator's row or below, else every child is
+      checked."""
+    tables, children, ending = rules.tables, rules.children, rules.ending
+    counts_stall, checks_escaped = rules.counts_stall, rules.checks_escaped
+    neighbours, jumps, board_mask = tables.neighbours, tables.jumps, tables.board_mask
+    prey_up, prey_down, prey_shifts = tables.prey_up, tables.prey_down, tables.prey_shifts
+    count_prey, count_predator = movegen.count_prey_moves, movegen.count_predator_moves
+
+    def count_replies(state: State) -> int:
+        predator, prey = state[0], state[1]
+        total = 0
+        if state[2] == PREDATOR:
+            stepped = 0  # the points of the steps after which the game goes on
+            for child in children(state):
+                if ending(child) is None:
+                    if child[1] == prey:
+                        stepped |= 1 << child[0]
+                    else:  # a capture
+                        total += count_prey(tables, child[0], child[1])
+            if stepped:
+                steps, free = stepped.bit_count(), board_mask & ~prey
+                for shift, sources in prey_up:
+                    reached = (prey & sources) << shift & free
+                    total += steps * reached.bit_count() - (reached & stepped).bit_count()
+                for shift, sources in prey_down:
+                    reached = (prey & sources) >> shift & free
+                    total += steps * reached.bit_count() - (reached & stepped).bit_count()
+            return total
+        # The children's endings: a prey step keeps the number of prey and (see above) mostly
+        # cannot escape, so the state's pieces with a step's counters tell them.
+        quiet, stall = state[3], state[4]
+        raised = ending((predator, prey, PREDATOR, *_prey_counters(counts_stall, quiet, stall, True)))
+        level = ending((predator, prey, PREDATOR, *_prey_counters(counts_stall, quiet, stall, False)))
+        lowest = prey & _ROWS_UP_TO[predator]
+        if checks_escaped and not lowest & (lowest - 1) or jumps[predator] and (raised or level):
+            for child in children(state):
+                if ending(child) is None:
+                    total += count_predator(tables, predator, child[1])
+            return total
+        if jumps[predator]:  # every child goes on
+            for child in children(state):
+                total += count_predator(tables, predator, child[1])
+            return total
+        around = neighbours[predator]
+        now = (around & ~prey).bit_count()
+        empty = board_mask & ~prey & ~(1 << predator)
+        for shift, sources, raises_row in prey_shifts:
+            movers = prey & sources
+            if shift > 0:
+                reached = movers << shift & empty
+                left = reached >> shift
+            else:
+                reached = movers >> -shift & empty
+                left = reached << -shift
+            if reached and (raised if raises_row else level) is None:
+                total += reached.bit_count() * now + (left & around).bit_count() - (reached & around).bit_count()
+        return total
+
+    return count_replies
 
 
 def _outcome_check(

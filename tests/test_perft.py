@@ -2,10 +2,14 @@
 
 from __future__ import annotations
 
+import random
+
 import pytest
 from reference_rules import legal_moves as reference_moves
 
 from foxgeese.engine import Game, Position, get_variant, perft
+from foxgeese.engine.rules import rules_for
+from foxgeese.engine.sampling import scattered_position
 
 SPEC_TABLE = {
     "standard": [5, 89, 572, 9778],
@@ -81,3 +85,34 @@ def test_perft_ends_on_the_stall_count_only_where_stalling_applies():
     assert perft(standard, 1) == len(standard.legal_moves()) == 5
     hare = Position.from_text("hare-and-hounds - hare c4 b1,a2,c2 0 10 0")
     assert perft(hare, 1) == len(hare.legal_moves()) == 0
+
+
+def _replies_child_by_child(rules, state):
+    return sum(rules.count_moves(child) for child in rules.children(state) if rules.ending(child) is None)
+
+
+@pytest.mark.parametrize("variant_id,options", [
+    ("standard", {}), ("standard", {"sideways": True}), ("standard", {"geese": 17}),
+    ("hare-and-hounds", {}), ("great-cross", {}),
+])
+def test_replies_counted_at_once_equal_the_replies_child_by_child(variant_id, options):
+    """`count_replies` counts the last two plies without the children (perft's plain count): from
+    scattered pieces and counters, prey low down (a lone prey lets a prey step escape), both sides."""
+    variant = get_variant(variant_id, **options)
+    rules = rules_for(variant)
+    rng = random.Random(15)
+    ended_children = 0
+    for _ in range(400):
+        state = scattered_position(variant, rng, lowest_row=rng.randrange(4), counters=True).state
+        ended_children += sum(rules.ending(child) is not None for child in rules.children(state))
+        assert rules.count_replies(state) == _replies_child_by_child(rules, state), state
+    assert ended_children  # the children's endings were exercised, not only running games
+
+
+@pytest.mark.parametrize("variant_id,options", [("standard", {}), ("hare-and-hounds", {}), ("standard", {"geese": 17})])
+def test_plain_perft_equals_hash_perft_from_scattered_positions(variant_id, options):
+    variant = get_variant(variant_id, **options)
+    rng = random.Random(16)
+    for _ in range(30):
+        position = scattered_position(variant, rng, lowest_row=rng.randrange(3), counters=True)
+        assert perft(position, 3, use_hash=False) == perft(position, 3, use_hash=True), position.text()

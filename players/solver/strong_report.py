@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 
 import click
 
@@ -14,7 +15,9 @@ def _winner(position: Position, tables: StrongTables) -> str:
     return "geese win" if tables.geese_win(position) else "fox wins"
 
 
-def _throttled(every_s: float = 5.0):
+def throttled_progress(every_s: float = 5.0) -> Callable[[str], None]:
+    """A build's progress callback that prints to stderr at most every `every_s` seconds (and at 100%),
+    so a long build shows it is alive without flooding the terminal."""
     last = [0.0]
 
     def progress(text: str) -> None:
@@ -28,7 +31,7 @@ def _throttled(every_s: float = 5.0):
 
 def strong_solve(geese: int, position: Position | None, tables: str | None, threads: int | None) -> None:
     """Builds (with progress) or loads the bit tables up to `geese`, then reports."""
-    builder = StrongBuilder(tables, progress=_throttled(), threads=threads)
+    builder = StrongBuilder(tables, progress=throttled_progress(), threads=threads)
     started = time.perf_counter()
     headers = builder.build(geese)
     seconds = time.perf_counter() - started

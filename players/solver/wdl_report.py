@@ -8,7 +8,7 @@ from typing import Any
 import click
 
 from foxgeese.engine import Position, Side, get_variant
-from foxgeese.players.solver.strong_report import _throttled
+from foxgeese.players.solver.strong_report import throttled_progress
 from foxgeese.players.solver.wdl import WdlBuilder, WdlTables, largest, wdl_totals
 
 _WORDS = {1: "wins", 0: "draw", -1: "loses"}
@@ -24,7 +24,7 @@ def value_text(position: Position, value: int) -> str:
 
 def wdl_solve(variant: Any, geese: int, position: Position | None, tables: str | None, threads: int | None) -> None:
     """Builds (with progress) or loads the two-bit tables up to `geese`, then reports."""
-    builder = WdlBuilder(variant, tables, progress=_throttled(), threads=threads)
+    builder = WdlBuilder(variant, tables, progress=throttled_progress(), threads=threads)
     started = time.perf_counter()
     headers = builder.build(geese)
     seconds = time.perf_counter() - started

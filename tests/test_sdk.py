@@ -39,6 +39,11 @@ class ScriptedReferee:
         self.identity = identity
         return decode(payload)
 
+    def recv_bytes(self) -> bytes:
+        assert self.socket.poll(TIMEOUT_MS), "the bot sent nothing"
+        self.identity, payload = self.socket.recv_multipart()
+        return payload
+
     def send(self, message_type: str, **fields: Any) -> None:
         assert self.identity is not None
         self.socket.send_multipart([self.identity, codec.encode(message_type, **fields)])
@@ -297,3 +302,26 @@ def test_moves_that_do_not_lead_to_the_position_sent_give_way_to_the_position(re
     assert seen == [(real.position.text(), [])]  # the position sent, without the history that disagrees
     assert reply["move"] in [str(m) for m in real.position.legal_moves()]
     assert "cannot replay the move list" in capsys.readouterr().err
+
+
+class FirstMovePlayer:
+    """Plays the first legal move, without info: the SDK packs its reply from parts."""
+
+    def choose(self, game: Game, clock: Clock) -> Choice:
+        return Choice(game.legal_moves()[0])
+
+
+def test_a_move_reply_is_packed_byte_for_byte_as_the_codec_packs_it(referee):
+    thread, result = start(FirstMovePlayer(), name="first", endpoint=referee.endpoint, token="t")
+    referee.recv()  # hello
+    game = Game(get_variant("hare-and-hounds"))
+    referee.send("new_game", game_id="g-é", variant="hare-and-hounds", options={}, side="hounds",
+                 time_control={"base_ms": 1000, "increment_ms": 0, "per_move_ms": 0}, start=HH_START)
+    assert referee.recv() == {"v": 2, "type": "ready", "game_id": "g-é"}
+    for request_id in (1, 2**40):  # a fixint and a uint64
+        referee.send("turn", **turn_fields(game, "g-é", request_id, {"hare": 900, "hounds": 800}))
+        move = str(game.legal_moves()[0])
+        assert referee.recv_bytes() == codec.encode("move", game_id="g-é", request_id=request_id, move=move)
+    referee.send("quit")
+    thread.join(5)
+    assert not thread.is_alive()

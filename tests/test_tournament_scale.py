@@ -19,6 +19,7 @@ import zmq
 from tournament_support import Background, comparable, events, first_move_of_a_game, scale_config, wait_for
 
 from foxgeese.tournaments.config import load_config
+from foxgeese.tournaments.events import EventStream, encoded
 from foxgeese.tournaments.executors import LocalExecutor, slot_cpus
 from foxgeese.tournaments.journal import read_journal
 from foxgeese.tournaments.runner import Runner
@@ -193,3 +194,17 @@ def test_move_events_travel_in_batches_that_go_when_urgent_flushed_or_closed() -
     batches.close()  # what is left goes, then take() says the stream ended
     sender.join(10)
     assert not sender.is_alive() and taken[2:] == [["m5"]]
+
+
+def test_an_event_encoded_by_its_worker_is_written_as_the_runner_writes_the_event_itself(tmp_path) -> None:
+    move = {"event": "move", "game_id": "r0001", "ply": 3, "side": "fox", "move": "d5-e4",
+            "position": "standard geese=13,sideways=0 geese e4 c1 1 0 3", "think_ms": 1,
+            "clocks": {"fox": 10099, "geese": 10000}}
+    with EventStream(tmp_path) as stream:
+        stream.forward([move, encoded(move), {"event": "bare"}, encoded({"event": "bare"})])
+    lines = [json.loads(line) for line in (tmp_path / "events.jsonl").read_text().splitlines()]
+    assert [line["seq"] for line in lines] == [1, 2, 3, 4]
+    for line in lines:
+        line.pop("seq")
+    assert lines[0] == lines[1] and lines[2] == lines[3] == {"event": "bare", "time": lines[0]["time"]}
+    assert list(lines[1]) == ["event", "time", *list(move)[1:]]  # the documented order of the fields

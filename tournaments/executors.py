@@ -29,7 +29,7 @@ import psutil
 from foxgeese.tournaments.errors import TournamentError
 from foxgeese.tournaments.worker import GameJob, WorkerSetup
 
-Emit = Callable[[list[dict[str, Any]]], None]  # hands the runner a batch of events
+Emit = Callable[[list[Any]], None]  # hands the runner a batch of events (dicts, or `encoded`)
 START_TIMEOUT_S = 120.0  # a worker process that has not said ready by then is broken
 
 
@@ -189,15 +189,20 @@ class ProcessSlot(Slot):
             if message is None:
                 raise WorkerLost(self._death())
             kind = message[0]
-            if kind == "events":
-                for item in message[1]:
-                    if isinstance(item, tuple):  # ("pids", [...]): the bots this worker runs now
-                        self.bot_pids = item[1]
-                emit([item for item in message[1] if isinstance(item, dict)])
+            if kind == "events":  # move events (encoded) and ("pids", [...]): the bots this worker runs now
+                items = message[1]
+                if any(item.__class__ is tuple for item in items):
+                    for item in items:
+                        if item.__class__ is tuple:
+                            self.bot_pids = item[1]
+                    items = [item for item in items if item.__class__ is not tuple]
+                if items:
+                    emit(items)
             elif kind == "done":  # ("done", entry, bot pids, the game's last events)
                 self.bot_pids = message[2]
-                if message[3]:
-                    emit([item for item in message[3] if isinstance(item, dict)])
+                last = [item for item in message[3] if item.__class__ is not tuple]
+                if last:
+                    emit(last)
                 return message[1]
             elif kind == "error":
                 raise TournamentError(f"game {job.game['id']}: {message[1]}")

@@ -21,6 +21,7 @@ import threading
 from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
@@ -372,10 +373,11 @@ class Runner:
                 self.state.count(entry)
                 self.state.playing.pop(game.id, None)
                 rows = self.state.standings.rows()
-            self.events.emit("game_ended", game_id=game.id, winner=entry["winner"],
-                             termination=entry["termination"], reason=entry["reason"], plies=entry["plies"])
-            self.events.emit("standings", rows=rows, games_done=self.state.games_done,
-                             games_total=self.state.scheduled)
+            self.events.forward([  # one write for both
+                {"event": "game_ended", "game_id": game.id, "winner": entry["winner"],
+                 "termination": entry["termination"], "reason": entry["reason"], "plies": entry["plies"]},
+                {"event": "standings", "rows": rows, "games_done": self.state.games_done,
+                 "games_total": self.state.scheduled}])
             test = self.config.sprt
             if test is not None and not self.stop.is_set():
                 self._pairs.add(entry)
@@ -404,12 +406,17 @@ def _wait_all(ended: list[threading.Event]) -> None:
 
 def game_started_fields(game: ScheduledGame, seed: int) -> dict[str, Any]:
     """The `game_started` event of a game (see docs/tournaments.md)."""
-    variant = get_variant(game.variant_id, **game.variant_options)
-    board = Game(variant)
+    start, predator, prey = _start_and_sides(game.variant_id, tuple(sorted(game.variant_options.items())))
     return {"game_id": game.id, "variant": game.variant_id, "options": dict(game.variant_options),
-            "start": board.position.text(), "opening": list(game.opening),
-            "seats": {variant.side_name(Side.PREDATOR): game.predator, variant.side_name(Side.PREY): game.prey},
+            "start": start, "opening": list(game.opening), "seats": {predator: game.predator, prey: game.prey},
             "seed": seed}
+
+
+@lru_cache(maxsize=64)
+def _start_and_sides(variant_id: str, options: tuple[tuple[str, Any], ...]) -> tuple[str, str, str]:
+    """A variant's start position text and side names (the same for every game of a tournament)."""
+    variant = get_variant(variant_id, **dict(options))
+    return Game(variant).position.text(), variant.side_name(Side.PREDATOR), variant.side_name(Side.PREY)
 
 
 def run_tournament(loaded: LoadedConfig, directory: Path, listener: Listener | None = None) -> RunState:

@@ -28,6 +28,7 @@ from foxgeese.engine import Side, get_variant
 from foxgeese.protocol.botconfig import BotConfig
 from foxgeese.protocol.match import MoveEvent
 from foxgeese.protocol.referee import Referee
+from foxgeese.tournaments.events import encoded
 from foxgeese.tournaments.journal import FORFEITS
 from foxgeese.tournaments.schedule import ScheduledGame
 
@@ -146,12 +147,14 @@ class GamePlayer:
 
 
 def move_event(move: Any) -> Any:
-    """The stream's `move` event (fields of docs/tournaments.md) of a referee's MoveEvent; anything
-    else (a ("pids", [...]) item) as it is. Called where batches go out, not in the referee's loop."""
+    """The stream's `move` event (fields of docs/tournaments.md) of a referee's MoveEvent, `encoded`
+    here so that the runner only numbers it; anything else (a ("pids", [...]) item) as it is.
+    Called where batches go out, not in the referee's loop."""
     if not isinstance(move, MoveEvent):
         return move
-    return {"event": "move", "game_id": move.game_id, "ply": move.ply, "side": move.side, "move": move.move,
-            "position": move.position, "think_ms": move.think_ms, "clocks": move.clocks}
+    return encoded({"event": "move", "game_id": move.game_id, "ply": move.ply, "side": move.side,
+                    "move": move.move, "position": move.position, "think_ms": move.think_ms,
+                    "clocks": move.clocks})
 
 
 def _table_adjudicator(kind: str | None) -> Any:

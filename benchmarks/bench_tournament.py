@@ -7,8 +7,11 @@
    searching bots and 1.7x with fast ones on 2 cores, and fast bots through the referee at
    concurrency 2 reach at least 0.4x in-process play. The load average is printed beside them:
    other programs on the machine take cores from the second slot. The modes run interleaved,
-   `--rounds` times for the fast bots (default 2) and `--search-rounds` for the searching ones
-   (default 1: a round takes minutes); each ratio is of the modes' best rates. The local executor
+   `--rounds` times for the fast bots (default 3) and `--search-rounds` for the searching ones
+   (default 1: a round takes minutes); each ratio is of the modes' best rates. The runs are long
+   enough (`--games`, `--search-games`) that what a tournament pays once, starting each worker
+   and its bots (about a second and a half of CPU a slot), and the last game of a slot that the
+   other slot has no game left to match, do not decide the figures. The local executor
    keeps each slot on a CPU of its own (`affinity: auto`, its default), as a tournament would.
 2. The issue's claim: at concurrency 2 and time control 1+0.1, how many games the built-in
    players (the bundled quick config's players) lose on time. It should be 0.
@@ -142,12 +145,13 @@ def throughput(players: dict[str, str], games: int, yardstick: float, kind: str,
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--part", type=int, choices=(1, 2), default=None)
-    # Enough games that starting the workers and their bots (seconds on a loaded machine, and twice
-    # as many bots at concurrency 2) does not decide the figure.
-    parser.add_argument("--games", type=int, default=60, help="games per pairing, fast players (even)")
-    parser.add_argument("--search-games", type=int, default=6, help="games per pairing, searching players")
+    # Enough games that starting the workers and their bots (about 1.5 s of CPU a slot: 15% of a
+    # concurrency 2 run of 60 games a pairing), and at concurrency 2 the last game, which one slot
+    # plays while the other has none left (half a searching game, a second), do not decide the figure.
+    parser.add_argument("--games", type=int, default=120, help="games per pairing, fast players (even)")
+    parser.add_argument("--search-games", type=int, default=10, help="games per pairing, searching players")
     parser.add_argument("--forfeit-games", type=int, default=4, help="games per pairing for part 2 (even)")
-    parser.add_argument("--rounds", type=int, default=2, help="interleaved rounds of the fast players' modes")
+    parser.add_argument("--rounds", type=int, default=3, help="interleaved rounds of the fast players' modes")
     parser.add_argument("--search-rounds", type=int, default=1, help="interleaved rounds, searching players")
     args = parser.parse_args()
     print(f"measured {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}, {os.cpu_count()} cores, "

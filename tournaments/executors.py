@@ -171,7 +171,7 @@ class ProcessSlot(Slot):
     def _receive(self, timeout: float | None = None) -> Any:
         """The next message, or None when the worker process died (its end of the pipe closed)."""
         assert self.connection is not None
-        if not wait([self.connection], timeout):
+        if timeout is not None and not wait([self.connection], timeout):  # else a plain blocking recv
             return None
         try:
             return self.connection.recv()

@@ -137,6 +137,9 @@ def repair_journal(directory: Path, foreign: Callable[[dict[str, Any]], bool] | 
     return scan, strangers, side
 
 
+_encode_entry = json.JSONEncoder(sort_keys=True, separators=(",", ":")).encode  # one encoder, not one a game
+
+
 class JournalWriter:
     """Appends entries durably: each `append` is on disk before it returns."""
 
@@ -145,7 +148,7 @@ class JournalWriter:
         self._handle: IO[bytes] = open(self.path, "ab")
 
     def append(self, entry: dict[str, Any]) -> None:
-        line = json.dumps(entry, sort_keys=True, separators=(",", ":")).encode() + b"\n"
+        line = _encode_entry(entry).encode() + b"\n"
         self._handle.write(line)
         self._handle.flush()
         os.fsync(self._handle.fileno())

@@ -17,7 +17,6 @@ Exact command lines (the referee's BotConfig.from_spec builds the first form):
 from __future__ import annotations
 
 import os
-import re
 import sys
 from typing import Any
 
@@ -28,6 +27,7 @@ from foxgeese.engine.userinput import shown
 from foxgeese.params import Integer
 from foxgeese.players.registry import PLAYER_NAMES, make_player
 from foxgeese.protocol import codec
+from foxgeese.protocol.bot_start import endpoint_problem, is_key_value, spec_text
 from foxgeese.protocol.sdk import BotError, run_bot
 from foxgeese.usage import UsageProblem
 
@@ -47,23 +47,18 @@ Run `foxgeese bot check --help` for the conformance options.
 def player_spec(name: str, options: tuple[str, ...]) -> str:
     """`random` + ("seed=7",) -> `random:seed=7` (the registry's SPEC form)."""
     for option in options:
-        key, eq, _ = option.partition("=")
-        if not eq or not key.strip() or "," in option:
+        if not is_key_value(option):
             raise click.BadParameter(f"{shown(option)} is not key=value", param_hint="--option")
-    return f"{name}:{','.join(options)}" if options else name
-
-
-_CONNECTABLE = re.compile(r"(tcp://(\[[0-9a-fA-F:.]+\]|[^:/\[\]\s]+):([0-9]{1,5})|ipc://\S+)", re.ASCII)
+    return spec_text(name, options)
 
 
 def check_connect_endpoint(endpoint: str | None) -> None:
     """Refuses an endpoint ZeroMQ would reject or silently bend (a port past 65535 wraps around)."""
     if not endpoint:
         return  # the SDK says that no endpoint was given
-    match = _CONNECTABLE.fullmatch(endpoint)
-    if match is None or (match.group(3) is not None and not 0 < int(match.group(3)) <= 65535):
-        raise UsageProblem(f"endpoint {shown(endpoint)}: expected tcp://HOST:PORT (port 1-65535) or ipc://PATH, "
-                           "as the referee prints it")
+    problem = endpoint_problem(endpoint)
+    if problem is not None:
+        raise UsageProblem(problem)
 
 
 def make_builtin_player(spec: str) -> Any:

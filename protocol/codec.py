@@ -53,9 +53,11 @@ def encode(message_type: str, **fields: Any) -> bytes:
     return msgpack.packb({"v": PROTOCOL_VERSION, "type": message_type, **fields}, use_bin_type=True)
 
 
-def pack(value: Any) -> bytes:
-    """One msgpack value, for the parts of a message packed ahead (see `TurnPacker`)."""
-    return msgpack.packb(value, use_bin_type=True)
+# One Packer for every call: msgpack.packb builds a new one each time, which cost more than the
+# packing of a short value. Sharing it is safe: a Packer runs no Python code for the plain values
+# messages hold, so the GIL makes each call whole, and it resets its buffer when a value fails.
+pack = msgpack.Packer(use_bin_type=True, autoreset=True).pack
+"""`pack(value)`: one msgpack value, for the parts of a message packed ahead (see `TurnPacker`)."""
 
 
 def _array_head(count: int) -> bytes:
@@ -70,6 +72,11 @@ def _array_head(count: int) -> bytes:
 _ARRAY_HEADS = tuple(_array_head(count) for count in range(1024))  # a game's `moves`, without a call
 
 
+def array_head(count: int) -> bytes:
+    """The msgpack header of an array of `count` items (for arrays joined from items packed ahead)."""
+    return _ARRAY_HEADS[count] if count < 1024 else _array_head(count)
+
+
 class TurnPacker:
     """Packs one game's `turn` messages, byte for byte what `encode(TURN, ...)` gives, from parts
     packed ahead: the game id, the clock names, the increments, and the moves so far (each added
@@ -78,8 +85,6 @@ class TurnPacker:
     """
 
     def __init__(self, game_id: str, seat_names: tuple[str, str], increment_ms: int, per_move_ms: int) -> None:
-        # Its own Packer (msgpack.packb builds one at every call); one per game, so per thread.
-        self._pack = msgpack.Packer(use_bin_type=True, autoreset=True).pack
         self._head = b"".join((b"\x8a", *map(pack, ("v", PROTOCOL_VERSION, "type", TURN, "game_id", game_id)),
                                pack("request_id")))
         self._position_key, self._moves_key, self._legal_key = map(pack, ("position", "moves", "legal"))
@@ -91,14 +96,13 @@ class TurnPacker:
 
     def add_move(self, text: str) -> None:
         """A move was played: it is in the `moves` of every later turn."""
-        self._moves += self._pack(text)
+        self._moves += pack(text)
         self._move_count += 1
 
     def pack(self, request_id: int, position: str, legal: bytes, first_ms: int, second_ms: int) -> bytes:
         """One `turn`: `legal` is the array of move texts already packed (the referee keeps it per
         position); `first_ms` and `second_ms` are the clocks of the seats in the order given."""
         clocks_head, second_key = self._clocks_keys
-        pack = self._pack
         count = self._move_count
         moves_head = _ARRAY_HEADS[count] if count < 1024 else _array_head(count)
         return b"".join((self._head, pack(request_id), self._position_key, pack(position), self._moves_key,

@@ -48,16 +48,16 @@ class ProtocolError(ValueError):
     """A message that breaks the protocol's schema (the sender is at fault); the text says how."""
 
 
-def encode(message_type: str, **fields: Any) -> bytes:
-    """Packs one message; the version and type are added here so no caller forgets them."""
-    return msgpack.packb({"v": PROTOCOL_VERSION, "type": message_type, **fields}, use_bin_type=True)
-
-
 # One Packer for every call: msgpack.packb builds a new one each time, which cost more than the
 # packing of a short value. Sharing it is safe: a Packer runs no Python code for the plain values
 # messages hold, so the GIL makes each call whole, and it resets its buffer when a value fails.
 pack = msgpack.Packer(use_bin_type=True, autoreset=True).pack
 """`pack(value)`: one msgpack value, for the parts of a message packed ahead (see `TurnPacker`)."""
+
+
+def encode(message_type: str, **fields: Any) -> bytes:
+    """Packs one message; the version and type are added here so no caller forgets them."""
+    return pack({"v": PROTOCOL_VERSION, "type": message_type, **fields})
 
 
 def _array_head(count: int) -> bytes:

@@ -266,6 +266,7 @@ _PREY_TEXTS_LIMIT = 1 << 16
 # Per row of the grid, the names of each set of its points joined: the prey field is at most a
 # row's worth of lookups (a goose move changes it, so the cache above misses half the plies).
 _ROW_MASK = (1 << GRID_WIDTH) - 1
+_ROW_SHIFTS = tuple(range(0, len(POINT_NAMES), GRID_WIDTH))
 _ROW_TEXTS = tuple(
     tuple(",".join(POINT_NAMES[row * GRID_WIDTH + column] for column in range(GRID_WIDTH) if bits >> column & 1)
           for bits in range(1 << GRID_WIDTH))
@@ -278,15 +279,8 @@ def _prey_text(mask: int) -> str:
     predator move leaves it as it was (a bounded cache, emptied when full)."""
     if len(_PREY_TEXTS) >= _PREY_TEXTS_LIMIT:
         _PREY_TEXTS.clear()
-    parts = []
-    rest = mask
-    for row_texts in _ROW_TEXTS:
-        if not rest:
-            break
-        if rest & _ROW_MASK:
-            parts.append(row_texts[rest & _ROW_MASK])
-        rest >>= GRID_WIDTH
-    text = _PREY_TEXTS[mask] = ",".join(parts) or "-"
+    rows = map(_ROW_MASK.__and__, map(mask.__rshift__, _ROW_SHIFTS))  # each row's bits, in C
+    text = _PREY_TEXTS[mask] = ",".join(filter(None, map(tuple.__getitem__, _ROW_TEXTS, rows))) or "-"
     return text
 
 

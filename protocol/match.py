@@ -58,7 +58,19 @@ _MOVE_TEXTS_LIMIT = 100_000
 _Choices = tuple[list[Move], bytes, str]
 _CHOICES: dict[Any, dict[int, _Choices]] = {}
 _CHOICES_LIMIT = 1 << 14
+# The predator's moves and their `legal` array, by rules core and by its point and the prey on its
+# reach (Rules.predator_reach), for positions where it cannot capture: they recur far more often
+# than whole positions do.
+_PREDATOR_CHOICES: dict[Any, dict[int, tuple[list[Move], bytes]]] = {}
 _POSITION_TEXT = "%s%d %d %d"  # the cached text up to the counters, then quiet, stall and ply (Position.text)
+
+
+def _legal_array(moves: list[Move]) -> bytes:
+    """The moves' texts as a packed msgpack array: a turn's `legal`."""
+    try:
+        return codec.array_head(len(moves)) + b"".join(map(_PACKED_TEXTS.__getitem__, moves))
+    except KeyError:
+        return codec.array_head(len(moves)) + _learn_texts(moves)
 
 
 def _learn_texts(moves: list[Move]) -> bytes:
@@ -224,6 +236,11 @@ class Match:
         self._key = self.rules.key(self.state)
         self._seen: dict[int, int] = dict(Counter(position.key() for position in game.positions))
         self._choices = _CHOICES.setdefault(self.rules, {})
+        self._predator_choices = _PREDATOR_CHOICES.setdefault(self.rules, {})
+        self._reach, self._prey_onto = self.rules.predator_reach, self.rules.prey_steps_onto
+        # (prey, their moves ignoring the predator), worked out while the predator thinks: the
+        # prey's next turn is these less the steps onto the predator's new point (see _choices_here).
+        self._prey_base: tuple[int, list[Move]] | None = None
         self._unrecorded: list[tuple[Any, ...]] = []  # played, their record entries not yet written
         self.move_texts: list[str] = [str(move) for move in game.moves]
         self._seat_names = (self.names[PREDATOR], self.names[PREY])
@@ -438,14 +455,34 @@ class Match:
         return _POSITION_TEXT % (pieces_text(self.variant, state) + " ", state[3], state[4], self._ply)
 
     def _choices_here(self) -> _Choices:
-        """What a turn in the position now offers (see _CHOICES), made now."""
+        """What a turn in the position now offers (see _CHOICES), made now: the predator's from its
+        reach where it cannot capture, the prey's from their moves worked out while the predator
+        thought (`clock_started`), else from the rules core. All are pseudo-moves: the caller
+        checks for an ending first."""
         state = self.state
-        moves = self.rules.moves(state)  # pseudo-moves: the caller checks for an ending first
-        try:
-            legal = b"".join(map(_PACKED_TEXTS.__getitem__, moves))
-        except KeyError:
-            legal = _learn_texts(moves)
-        choices = (moves, codec.array_head(len(moves)) + legal, pieces_text(self.variant, state) + " ")
+        predator, prey = state[0], state[1]
+        if state[2] == PREDATOR:
+            near = (prey & self._reach[predator]) << 7 | predator
+            found = self._predator_choices.get(near)
+            if found is None:
+                moves = self.rules.moves(state)
+                found = (moves, _legal_array(moves))
+                if not any(move[1] for move in moves):  # no capture: its reach decides its moves
+                    if len(self._predator_choices) >= _CHOICES_LIMIT:
+                        self._predator_choices.clear()
+                    self._predator_choices[near] = found
+            moves, legal = found
+        else:
+            base = self._prey_base
+            if base is not None and base[0] == prey:
+                moves = base[1].copy()
+                for step in self._prey_onto[predator]:  # at most one per direction: C-level scans
+                    if step in moves:
+                        moves.remove(step)
+            else:  # the predator captured (or this is the game's first turn)
+                moves = self.rules.moves(state)
+            legal = _legal_array(moves)
+        choices = (moves, legal, pieces_text(self.variant, state) + " ")
         if len(self._choices) >= _CHOICES_LIMIT:
             self._choices.clear()
         self._choices[self._key] = choices
@@ -468,6 +505,9 @@ class Match:
         # In ms to the microsecond (round() to whole microseconds: round(x, 3) costs ten times more).
         self.referee_ms = round((now - self.idle_since) * 1e6) / 1000 if self.idle_since is not None else 0.0
         self._catch_up()  # bookkeeping while the bot thinks: it is on no clock either way
+        if side == PREDATOR:  # the prey's next moves, less one filter (see _choices_here)
+            prey = self.state[1]
+            self._prey_base = (prey, self.rules.prey_moves_ignoring_predator(prey))
 
     def next_deadline(self) -> float:
         """When `advance` must be called next at the latest (math.inf: only an event can move the game)."""

@@ -130,13 +130,12 @@ def decode_checked(data: bytes) -> dict[str, Any]:
     the schema, there is no other key to judge or drop.
     """
     message = _unpack(data)
-    if message.__class__ is dict and len(message) == 5 and message.get("type") == MOVE:
-        version, game_id = message.get("v"), message.get("game_id")
-        request_id, move = message.get("request_id"), message.get("move")
-        if (version.__class__ is int and version in SUPPORTED_VERSIONS
-                and game_id.__class__ is str and len(game_id) <= _GAME_ID.max_len
-                and request_id.__class__ is int and _REQUEST_ID.low <= request_id <= _REQUEST_ID.high
-                and move.__class__ is str and len(move) <= _MOVE_TEXT.max_len):
+    if message.__class__ is dict and len(message) == 5:
+        kind, version, game_id, request_id, move = map(message.get, _MOVE_KEYS)
+        if (kind == MOVE and version.__class__ is int and version in SUPPORTED_VERSIONS
+                and game_id.__class__ is str and len(game_id) <= _GAME_ID_MAX
+                and request_id.__class__ is int and _REQUEST_ID_LOW <= request_id <= _REQUEST_ID_HIGH
+                and move.__class__ is str and len(move) <= _MOVE_TEXT_MAX):
             return message
     return check(_as_message(message))
 
@@ -230,6 +229,10 @@ BOT_MESSAGES: dict[str, dict[str, Field]] = {
 }
 
 _GAME_ID, _REQUEST_ID, _MOVE_TEXT = (BOT_MESSAGES[MOVE][name] for name in ("game_id", "request_id", "move"))
+# The same bounds as plain module names, and the keys of a bare `move`, for decode_checked's one pass.
+_GAME_ID_MAX, _MOVE_TEXT_MAX = _GAME_ID.max_len, _MOVE_TEXT.max_len
+_REQUEST_ID_LOW, _REQUEST_ID_HIGH = _REQUEST_ID.low, _REQUEST_ID.high
+_MOVE_KEYS = ("type", "v", "game_id", "request_id", "move")
 
 # The `info` fields of a `move` (pv: a list of move texts); unknown keys are dropped.
 INFO_FIELDS: dict[str, Field] = {

@@ -41,6 +41,7 @@ RULE_REASONS = {
 Adjudicator = Callable[[Position], "tuple[Any, str] | None"]
 
 PREDATOR, PREY = Side.PREDATOR, Side.PREY  # plain names: an enum member read off its class is slow
+_MOVE, _TURN, _INFINITY = codec.MOVE, codec.TURN, math.inf  # and a module's attribute costs a lookup too
 
 # Move -> its text packed as a msgpack str, and canonical text -> Move, shared by every game: a
 # move's text depends on nothing else, and a variant has a few hundred steps (capture chains add
@@ -326,7 +327,7 @@ class Match:
     def receive(self, side: Side, message: dict[str, Any], arrival: float) -> list[Action]:
         """A message from `side`'s bot, already checked by `codec.check`, with its arrival time."""
         kind = message["type"]
-        if kind == codec.MOVE and self.phase == "play" and message["game_id"] == self.game_id:
+        if kind == _MOVE and self.phase == "play" and message["game_id"] == self.game_id:
             try:  # the hot path: a reply to the turn that is out, then the next turn
                 self._on_move(side, message, arrival)
             except ProtocolError as error:
@@ -375,11 +376,10 @@ class Match:
         if elapsed_ms < 0:
             elapsed_ms = 0.0
         clock = self.clock
-        budget_ms = clock.budget_ms(name)
         self.mover = None
         self.idle_since = arrival
         if not clock.charge(name, elapsed_ms):
-            self._time_forfeit(side, budget_ms)
+            self._time_forfeit(side, clock.overrun_budget_ms)
             return
         text = message["move"]
         move = _MOVE_OF_TEXT.get(text)
@@ -467,7 +467,7 @@ class Match:
             if found is None:
                 moves = self.rules.moves(state)
                 found = (moves, _legal_array(moves))
-                if not any(move[1] for move in moves):  # no capture: its reach decides its moves
+                if not moves or not moves[-1][1]:  # no capture (they come last): its reach decides its moves
                     if len(self._predator_choices) >= _CHOICES_LIMIT:
                         self._predator_choices.clear()
                     self._predator_choices[near] = found
@@ -614,11 +614,10 @@ class Match:
         side = state[2]
         self.request_id += 1
         self.mover = side
-        self.turn_deadline = math.inf  # set by clock_started
-        clock, (predator, prey) = self.clock, self._seat_names
+        self.turn_deadline = _INFINITY  # set by clock_started
         payload = self._turns.pack(self.request_id, _POSITION_TEXT % (choices[2], state[3], state[4], self._ply),
-                                   choices[1], clock.on_turn_ms(predator), clock.on_turn_ms(prey))
-        self.outbox += (_new_send(Send, (side, codec.TURN, None, payload)), _START_CLOCK[side])
+                                   choices[1], *self.clock.on_turn())
+        self.outbox += (_new_send(Send, (side, _TURN, None, payload)), _START_CLOCK[side])
 
     def _time_forfeit(self, side: Side, budget_ms: int) -> None:
         name = self.names[side]

@@ -104,6 +104,7 @@ def count_prey_moves(tables: MoveTables, predator: int, prey: int) -> int:
 
 
 def predator_moves(tables: MoveTables, predator: int, prey: int) -> list[Move]:
+    """Its steps, then its capture chains: a list whose last move is no capture has none."""
     targets = tables.neighbours[predator] & ~prey
     steps = tables.predator_steps[predator]
     moves: list[Move] = []

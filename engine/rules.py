@@ -105,7 +105,7 @@ class Rules:
         board_mask = tables.board_mask
         self.prey_moves_ignoring_predator = lambda prey: movegen.prey_steps(tables, prey, board_mask & ~prey)
         self.prey_steps_onto = tuple(
-            tuple(steps[point] for _, _, steps in tables.prey_steps if steps[point] is not None)
+            tuple(step for _, _, steps in tables.prey_steps if (step := steps[point]) is not None)
             for point in range(len(tables.neighbours))
         )
         self.predator_reach = tuple(

@@ -76,7 +76,11 @@ def _steps_onto(targets: int, back: int, size: int) -> StepMoves:
 
 
 def prey_moves(tables: MoveTables, predator: int, prey: int) -> list[Move]:
-    empty = tables.board_mask & ~prey & ~(1 << predator)
+    return prey_steps(tables, prey, tables.board_mask & ~prey & ~(1 << predator))
+
+
+def prey_steps(tables: MoveTables, prey: int, empty: int) -> list[Move]:
+    """The prey's steps onto the points of `empty`, in the order of `prey_moves`."""
     moves: list[Move] = []
     append = moves.append
     for shift, sources, steps in tables.prey_steps:
@@ -100,6 +104,7 @@ def count_prey_moves(tables: MoveTables, predator: int, prey: int) -> int:
 
 
 def predator_moves(tables: MoveTables, predator: int, prey: int) -> list[Move]:
+    """Its steps, then its capture chains: a list whose last move is no capture has none."""
     targets = tables.neighbours[predator] & ~prey
     steps = tables.predator_steps[predator]
     moves: list[Move] = []

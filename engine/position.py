@@ -83,12 +83,7 @@ class Position:
 
     def text(self) -> str:
         """The canonical one-line form: `VARIANT OPTIONS TURN PREDATOR PREY QUIET STALL PLY`."""
-        variant = self.variant
-        prey = _PREY_TEXTS.get(self.prey) or _prey_text(self.prey)
-        return (
-            f"{variant.id} {variant.options_text()} {variant.side_name(self.turn)} {POINT_NAMES[self.predator]} "
-            f"{prey} {self.quiet} {self.stall} {self.ply}"
-        )
+        return f"{pieces_text(self.variant, self.state)} {self.quiet} {self.stall} {self.ply}"
 
     __str__ = text
 
@@ -244,8 +239,39 @@ def _piece_names(position: Position) -> dict[int, str]:
     return names
 
 
+def pieces_text(variant: Variant, state: State) -> str:
+    """Position text up to its counters (`VARIANT OPTIONS TURN PREDATOR PREY`): what the referee
+    writes into every turn, so it is two lookups and a concatenation (see `_text_prefixes`)."""
+    prey = state[1]
+    return _text_prefixes(variant)[state[2]][state[0]] + (_PREY_TEXTS.get(prey) or _prey_text(prey))
+
+
+_PREFIXES: dict[Variant, tuple[tuple[str, ...], ...]] = {}
+
+
+def _text_prefixes(variant: Variant) -> tuple[tuple[str, ...], ...]:
+    """Per side to move (a `Side` is its index) and predator point, position text up to the prey:
+    `VARIANT OPTIONS TURN PREDATOR `."""
+    prefixes = _PREFIXES.get(variant)
+    if prefixes is None:
+        start = f"{variant.id} {variant.options_text()} "
+        prefixes = _PREFIXES[variant] = tuple(
+            tuple(f"{start}{variant.side_name(side)} {name} " for name in POINT_NAMES) for side in Side
+        )
+    return prefixes
+
+
 _PREY_TEXTS: dict[int, str] = {}
 _PREY_TEXTS_LIMIT = 1 << 16
+# Per row of the grid, the names of each set of its points joined: the prey field is at most a
+# row's worth of lookups (a goose move changes it, so the cache above misses half the plies).
+_ROW_MASK = (1 << GRID_WIDTH) - 1
+_ROW_SHIFTS = tuple(range(0, len(POINT_NAMES), GRID_WIDTH))
+_ROW_TEXTS = tuple(
+    tuple(",".join(POINT_NAMES[row * GRID_WIDTH + column] for column in range(GRID_WIDTH) if bits >> column & 1)
+          for bits in range(1 << GRID_WIDTH))
+    for row in range(len(POINT_NAMES) // GRID_WIDTH)
+)
 
 
 def _prey_text(mask: int) -> str:
@@ -253,7 +279,8 @@ def _prey_text(mask: int) -> str:
     predator move leaves it as it was (a bounded cache, emptied when full)."""
     if len(_PREY_TEXTS) >= _PREY_TEXTS_LIMIT:
         _PREY_TEXTS.clear()
-    text = _PREY_TEXTS[mask] = ",".join([POINT_NAMES[p] for p in _bits(mask)]) or "-"
+    rows = map(_ROW_MASK.__and__, map(mask.__rshift__, _ROW_SHIFTS))  # each row's bits, in C
+    text = _PREY_TEXTS[mask] = ",".join(filter(None, map(tuple.__getitem__, _ROW_TEXTS, rows))) or "-"
     return text
 
 

@@ -48,14 +48,16 @@ class ProtocolError(ValueError):
     """A message that breaks the protocol's schema (the sender is at fault); the text says how."""
 
 
+# One Packer for every call: msgpack.packb builds a new one each time, which cost more than the
+# packing of a short value. Sharing it is safe: a Packer runs no Python code for the plain values
+# messages hold, so the GIL makes each call whole, and it resets its buffer when a value fails.
+pack = msgpack.Packer(use_bin_type=True, autoreset=True).pack
+"""`pack(value)`: one msgpack value, for the parts of a message packed ahead (see `TurnPacker`)."""
+
+
 def encode(message_type: str, **fields: Any) -> bytes:
     """Packs one message; the version and type are added here so no caller forgets them."""
-    return msgpack.packb({"v": PROTOCOL_VERSION, "type": message_type, **fields}, use_bin_type=True)
-
-
-def pack(value: Any) -> bytes:
-    """One msgpack value, for the parts of a message packed ahead (see `TurnPacker`)."""
-    return msgpack.packb(value, use_bin_type=True)
+    return pack({"v": PROTOCOL_VERSION, "type": message_type, **fields})
 
 
 def _array_head(count: int) -> bytes:
@@ -70,6 +72,11 @@ def _array_head(count: int) -> bytes:
 _ARRAY_HEADS = tuple(_array_head(count) for count in range(1024))  # a game's `moves`, without a call
 
 
+def array_head(count: int) -> bytes:
+    """The msgpack header of an array of `count` items (for arrays joined from items packed ahead)."""
+    return _ARRAY_HEADS[count] if count < 1024 else _array_head(count)
+
+
 class TurnPacker:
     """Packs one game's `turn` messages, byte for byte what `encode(TURN, ...)` gives, from parts
     packed ahead: the game id, the clock names, the increments, and the moves so far (each added
@@ -78,8 +85,6 @@ class TurnPacker:
     """
 
     def __init__(self, game_id: str, seat_names: tuple[str, str], increment_ms: int, per_move_ms: int) -> None:
-        # Its own Packer (msgpack.packb builds one at every call); one per game, so per thread.
-        self._pack = msgpack.Packer(use_bin_type=True, autoreset=True).pack
         self._head = b"".join((b"\x8a", *map(pack, ("v", PROTOCOL_VERSION, "type", TURN, "game_id", game_id)),
                                pack("request_id")))
         self._position_key, self._moves_key, self._legal_key = map(pack, ("position", "moves", "legal"))
@@ -91,14 +96,13 @@ class TurnPacker:
 
     def add_move(self, text: str) -> None:
         """A move was played: it is in the `moves` of every later turn."""
-        self._moves += self._pack(text)
+        self._moves += pack(text)
         self._move_count += 1
 
     def pack(self, request_id: int, position: str, legal: bytes, first_ms: int, second_ms: int) -> bytes:
         """One `turn`: `legal` is the array of move texts already packed (the referee keeps it per
         position); `first_ms` and `second_ms` are the clocks of the seats in the order given."""
         clocks_head, second_key = self._clocks_keys
-        pack = self._pack
         count = self._move_count
         moves_head = _ARRAY_HEADS[count] if count < 1024 else _array_head(count)
         return b"".join((self._head, pack(request_id), self._position_key, pack(position), self._moves_key,
@@ -126,13 +130,12 @@ def decode_checked(data: bytes) -> dict[str, Any]:
     the schema, there is no other key to judge or drop.
     """
     message = _unpack(data)
-    if message.__class__ is dict and len(message) == 5 and message.get("type") == MOVE:
-        version, game_id = message.get("v"), message.get("game_id")
-        request_id, move = message.get("request_id"), message.get("move")
-        if (version.__class__ is int and version in SUPPORTED_VERSIONS
-                and game_id.__class__ is str and len(game_id) <= _GAME_ID.max_len
-                and request_id.__class__ is int and _REQUEST_ID.low <= request_id <= _REQUEST_ID.high
-                and move.__class__ is str and len(move) <= _MOVE_TEXT.max_len):
+    if message.__class__ is dict and len(message) == 5:
+        kind, version, game_id, request_id, move = map(message.get, _MOVE_KEYS)
+        if (kind == MOVE and version.__class__ is int and version in SUPPORTED_VERSIONS
+                and game_id.__class__ is str and len(game_id) <= _GAME_ID_MAX
+                and request_id.__class__ is int and _REQUEST_ID_LOW <= request_id <= _REQUEST_ID_HIGH
+                and move.__class__ is str and len(move) <= _MOVE_TEXT_MAX):
             return message
     return check(_as_message(message))
 
@@ -226,6 +229,10 @@ BOT_MESSAGES: dict[str, dict[str, Field]] = {
 }
 
 _GAME_ID, _REQUEST_ID, _MOVE_TEXT = (BOT_MESSAGES[MOVE][name] for name in ("game_id", "request_id", "move"))
+# The same bounds as plain module names, and the keys of a bare `move`, for decode_checked's one pass.
+_GAME_ID_MAX, _MOVE_TEXT_MAX = _GAME_ID.max_len, _MOVE_TEXT.max_len
+_REQUEST_ID_LOW, _REQUEST_ID_HIGH = _REQUEST_ID.low, _REQUEST_ID.high
+_MOVE_KEYS = ("type", "v", "game_id", "request_id", "move")
 
 # The `info` fields of a `move` (pv: a list of move texts); unknown keys are dropped.
 INFO_FIELDS: dict[str, Field] = {

@@ -19,6 +19,7 @@ from typing import Any, NamedTuple
 
 from foxgeese import __version__
 from foxgeese.engine import Game, IllegalMoveError, InvalidMoveError, Move, Position, Side
+from foxgeese.engine.position import pieces_text
 from foxgeese.engine.rules import REPETITION_COUNT, State, rules_for
 from foxgeese.protocol import codec
 from foxgeese.protocol.codec import ProtocolError
@@ -40,22 +41,51 @@ RULE_REASONS = {
 Adjudicator = Callable[[Position], "tuple[Any, str] | None"]
 
 PREDATOR, PREY = Side.PREDATOR, Side.PREY  # plain names: an enum member read off its class is slow
+_MOVE, _TURN, _INFINITY = codec.MOVE, codec.TURN, math.inf  # and a module's attribute costs a lookup too
 
-# Move -> its text, shared by every game: a move's text depends on nothing else, and a variant has
-# a few hundred steps (capture chains add some). Dict operations are atomic, so threads share it.
-_MOVE_TEXTS: dict[Move, str] = {}
+# Move -> its text packed as a msgpack str, and canonical text -> Move, shared by every game: a
+# move's text depends on nothing else, and a variant has a few hundred steps (capture chains add
+# some). A turn's `legal` array is then its moves' packed texts joined, and a reply in canonical
+# text is found without comparing texts. Dict operations are atomic, so threads share them.
+_PACKED_TEXTS: dict[Move, bytes] = {}
+_MOVE_OF_TEXT: dict[str, Move] = {}
 _MOVE_TEXTS_LIMIT = 100_000
 
 # What a turn offers in a position, by rules core (variant) and position key (pieces and side to
-# move, which decide the moves): the legal moves' texts, the moves, those texts packed as the
-# turn's `legal` array, and the position text up to its counters. Positions recur across the games
-# of a match, a tournament or a benchmark (openings, every game's start), and generating and
-# writing the moves was half the referee's work per ply. Bounded (emptied when full, about 1 KB an
-# entry); dict operations are atomic, so the referee threads share it.
-_Choices = tuple[tuple[str, ...], tuple[Move, ...], bytes, str]
+# move, which decide the moves): the moves, their texts packed as the turn's `legal` array, and
+# the position text up to its counters. Positions recur across the games of a match, a tournament
+# or a benchmark (openings, every game's start). Bounded (emptied when full, about 1 KB an entry);
+# dict operations are atomic, so the referee threads share it.
+_Choices = tuple[list[Move], bytes, str]
 _CHOICES: dict[Any, dict[int, _Choices]] = {}
 _CHOICES_LIMIT = 1 << 14
+# The predator's moves and their `legal` array, by rules core and by its point and the prey on its
+# reach (Rules.predator_reach), for positions where it cannot capture: they recur far more often
+# than whole positions do.
+_PREDATOR_CHOICES: dict[Any, dict[int, tuple[list[Move], bytes]]] = {}
 _POSITION_TEXT = "%s%d %d %d"  # the cached text up to the counters, then quiet, stall and ply (Position.text)
+
+
+def _legal_array(moves: list[Move]) -> bytes:
+    """The moves' texts as a packed msgpack array: a turn's `legal`."""
+    try:
+        return codec.array_head(len(moves)) + b"".join(map(_PACKED_TEXTS.__getitem__, moves))
+    except KeyError:
+        return codec.array_head(len(moves)) + _learn_texts(moves)
+
+
+def _learn_texts(moves: list[Move]) -> bytes:
+    """The moves' texts packed and joined, each now remembered both ways (see _PACKED_TEXTS)."""
+    if len(_PACKED_TEXTS) > _MOVE_TEXTS_LIMIT:
+        _PACKED_TEXTS.clear()
+        _MOVE_OF_TEXT.clear()
+    packed = []
+    for move in moves:
+        text = str(move)
+        packed.append(codec.pack(text))
+        _PACKED_TEXTS[move] = packed[-1]
+        _MOVE_OF_TEXT[text] = move
+    return b"".join(packed)
 
 
 # ----------------------------------------------------------------------------- actions
@@ -196,7 +226,7 @@ class Match:
         self.turn_deadline = math.inf
         self.idle_since: float | None = None  # when the referee's own work since the last reply began
         self.referee_ms = 0.0  # that work before the turn now out: off every clock, kept in the record
-        self.offered: _Choices = ((), (), b"", "")  # what the turn now out offers (see _CHOICES)
+        self.offered: _Choices = ([], b"", "")  # what the turn now out offers (see _CHOICES)
         self.events = True  # build a MoveEvent per move (the referee turns it off when nobody listens)
         # The play runs on the rules core's states (engine/rules.py), from `game` (its opening played):
         # a state, its key and how often each key occurred (repetition) are all a move needs; the
@@ -207,6 +237,11 @@ class Match:
         self._key = self.rules.key(self.state)
         self._seen: dict[int, int] = dict(Counter(position.key() for position in game.positions))
         self._choices = _CHOICES.setdefault(self.rules, {})
+        self._predator_choices = _PREDATOR_CHOICES.setdefault(self.rules, {})
+        self._reach, self._prey_onto = self.rules.predator_reach, self.rules.prey_steps_onto
+        # (prey, their moves ignoring the predator), worked out while the predator thinks: the
+        # prey's next turn is these less the steps onto the predator's new point (see _choices_here).
+        self._prey_base: tuple[int, list[Move]] | None = None
         self._unrecorded: list[tuple[Any, ...]] = []  # played, their record entries not yet written
         self.move_texts: list[str] = [str(move) for move in game.moves]
         self._seat_names = (self.names[PREDATOR], self.names[PREY])
@@ -292,7 +327,7 @@ class Match:
     def receive(self, side: Side, message: dict[str, Any], arrival: float) -> list[Action]:
         """A message from `side`'s bot, already checked by `codec.check`, with its arrival time."""
         kind = message["type"]
-        if kind == codec.MOVE and self.phase == "play" and message["game_id"] == self.game_id:
+        if kind == _MOVE and self.phase == "play" and message["game_id"] == self.game_id:
             try:  # the hot path: a reply to the turn that is out, then the next turn
                 self._on_move(side, message, arrival)
             except ProtocolError as error:
@@ -341,17 +376,15 @@ class Match:
         if elapsed_ms < 0:
             elapsed_ms = 0.0
         clock = self.clock
-        budget_ms = clock.budget_ms(name)
         self.mover = None
         self.idle_since = arrival
         if not clock.charge(name, elapsed_ms):
-            self._time_forfeit(side, budget_ms)
+            self._time_forfeit(side, clock.overrun_budget_ms)
             return
         text = message["move"]
-        texts, moves = self.offered[0], self.offered[1]
-        if text in texts:
-            move = moves[texts.index(text)]
-        else:  # not canonical text of a legal move: the engine reads it, or says why not
+        move = _MOVE_OF_TEXT.get(text)
+        if move is None or move not in self.offered[0]:
+            # Not canonical text of a legal move: the engine reads it, or says why not.
             parsed = self._parse_move(side, text)
             if parsed is None:
                 return
@@ -419,20 +452,40 @@ class Match:
     def _position_text(self) -> str:
         """The text of the position now: Position.text, its counters written onto the cached rest."""
         state = self.state
-        return _POSITION_TEXT % (self._choices_here()[3], state[3], state[4], self._ply)
+        return _POSITION_TEXT % (pieces_text(self.variant, state) + " ", state[3], state[4], self._ply)
 
     def _choices_here(self) -> _Choices:
-        """What a turn in the position now offers (see _CHOICES), from the cache or made now."""
-        choices = self._choices.get(self._key)
-        if choices is None:
-            state = self.state
-            moves = self.rules.moves(state)  # pseudo-moves: the caller checks for an ending first
-            texts = tuple(self._texts(moves))
-            head = Position.from_state(self.variant, state).text().rsplit(" ", 3)[0] + " "
-            choices = (texts, tuple(moves), codec.pack(texts), head)
-            if len(self._choices) >= _CHOICES_LIMIT:
-                self._choices.clear()
-            self._choices[self._key] = choices
+        """What a turn in the position now offers (see _CHOICES), made now: the predator's from its
+        reach where it cannot capture, the prey's from their moves worked out while the predator
+        thought (`clock_started`), else from the rules core. All are pseudo-moves: the caller
+        checks for an ending first."""
+        state = self.state
+        predator, prey = state[0], state[1]
+        if state[2] == PREDATOR:
+            near = (prey & self._reach[predator]) << 7 | predator
+            found = self._predator_choices.get(near)
+            if found is None:
+                moves = self.rules.moves(state)
+                found = (moves, _legal_array(moves))
+                if not moves or not moves[-1][1]:  # no capture (they come last): its reach decides its moves
+                    if len(self._predator_choices) >= _CHOICES_LIMIT:
+                        self._predator_choices.clear()
+                    self._predator_choices[near] = found
+            moves, legal = found
+        else:
+            base = self._prey_base
+            if base is not None and base[0] == prey:
+                moves = base[1].copy()
+                for step in self._prey_onto[predator]:  # at most one per direction: C-level scans
+                    if step in moves:
+                        moves.remove(step)
+            else:  # the predator captured (or this is the game's first turn)
+                moves = self.rules.moves(state)
+            legal = _legal_array(moves)
+        choices = (moves, legal, pieces_text(self.variant, state) + " ")
+        if len(self._choices) >= _CHOICES_LIMIT:
+            self._choices.clear()
+        self._choices[self._key] = choices
         return choices
 
     def _adjudicate(self, position: Position) -> None:
@@ -452,6 +505,9 @@ class Match:
         # In ms to the microsecond (round() to whole microseconds: round(x, 3) costs ten times more).
         self.referee_ms = round((now - self.idle_since) * 1e6) / 1000 if self.idle_since is not None else 0.0
         self._catch_up()  # bookkeeping while the bot thinks: it is on no clock either way
+        if side == PREDATOR:  # the prey's next moves, less one filter (see _choices_here)
+            prey = self.state[1]
+            self._prey_base = (prey, self.rules.prey_moves_ignoring_predator(prey))
 
     def next_deadline(self) -> float:
         """When `advance` must be called next at the latest (math.inf: only an event can move the game)."""
@@ -558,22 +614,10 @@ class Match:
         side = state[2]
         self.request_id += 1
         self.mover = side
-        self.turn_deadline = math.inf  # set by clock_started
-        clock, (predator, prey) = self.clock, self._seat_names
-        payload = self._turns.pack(self.request_id, _POSITION_TEXT % (choices[3], state[3], state[4], self._ply),
-                                   choices[2], clock.on_turn_ms(predator), clock.on_turn_ms(prey))
-        self.outbox += (_new_send(Send, (side, codec.TURN, None, payload)), _START_CLOCK[side])
-
-    def _texts(self, moves: list[Move]) -> list[str]:
-        move_text = _MOVE_TEXTS
-        try:  # move texts are cached (str(move) was the hot path's biggest cost); map runs in C
-            return list(map(move_text.__getitem__, moves))
-        except KeyError:
-            if len(move_text) > _MOVE_TEXTS_LIMIT:
-                move_text.clear()
-            texts = [str(move) for move in moves]
-            move_text.update(zip(moves, texts))
-            return texts
+        self.turn_deadline = _INFINITY  # set by clock_started
+        payload = self._turns.pack(self.request_id, _POSITION_TEXT % (choices[2], state[3], state[4], self._ply),
+                                   choices[1], *self.clock.on_turn())
+        self.outbox += (_new_send(Send, (side, _TURN, None, payload)), _START_CLOCK[side])
 
     def _time_forfeit(self, side: Side, budget_ms: int) -> None:
         name = self.names[side]

@@ -90,7 +90,8 @@ class _Bot:
     fd: int | None = None  # a remote bot's connection, to tell when it closes
     disconnected: bool = False
     ping_id: int = 0
-    ping_sent: float = 0.0
+    ping_sent: float = 0.0  # when the ping now unanswered went out (0.0: none is)
+    pinged_at: float = -math.inf  # when the last ping went out
     rtt_ms: float | None = None  # last ping round trip: the transport part of every reply
     gone_reported: bool = False  # its exit was told to the match in progress
 
@@ -129,8 +130,13 @@ class Referee:
         record_dir: str | None = None,
         trace: Callable[[str, str, dict[str, Any]], None] | None = None,
         heartbeat_s: float | None = None,
+        ping_interval_s: float = 5.0,
     ) -> None:
         self.bind_public = bind_public
+        # A bot between games is pinged again when its last ping is older than this: the round
+        # trip changes slowly, and a ping before every game of a fast match cost its seating a
+        # send, a pong and a wake-up of the bot.
+        self.ping_interval_s = ping_interval_s
         self.token = token or secrets.token_urlsafe(16)
         self.lag_margin_ms = lag_margin_ms
         self.hello_timeout_s = hello_timeout_s
@@ -381,7 +387,7 @@ class Referee:
         self._bot_of[side], self._side_of[bot] = bot, side
         info = SeatRecord(name=bot.config.name, command=list(bot.config.command), stderr=bot.stderr_path)
         reused = bot.identity is not None
-        if reused:
+        if reused and time.monotonic() - bot.pinged_at >= self.ping_interval_s:
             self._ping(bot)
         remote = bot.config.is_remote
         limit = self.join_timeout_s if remote else self.hello_timeout_s
@@ -574,7 +580,7 @@ class Referee:
     def _ping(self, bot: _Bot) -> None:
         """Liveness probe; the pong's round trip is kept as the bot's transport time estimate."""
         bot.ping_id += 1
-        bot.ping_sent = time.monotonic()
+        bot.ping_sent = bot.pinged_at = time.monotonic()
         self._send(bot, codec.PING, {"id": bot.ping_id})
 
     def _refuse(self, identity: bytes, bot: _Bot | None, reason: str, now: float, **extra: Any) -> None:

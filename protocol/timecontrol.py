@@ -105,13 +105,16 @@ class ChessClock:
         self._per_move_ms, self._increment_ms = control.per_move_ms, control.increment_ms
         start = control.per_move_ms if control.is_per_move else control.base_ms
         self.left_ms: dict[str, int] = {seat: start for seat in seats}
+        self._seats = tuple(seats)
+        self.overrun_budget_ms = 0  # see charge
 
     def budget_ms(self, seat: str) -> int:
         """How long `seat` may take for its next move, including the lag margin."""
         return (self._per_move_ms or self.left_ms[seat]) + self.lag_margin_ms
 
     def charge(self, seat: str, elapsed_ms: float) -> bool:
-        """Charges one move; returns False when it came too late (a time forfeit).
+        """Charges one move; returns False when it came too late (a time forfeit), and then
+        `overrun_budget_ms` is the budget (`budget_ms`) it overran.
 
         With a fixed time per move, what is left is that move's allowance less its time (no
         increment exists then); with Fischer, the clock less the time, plus the increment.
@@ -119,6 +122,7 @@ class ChessClock:
         left_ms = self.left_ms
         allowed_ms = self._per_move_ms or left_ms[seat]
         if elapsed_ms > allowed_ms + self.lag_margin_ms:
+            self.overrun_budget_ms = allowed_ms + self.lag_margin_ms
             if not self._per_move_ms:
                 left_ms[seat] = 0
             return False
@@ -129,3 +133,8 @@ class ChessClock:
     def on_turn_ms(self, seat: str) -> int:
         """What `seat` has on its clock as a turn starts (the whole allowance with per-move time)."""
         return self._per_move_ms or self.left_ms[seat]
+
+    def on_turn(self) -> tuple[int, int]:
+        """`on_turn_ms` of both seats, in the order given (one call per turn on the referee's critical path)."""
+        first, second = self._seats
+        return (self._per_move_ms or self.left_ms[first], self._per_move_ms or self.left_ms[second])

@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import random
 from typing import Any
+
+import pytest
 
 from foxgeese.engine import Game, Side, Winner, get_variant
 from foxgeese.protocol import codec
@@ -188,3 +191,31 @@ def test_a_turn_in_a_position_met_before_offers_what_the_engine_says():
             game.push(game.parse_move(turn.fields["legal"][0]))
             now += 0.01
             actions = move(match, turn.side, turn.fields["legal"][0], arrival=now)
+
+
+@pytest.mark.parametrize("variant_id, options", [("standard", {}), ("standard", {"sideways": True}),
+                                                 ("great-cross", {}), ("hare-and-hounds", {})])
+def test_every_turn_of_random_games_offers_what_the_engine_says(variant_id, options):
+    """Random games, whose positions are new but whose predator neighbourhoods recur: each turn,
+    from the predator's cache by its reach, from the prey's moves worked out while the predator
+    thought, or made afresh after a capture, offers the engine's legal moves and position text."""
+    variant = get_variant(variant_id, **options)
+    rng = random.Random(5)
+    for game_number in range(12):
+        match = Match(variant, Game(variant), TimeControl.parse("10+0"), f"r{game_number}", seed=1, max_plies=80)
+        for side in (Side.PREDATOR, Side.PREY):
+            match.seat(side, SeatRecord(name="x"), connected=True, hello=HELLO)
+        match.advance(0.0)
+        for side in (Side.PREDATOR, Side.PREY):
+            actions = match.receive(side, {"type": codec.READY, "game_id": match.game_id}, 0.0)
+        game, now = Game(variant), 0.0
+        while not match.over:
+            turn = sends(actions, codec.TURN)[0]
+            assert turn.fields["legal"] == [str(m) for m in game.position.legal_moves()]
+            assert turn.fields["position"] == game.position.text()
+            match.clock_started(turn.side, now)
+            choice = rng.choice(turn.fields["legal"])
+            game.push(game.parse_move(choice))
+            now += 0.01
+            actions = move(match, turn.side, choice, arrival=now)
+        assert match.record.final == game.position.text()

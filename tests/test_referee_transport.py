@@ -137,22 +137,26 @@ def test_a_whole_short_game_message_by_message(setup):
     assert hare_rtt is not None and 0 <= record.moves[1].transport_ms <= round(hare_rtt)  # estimated by ping
     assert record.bots["hounds"].name == "hounds-bot" and record.bots["hounds"].stderr is None
 
-    # The same connections play the next game; close() then sends quit.
-    future = pool.submit(referee.play_game, HH, SEATS, "1+0.5", game_id="t2")
-    for bot in (hare, hounds):
-        ping = bot.recv()
-        assert ping["type"] == "ping"
-        bot.send("pong", id=ping["id"])
-        new_game = bot.recv()
-        assert new_game["game_id"] == "t2"
-        assert new_game["time_control"] == {"base_ms": 1000, "increment_ms": 500, "per_move_ms": 0}
-        bot.send("ready", game_id="t2")
-    assert hounds.recv()["clocks"] == {"hare": 1000, "hounds": 1000}
-    hounds.send("resign", game_id="t2", request_id=1)
-    for bot in (hare, hounds):
-        over = bot.recv()
-        assert (over["winner"], over["termination"], over["reason"]) == ("hare", "resignation", "hounds resigned")
-    assert future.result(timeout=5).termination == "resignation"
+    # The same connections play the next games: no ping while the last is under
+    # `ping_interval_s` old (t2), a ping first once it is older (t3); close() then sends quit.
+    for game_id, pinged in (("t2", False), ("t3", True)):
+        referee.ping_interval_s = 0.0 if pinged else 60.0
+        future = pool.submit(referee.play_game, HH, SEATS, "1+0.5", game_id=game_id)
+        for bot in (hare, hounds):
+            message = bot.recv()
+            if pinged:
+                assert message["type"] == "ping"
+                bot.send("pong", id=message["id"])
+                message = bot.recv()
+            assert message["type"] == "new_game" and message["game_id"] == game_id
+            assert message["time_control"] == {"base_ms": 1000, "increment_ms": 500, "per_move_ms": 0}
+            bot.send("ready", game_id=game_id)
+        assert hounds.recv()["clocks"] == {"hare": 1000, "hounds": 1000}
+        hounds.send("resign", game_id=game_id, request_id=1)
+        for bot in (hare, hounds):
+            over = bot.recv()
+            assert (over["winner"], over["termination"], over["reason"]) == ("hare", "resignation", "hounds resigned")
+        assert future.result(timeout=5).termination == "resignation"
     referee.close()
     assert hare.recv() == {"v": 2, "type": "quit"} and hounds.recv() == {"v": 2, "type": "quit"}
 

@@ -480,7 +480,8 @@ class Match:
                 _, moves, packed, targets = base
                 blocked = targets.count(predator)  # steps onto the predator: one a direction at most
                 if blocked:
-                    moves, packed, at = moves.copy(), packed.copy(), []
+                    moves, packed = moves.copy(), packed.copy()
+                    at: list[int] = []
                     for _ in range(blocked):
                         at.append(targets.index(predator, at[-1] + 1 if at else 0))
                     for index in reversed(at):

@@ -68,14 +68,15 @@ _POSITION_TEXT = "%s%d %d %d"  # the cached text up to the counters, then quiet,
 
 def _legal_array(moves: list[Move]) -> bytes:
     """The moves' texts as a packed msgpack array: a turn's `legal`."""
+    return codec.array_head(len(moves)) + b"".join(_packed_texts(moves))
+
+
+def _packed_texts(moves: list[Move]) -> list[bytes]:
+    """Each move's text packed as a msgpack str, remembered both ways (see _PACKED_TEXTS)."""
     try:
-        return codec.array_head(len(moves)) + b"".join(map(_PACKED_TEXTS.__getitem__, moves))
+        return list(map(_PACKED_TEXTS.__getitem__, moves))
     except KeyError:
-        return codec.array_head(len(moves)) + _learn_texts(moves)
-
-
-def _learn_texts(moves: list[Move]) -> bytes:
-    """The moves' texts packed and joined, each now remembered both ways (see _PACKED_TEXTS)."""
+        pass
     if len(_PACKED_TEXTS) > _MOVE_TEXTS_LIMIT:
         _PACKED_TEXTS.clear()
         _MOVE_OF_TEXT.clear()
@@ -85,7 +86,7 @@ def _learn_texts(moves: list[Move]) -> bytes:
         packed.append(codec.pack(text))
         _PACKED_TEXTS[move] = packed[-1]
         _MOVE_OF_TEXT[text] = move
-    return b"".join(packed)
+    return packed
 
 
 # ----------------------------------------------------------------------------- actions
@@ -238,10 +239,11 @@ class Match:
         self._seen: dict[int, int] = dict(Counter(position.key() for position in game.positions))
         self._choices = _CHOICES.setdefault(self.rules, {})
         self._predator_choices = _PREDATOR_CHOICES.setdefault(self.rules, {})
-        self._reach, self._prey_onto = self.rules.predator_reach, self.rules.prey_steps_onto
-        # (prey, their moves ignoring the predator), worked out while the predator thinks: the
-        # prey's next turn is these less the steps onto the predator's new point (see _choices_here).
-        self._prey_base: tuple[int, list[Move]] | None = None
+        self._reach = self.rules.predator_reach
+        # The prey's moves ignoring the predator, with their packed texts and their target points,
+        # worked out while the predator thinks: the prey's next turn is these less the steps onto
+        # the predator's new point (see _choices_here).
+        self._prey_base: tuple[int, list[Move], list[bytes], list[int]] | None = None
         self._unrecorded: list[tuple[Any, ...]] = []  # played, their record entries not yet written
         self.move_texts: list[str] = [str(move) for move in game.moves]
         self._seat_names = (self.names[PREDATOR], self.names[PREY])
@@ -475,13 +477,19 @@ class Match:
         else:
             base = self._prey_base
             if base is not None and base[0] == prey:
-                moves = base[1].copy()
-                for step in self._prey_onto[predator]:  # at most one per direction: C-level scans
-                    if step in moves:
-                        moves.remove(step)
+                _, moves, packed, targets = base
+                blocked = targets.count(predator)  # steps onto the predator: one a direction at most
+                if blocked:
+                    moves, packed = moves.copy(), packed.copy()
+                    at: list[int] = []
+                    for _ in range(blocked):
+                        at.append(targets.index(predator, at[-1] + 1 if at else 0))
+                    for index in reversed(at):
+                        del moves[index], packed[index]
+                legal = codec.array_head(len(moves)) + b"".join(packed)
             else:  # the predator captured (or this is the game's first turn)
                 moves = self.rules.moves(state)
-            legal = _legal_array(moves)
+                legal = _legal_array(moves)
         choices = (moves, legal, pieces_text(self.variant, state) + " ")
         if len(self._choices) >= _CHOICES_LIMIT:
             self._choices.clear()
@@ -507,7 +515,8 @@ class Match:
         self._catch_up()  # bookkeeping while the bot thinks: it is on no clock either way
         if side == PREDATOR:  # the prey's next moves, less one filter (see _choices_here)
             prey = self.state[1]
-            self._prey_base = (prey, self.rules.prey_moves_ignoring_predator(prey))
+            moves = self.rules.prey_moves_ignoring_predator(prey)
+            self._prey_base = (prey, moves, _packed_texts(moves), [move[0][1] for move in moves])
 
     def next_deadline(self) -> float:
         """When `advance` must be called next at the latest (math.inf: only an event can move the game)."""

@@ -7,6 +7,8 @@ treated as immutable: `play` returns a new one.
 
 from __future__ import annotations
 
+import functools
+
 from foxgeese.engine.board import GRID_WIDTH, POINT_NAMES, parse_point, point_name
 from foxgeese.engine.errors import IllegalMoveError, InvalidMoveError, InvalidPositionError, UnknownVariantError
 from foxgeese.engine.move import Move
@@ -267,11 +269,20 @@ _PREY_TEXTS_LIMIT = 1 << 16
 # row's worth of lookups (a goose move changes it, so the cache above misses half the plies).
 _ROW_MASK = (1 << GRID_WIDTH) - 1
 _ROW_SHIFTS = tuple(range(0, len(POINT_NAMES), GRID_WIDTH))
-_ROW_TEXTS = tuple(
-    tuple(",".join(POINT_NAMES[row * GRID_WIDTH + column] for column in range(GRID_WIDTH) if bits >> column & 1)
-          for bits in range(1 << GRID_WIDTH))
-    for row in range(len(POINT_NAMES) // GRID_WIDTH)
-)
+
+
+@functools.cache
+def _row_texts() -> tuple[tuple[str, ...], ...]:
+    """Made at the first use, not at import: every bot process imports the engine."""
+    rows = []
+    for start in _ROW_SHIFTS:
+        texts = [""]
+        for bits in range(1, 1 << GRID_WIDTH):  # the lowest point's name, then the rest's text
+            low = bits & -bits
+            name, rest = POINT_NAMES[start + low.bit_length() - 1], texts[bits ^ low]
+            texts.append(f"{name},{rest}" if rest else name)
+        rows.append(tuple(texts))
+    return tuple(rows)
 
 
 def _prey_text(mask: int) -> str:
@@ -280,7 +291,7 @@ def _prey_text(mask: int) -> str:
     if len(_PREY_TEXTS) >= _PREY_TEXTS_LIMIT:
         _PREY_TEXTS.clear()
     rows = map(_ROW_MASK.__and__, map(mask.__rshift__, _ROW_SHIFTS))  # each row's bits, in C
-    text = _PREY_TEXTS[mask] = ",".join(filter(None, map(tuple.__getitem__, _ROW_TEXTS, rows))) or "-"
+    text = _PREY_TEXTS[mask] = ",".join(filter(None, map(tuple.__getitem__, _row_texts(), rows))) or "-"
     return text
 
 

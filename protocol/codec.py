@@ -104,7 +104,7 @@ class TurnPacker:
         position); `first_ms` and `second_ms` are the clocks of the seats in the order given."""
         clocks_head, second_key = self._clocks_keys
         count = self._move_count
-        moves_head = _ARRAY_HEADS[count] if count < 1024 else _array_head(count)
+        moves_head = array_head(count)
         return b"".join((self._head, pack(request_id), self._position_key, pack(position), self._moves_key,
                          moves_head, self._moves, self._legal_key, legal,
                          clocks_head, pack(first_ms), second_key, pack(second_ms), self._tail))

@@ -66,9 +66,9 @@ _PREDATOR_CHOICES: dict[Any, dict[int, tuple[list[Move], bytes]]] = {}
 _POSITION_TEXT = "%s%d %d %d"  # the cached text up to the counters, then quiet, stall and ply (Position.text)
 
 
-def _legal_array(moves: list[Move]) -> bytes:
-    """The moves' texts as a packed msgpack array: a turn's `legal`."""
-    return codec.array_head(len(moves)) + b"".join(_packed_texts(moves))
+def _legal_array(packed: list[bytes]) -> bytes:
+    """Moves' packed texts (`_packed_texts`) as one packed msgpack array: a turn's `legal`."""
+    return codec.array_head(len(packed)) + b"".join(packed)
 
 
 def _packed_texts(moves: list[Move]) -> list[bytes]:
@@ -468,7 +468,7 @@ class Match:
             found = self._predator_choices.get(near)
             if found is None:
                 moves = self.rules.moves(state)
-                found = (moves, _legal_array(moves))
+                found = (moves, _legal_array(_packed_texts(moves)))
                 if not moves or not moves[-1][1]:  # no capture (they come last): its reach decides its moves
                     if len(self._predator_choices) >= _CHOICES_LIMIT:
                         self._predator_choices.clear()
@@ -486,10 +486,10 @@ class Match:
                         at.append(targets.index(predator, at[-1] + 1 if at else 0))
                     for index in reversed(at):
                         del moves[index], packed[index]
-                legal = codec.array_head(len(moves)) + b"".join(packed)
+                legal = _legal_array(packed)
             else:  # the predator captured (or this is the game's first turn)
                 moves = self.rules.moves(state)
-                legal = _legal_array(moves)
+                legal = _legal_array(_packed_texts(moves))
         choices = (moves, legal, pieces_text(self.variant, state) + " ")
         if len(self._choices) >= _CHOICES_LIMIT:
             self._choices.clear()

@@ -21,9 +21,9 @@ def sends(actions: list[Any], kind: str) -> list[Send]:
     return [a for a in actions if isinstance(a, Send) and a.message_type == kind]
 
 
-def started(tc: str = "move=0.5", **options: Any) -> tuple[Match, list[Any]]:
+def started(tc: str = "move=0.5", variant: Any = HH, **options: Any) -> tuple[Match, list[Any]]:
     """A match with both seats connected and ready at t=0; returns it and the first turn's actions."""
-    match = Match(HH, Game(HH), TimeControl.parse(tc), "m1", seed=7, **options)
+    match = Match(variant, Game(variant), TimeControl.parse(tc), "m1", seed=7, **options)
     for side in (Side.PREDATOR, Side.PREY):
         match.seat(side, SeatRecord(name=f"{side.name.lower()}-bot"), connected=True, hello=HELLO)
     actions = match.advance(0.0)
@@ -177,20 +177,27 @@ def test_the_turn_packed_from_parts_is_the_bytes_encode_gives():
     assert turns == 7
 
 
+def play_against_the_engine(match: Match, actions: list[Any], choose: Any) -> Game:
+    """Plays `match` to its end with the legal move `choose` picks each turn, checking that every
+    turn offers the engine's legal moves and position text for the game so far; returns that game."""
+    game, now = Game(match.variant), 0.0
+    while not match.over:
+        turn = sends(actions, codec.TURN)[0]
+        assert turn.fields["legal"] == [str(m) for m in game.position.legal_moves()]
+        assert turn.fields["position"] == game.position.text()
+        match.clock_started(turn.side, now)
+        choice = choose(turn.fields["legal"])
+        game.push(game.parse_move(choice))
+        now += 0.01
+        actions = move(match, turn.side, choice, arrival=now)
+    return game
+
+
 def test_a_turn_in_a_position_met_before_offers_what_the_engine_says():
     """The second game's turns come from the per-position cache: the same legal moves and position
     text as the engine gives for the game so far."""
     for _ in range(2):
-        match, actions = started("10+0")
-        game, now = Game(HH), 0.0
-        while not match.over:
-            turn = sends(actions, codec.TURN)[0]
-            assert turn.fields["legal"] == [str(m) for m in game.position.legal_moves()]
-            assert turn.fields["position"] == game.position.text()
-            match.clock_started(turn.side, now)
-            game.push(game.parse_move(turn.fields["legal"][0]))
-            now += 0.01
-            actions = move(match, turn.side, turn.fields["legal"][0], arrival=now)
+        play_against_the_engine(*started("10+0"), choose=lambda legal: legal[0])
 
 
 @pytest.mark.parametrize("variant_id, options", [("standard", {}), ("standard", {"sideways": True}),
@@ -201,21 +208,7 @@ def test_every_turn_of_random_games_offers_what_the_engine_says(variant_id, opti
     thought, or made afresh after a capture, offers the engine's legal moves and position text."""
     variant = get_variant(variant_id, **options)
     rng = random.Random(5)
-    for game_number in range(12):
-        match = Match(variant, Game(variant), TimeControl.parse("10+0"), f"r{game_number}", seed=1, max_plies=80)
-        for side in (Side.PREDATOR, Side.PREY):
-            match.seat(side, SeatRecord(name="x"), connected=True, hello=HELLO)
-        match.advance(0.0)
-        for side in (Side.PREDATOR, Side.PREY):
-            actions = match.receive(side, {"type": codec.READY, "game_id": match.game_id}, 0.0)
-        game, now = Game(variant), 0.0
-        while not match.over:
-            turn = sends(actions, codec.TURN)[0]
-            assert turn.fields["legal"] == [str(m) for m in game.position.legal_moves()]
-            assert turn.fields["position"] == game.position.text()
-            match.clock_started(turn.side, now)
-            choice = rng.choice(turn.fields["legal"])
-            game.push(game.parse_move(choice))
-            now += 0.01
-            actions = move(match, turn.side, choice, arrival=now)
+    for _ in range(12):
+        match, actions = started("10+0", variant, max_plies=80)
+        game = play_against_the_engine(match, actions, rng.choice)
         assert match.record.final == game.position.text()

@@ -50,6 +50,11 @@ _MOVE, _TURN, _INFINITY = codec.MOVE, codec.TURN, math.inf  # and a module's att
 _PACKED_TEXTS: dict[Move, bytes] = {}
 _MOVE_OF_TEXT: dict[str, Move] = {}
 _MOVE_TEXTS_LIMIT = 100_000
+# The steps of the move tables (engine/movegen.py), objects made once per variant and kept for
+# good (`_STEPS_KEPT` holds them too), by id: a lookup then hashes an int, not a nested tuple.
+# Capture chains are made afresh for every position, so they go by value (above).
+_PACKED_STEP_TEXTS: dict[int, bytes] = {}
+_STEPS_KEPT: dict[Any, list[Move]] = {}
 
 # What a turn offers in a position, by rules core (variant) and position key (pieces and side to
 # move, which decide the moves): the moves, their texts packed as the turn's `legal` array, and
@@ -59,6 +64,7 @@ _MOVE_TEXTS_LIMIT = 100_000
 _Choices = tuple[list[Move], bytes, str]
 _CHOICES: dict[Any, dict[int, _Choices]] = {}
 _CHOICES_LIMIT = 1 << 14
+_OPENING_PLIES = 16  # positions after this many plies seldom recur: kept, they would only churn memory
 # The predator's moves and their `legal` array, by rules core and by its point and the prey on its
 # reach (Rules.predator_reach), for positions where it cannot capture: they recur far more often
 # than whole positions do.
@@ -74,12 +80,18 @@ def _legal_array(packed: list[bytes]) -> bytes:
 def _packed_texts(moves: list[Move]) -> list[bytes]:
     """Each move's text packed as a msgpack str, remembered both ways (see _PACKED_TEXTS)."""
     try:
+        return list(map(_PACKED_STEP_TEXTS.__getitem__, map(id, moves)))
+    except KeyError:
+        pass
+    try:
         return list(map(_PACKED_TEXTS.__getitem__, moves))
     except KeyError:
         pass
-    if len(_PACKED_TEXTS) > _MOVE_TEXTS_LIMIT:
+    if len(_PACKED_TEXTS) > _MOVE_TEXTS_LIMIT:  # all four go together: the next Match files its steps again
         _PACKED_TEXTS.clear()
         _MOVE_OF_TEXT.clear()
+        _PACKED_STEP_TEXTS.clear()
+        _STEPS_KEPT.clear()
     packed = []
     for move in moves:
         text = str(move)
@@ -87,6 +99,17 @@ def _packed_texts(moves: list[Move]) -> list[bytes]:
         _PACKED_TEXTS[move] = packed[-1]
         _MOVE_OF_TEXT[text] = move
     return packed
+
+
+def _keep_steps(rules: Any) -> None:
+    """Files every step of `rules`' move tables under its id (see _PACKED_STEP_TEXTS), once."""
+    if rules in _STEPS_KEPT:
+        return
+    tables = rules.tables
+    steps = [move for _, _, by_target in tables.prey_steps for move in by_target if move is not None]
+    steps += [move for by_target in tables.predator_steps for move in by_target if move is not None]
+    _PACKED_STEP_TEXTS.update(zip(map(id, steps), _packed_texts(steps)))
+    _STEPS_KEPT[rules] = steps
 
 
 # ----------------------------------------------------------------------------- actions
@@ -233,6 +256,7 @@ class Match:
         # a state, its key and how often each key occurred (repetition) are all a move needs; the
         # record entries are written after the next turn is out.
         self.rules = rules_for(variant)
+        _keep_steps(self.rules)
         self.state: State = game.position.state
         self._ply = game.position.ply
         self._key = self.rules.key(self.state)
@@ -240,10 +264,6 @@ class Match:
         self._choices = _CHOICES.setdefault(self.rules, {})
         self._predator_choices = _PREDATOR_CHOICES.setdefault(self.rules, {})
         self._reach = self.rules.predator_reach
-        # The prey's moves ignoring the predator, with their packed texts and their target points,
-        # worked out while the predator thinks: the prey's next turn is these less the steps onto
-        # the predator's new point (see _choices_here).
-        self._prey_base: tuple[int, list[Move], list[bytes], list[int]] | None = None
         self._unrecorded: list[tuple[Any, ...]] = []  # played, their record entries not yet written
         self.move_texts: list[str] = [str(move) for move in game.moves]
         self._seat_names = (self.names[PREDATOR], self.names[PREY])
@@ -475,25 +495,13 @@ class Match:
                     self._predator_choices[near] = found
             moves, legal = found
         else:
-            base = self._prey_base
-            if base is not None and base[0] == prey:
-                _, moves, packed, targets = base
-                blocked = targets.count(predator)  # steps onto the predator: one a direction at most
-                if blocked:
-                    moves, packed = moves.copy(), packed.copy()
-                    at: list[int] = []
-                    for _ in range(blocked):
-                        at.append(targets.index(predator, at[-1] + 1 if at else 0))
-                    for index in reversed(at):
-                        del moves[index], packed[index]
-                legal = _legal_array(packed)
-            else:  # the predator captured (or this is the game's first turn)
-                moves = self.rules.moves(state)
-                legal = _legal_array(_packed_texts(moves))
+            moves = self.rules.moves(state)
+            legal = _legal_array(_packed_texts(moves))
         choices = (moves, legal, pieces_text(self.variant, state) + " ")
-        if len(self._choices) >= _CHOICES_LIMIT:
-            self._choices.clear()
-        self._choices[self._key] = choices
+        if self._ply < _OPENING_PLIES:
+            if len(self._choices) >= _CHOICES_LIMIT:
+                self._choices.clear()
+            self._choices[self._key] = choices
         return choices
 
     def _adjudicate(self, position: Position) -> None:
@@ -512,11 +520,6 @@ class Match:
         self.turn_deadline = now + self.clock.budget_ms(self.names[side]) / 1000
         # In ms to the microsecond (round() to whole microseconds: round(x, 3) costs ten times more).
         self.referee_ms = round((now - self.idle_since) * 1e6) / 1000 if self.idle_since is not None else 0.0
-        self._catch_up()  # bookkeeping while the bot thinks: it is on no clock either way
-        if side == PREDATOR:  # the prey's next moves, less one filter (see _choices_here)
-            prey = self.state[1]
-            moves = self.rules.prey_moves_ignoring_predator(prey)
-            self._prey_base = (prey, moves, _packed_texts(moves), [move[0][1] for move in moves])
 
     def next_deadline(self) -> float:
         """When `advance` must be called next at the latest (math.inf: only an event can move the game)."""
@@ -605,7 +608,7 @@ class Match:
             return
         state = self.state
         repetitions = self._seen[self._key]
-        choices = self._choices.get(self._key) or self._choices_here()
+        choices = (self._ply < _OPENING_PLIES and self._choices.get(self._key)) or self._choices_here()
         # The rules core's outcome (rules.outcome): an ending by pieces or counters, a repetition
         # or no move; the cached moves answer the last. Any of them: the engine's own verdict.
         if self.rules.ending(state) is not None or repetitions >= REPETITION_COUNT or not choices[0]:

@@ -254,7 +254,7 @@ class Match:
         self.events = True  # build a MoveEvent per move (the referee turns it off when nobody listens)
         # The play runs on the rules core's states (engine/rules.py), from `game` (its opening played):
         # a state, its key and how often each key occurred (repetition) are all a move needs; the
-        # record entries are written after the next turn is out.
+        # record entries are written when the game ends.
         self.rules = rules_for(variant)
         _keep_steps(self.rules)
         self.state: State = game.position.state
@@ -386,8 +386,8 @@ class Match:
     def _on_move(self, side: Side, message: dict[str, Any], arrival: float) -> None:
         """The critical path, part one: charge the clock, find the move, play it on the state.
 
-        Only what the next turn needs happens here; the record entry follows once that turn is out
-        (`clock_started`), unless a callback or an adjudicator needs it first.
+        Only what the next turn needs happens here; the record entry is written when the game ends
+        (`_end`), unless a callback or an adjudicator needs it first.
         """
         if self.mover is not side or self.phase != "play":
             raise ProtocolError("'move' when it is not this bot's turn")
@@ -445,7 +445,7 @@ class Match:
         return None
 
     def _catch_up(self) -> None:
-        """Writes the record entries of the moves played (off every clock: see `clock_started`)."""
+        """Writes the record entries of the moves played (at the end, in one go: see `_on_move`)."""
         if self._unrecorded:
             for unrecorded in self._unrecorded:
                 self._record(unrecorded)
@@ -478,8 +478,7 @@ class Match:
 
     def _choices_here(self) -> _Choices:
         """What a turn in the position now offers (see _CHOICES), made now: the predator's from its
-        reach where it cannot capture, the prey's from their moves worked out while the predator
-        thought (`clock_started`), else from the rules core. All are pseudo-moves: the caller
+        reach where it cannot capture, else from the rules core. All are pseudo-moves: the caller
         checks for an ending first."""
         state = self.state
         predator, prey = state[0], state[1]

@@ -315,7 +315,11 @@ class Referee:
         self._carry_out(match.advance(self._busy_since))
         # The monitor (remote bots' disconnections) is polled only while a remote bot is about;
         # otherwise the loop waits in a receive with a timeout (no poller to build or to ask).
-        wait = self._poll_both if any(bot.config.is_remote for bot in self._bots) else self._receive
+        wait = self._receive
+        for bot in self._bots:
+            if bot.config.is_remote:
+                wait = self._poll_both
+                break
         while not match.over:
             now = monotonic()
             if now >= self._next_process_check:

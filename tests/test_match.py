@@ -177,6 +177,27 @@ def test_the_turn_packed_from_parts_is_the_bytes_encode_gives():
     assert turns == 7
 
 
+def test_new_game_and_game_over_packed_ahead_are_the_bytes_encode_gives():
+    standard = get_variant("standard", geese=17, sideways=True)
+    for variant, control in ((standard, "600+1"), (HH, "move=0.5"), (standard, "600+1")):  # the last: cached
+        match = Match(variant, Game(variant), TimeControl.parse(control), "m4-é", seed=2**53 - 1, max_plies=0)
+        for side in (Side.PREDATOR, Side.PREY):
+            match.seat(side, SeatRecord(name="x"), connected=True, hello=HELLO)
+        told = sends(match.advance(0.0), codec.NEW_GAME)
+        assert [new_game.side for new_game in told] == [Side.PREDATOR, Side.PREY]
+        for new_game in told:
+            expected = {"game_id": "m4-é", "variant": variant.id, "options": dict(variant.options),
+                        "side": variant.side_name(new_game.side), "time_control": match.control.to_wire(),
+                        "start": variant.start_position().text(), "seed": 2**53 - 1}
+            assert new_game.payload == codec.encode(codec.NEW_GAME, **expected)
+        match.receive(Side.PREY, {"type": codec.READY, "game_id": "m4-é"}, 0.0)
+        over = sends(match.receive(Side.PREDATOR, {"type": codec.READY, "game_id": "m4-é"}, 0.0), codec.GAME_OVER)
+        assert [game_over.side for game_over in over] == [Side.PREDATOR, Side.PREY]
+        assert over[0].payload == codec.encode(codec.GAME_OVER, game_id="m4-é", winner="draw", termination="max-plies",
+                                               reason="stopped after 0 plies", last_move="",
+                                               position=variant.start_position().text())
+
+
 def play_against_the_engine(match: Match, actions: list[Any], choose: Any) -> Game:
     """Plays `match` to its end with the legal move `choose` picks each turn, checking that every
     turn offers the engine's legal moves and position text for the game so far; returns that game."""

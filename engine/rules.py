@@ -46,7 +46,7 @@ class Rules:
         "variant", "tables", "captures", "counts_stall", "checks_captured", "checks_escaped",
         "checks_stalling", "checks_fifty", "checks_repetition",
         "moves", "count_moves", "has_moves", "has_jump", "play", "children", "ending", "outcome",
-        "count_replies", "predator_reach",
+        "count_replies", "prey_moves_ignoring_predator", "predator_reach",
     )
 
     moves: Callable[[State], list[Move]]
@@ -66,6 +66,10 @@ class Rules:
     outcome: Callable[..., Termination | None]
     """`outcome(state, repetitions=1)`: every ending, in the spec's order; `repetitions` is how
     often the state's key has occurred."""
+    prey_moves_ignoring_predator: Callable[[int], list[Move]]
+    """`prey_moves_ignoring_predator(prey)`: the prey's moves as if the predator stood nowhere, in
+    the order of `moves`. With the predator on point p they are these less the steps onto p, so a
+    referee can work them out while the predator thinks (a predator step leaves the prey as they were)."""
     predator_reach: tuple[int, ...]
     """Per point: its neighbours and the landing points of its jumps. Where no capture is possible,
     the predator's moves depend on nothing but its point and the prey on these points."""
@@ -96,6 +100,8 @@ class Rules:
         )
         self.outcome = _outcome_check(self.ending, self.has_moves, self.checks_repetition)
         self.count_replies = _reply_counter(self)
+        board_mask = tables.board_mask
+        self.prey_moves_ignoring_predator = lambda prey: movegen.prey_steps(tables, prey, board_mask & ~prey)
         self.predator_reach = tuple(
             near | sum(1 << landing for _, landing in jumps) for near, jumps in zip(tables.neighbours, tables.jumps)
         )

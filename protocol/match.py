@@ -299,7 +299,7 @@ class Match:
         self.events = True  # build a MoveEvent per move (the referee turns it off when nobody listens)
         # The play runs on the rules core's states (engine/rules.py), from `game` (its opening played):
         # a state, its key and how often each key occurred (repetition) are all a move needs; the
-        # record entries are written when the game ends.
+        # record entries are written after the next turn is out.
         self.rules = rules_for(variant)
         _keep_steps(self.rules)
         self.state: State = game.position.state
@@ -312,6 +312,10 @@ class Match:
         self._choices = _CHOICES.setdefault(self.rules, {})
         self._predator_choices = _PREDATOR_CHOICES.setdefault(self.rules, {})
         self._reach = self.rules.predator_reach
+        # The prey's moves ignoring the predator, with their packed texts and their target points,
+        # worked out while the predator thinks: the prey's next turn is these less the steps onto
+        # the predator's new point (see _choices_here).
+        self._prey_base: tuple[int, list[Move], list[bytes], list[int]] | None = None
         self._unrecorded: list[tuple[Any, ...]] = []  # played, their record entries not yet written
         self.move_texts: list[str] = list(map(str, game.moves))
         self._seat_names = setup.seat_names
@@ -437,8 +441,8 @@ class Match:
     def _on_move(self, side: Side, message: dict[str, Any], arrival: float) -> None:
         """The critical path, part one: charge the clock, find the move, play it on the state.
 
-        Only what the next turn needs happens here; the record entry is written when the game ends
-        (`_end`), unless a callback or an adjudicator needs it first.
+        Only what the next turn needs happens here; the record entry follows once that turn is out
+        (`clock_started`), unless a callback or an adjudicator needs it first.
         """
         if self.mover is not side or self.phase != "play":
             raise ProtocolError("'move' when it is not this bot's turn")
@@ -496,7 +500,7 @@ class Match:
         return None
 
     def _catch_up(self) -> None:
-        """Writes the record entries of the moves played (at the end, in one go: see `_on_move`)."""
+        """Writes the record entries of the moves played (off every clock: see `clock_started`)."""
         if self._unrecorded:
             for unrecorded in self._unrecorded:
                 self._record(unrecorded)
@@ -529,7 +533,8 @@ class Match:
 
     def _choices_here(self) -> _Choices:
         """What a turn in the position now offers (see _CHOICES), made now: the predator's from its
-        reach where it cannot capture, else from the rules core. All are pseudo-moves: the caller
+        reach where it cannot capture, the prey's from their moves worked out while the predator
+        thought (`clock_started`), else from the rules core. All are pseudo-moves: the caller
         checks for an ending first."""
         state = self.state
         predator, prey = state[0], state[1]
@@ -545,8 +550,21 @@ class Match:
                     self._predator_choices[near] = found
             moves, legal = found
         else:
-            moves = self.rules.moves(state)
-            legal = _legal_array(_packed_texts(moves))
+            base = self._prey_base
+            if base is not None and base[0] == prey:
+                _, moves, packed, targets = base
+                blocked = targets.count(predator)  # steps onto the predator: one a direction at most
+                if blocked:
+                    moves, packed = moves.copy(), packed.copy()
+                    at: list[int] = []
+                    for _ in range(blocked):
+                        at.append(targets.index(predator, at[-1] + 1 if at else 0))
+                    for index in reversed(at):
+                        del moves[index], packed[index]
+                legal = _legal_array(packed)
+            else:  # the predator captured (or this is the game's first turn)
+                moves = self.rules.moves(state)
+                legal = _legal_array(_packed_texts(moves))
         choices = (moves, legal, pieces_text(self.variant, state) + " ")
         if self._ply < _OPENING_PLIES:
             if len(self._choices) >= _CHOICES_LIMIT:
@@ -570,6 +588,11 @@ class Match:
         self.turn_deadline = now + self.clock.budget_ms(self.names[side]) / 1000
         # In ms to the microsecond (round() to whole microseconds: round(x, 3) costs ten times more).
         self.referee_ms = round((now - self.idle_since) * 1e6) / 1000 if self.idle_since is not None else 0.0
+        self._catch_up()  # bookkeeping while the bot thinks: it is on no clock either way
+        if side == PREDATOR:  # the prey's next moves, less one filter (see _choices_here)
+            prey = self.state[1]
+            moves = self.rules.prey_moves_ignoring_predator(prey)
+            self._prey_base = (prey, moves, _packed_texts(moves), [move[0][1] for move in moves])
 
     def next_deadline(self) -> float:
         """When `advance` must be called next at the latest (math.inf: only an event can move the game)."""

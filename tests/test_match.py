@@ -225,8 +225,8 @@ def test_a_turn_in_a_position_met_before_offers_what_the_engine_says():
                                                  ("great-cross", {}), ("hare-and-hounds", {})])
 def test_every_turn_of_random_games_offers_what_the_engine_says(variant_id, options):
     """Random games, whose positions are new but whose predator neighbourhoods recur: each turn,
-    from the predator's cache by its reach, from the opening's cache of positions or made afresh,
-    offers the engine's legal moves and position text."""
+    from the predator's cache by its reach, from the prey's moves worked out while the predator
+    thought, or made afresh after a capture, offers the engine's legal moves and position text."""
     variant = get_variant(variant_id, **options)
     rng = random.Random(5)
     for _ in range(12):

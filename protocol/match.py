@@ -674,8 +674,10 @@ class Match:
         self.attempt = 2
         self.phase = "hello"
         for side in sides:
-            self.seats[side].connected = False
-            self.seats[side].told = False
+            seat = self.seats[side]
+            # The new bot's own seat (and hello deadline) comes with the Restart: the old deadline,
+            # from a launch games ago, must not judge it in the meantime.
+            seat.connected, seat.told, seat.hello_deadline = False, False, math.inf
             self.outbox.append(Restart(side))  # the referee seats the new bot before the next event
 
     def _advance_play(self, now: float) -> None:

@@ -143,6 +143,16 @@ def test_the_adjudicator_ends_the_game_after_a_move():
     assert isinstance(actions[-1], Finished) and len(seen) == 2
 
 
+def test_a_reused_bot_that_dies_before_ready_is_restarted_however_long_ago_it_was_launched():
+    """Its seat's hello deadline dates from its launch, games ago: the restart must not judge by it."""
+    match = Match(HH, Game(HH), TimeControl.parse("move=1"), "m3", seed=1)
+    match.seat(Side.PREDATOR, SeatRecord(name="old"), connected=True, hello=HELLO, reused=True, hello_deadline=15.0)
+    match.seat(Side.PREY, SeatRecord(name="new"), connected=True, hello=HELLO, hello_deadline=15.0)
+    assert len(sends(match.advance(100.0), codec.NEW_GAME)) == 2
+    assert match.lost(Side.PREDATOR, "exited with status 1", 100.1) == [Restart(Side.PREDATOR)]
+    assert not match.over
+
+
 def test_a_reused_bot_that_does_not_answer_is_restarted_once():
     match = Match(HH, Game(HH), TimeControl.parse("move=1"), "m2", seed=1, ready_timeout_s=5)
     match.seat(Side.PREDATOR, SeatRecord(name="old"), connected=True, hello=HELLO, reused=True)

@@ -24,7 +24,8 @@ class Game:
         self.variant = start.variant
         self.moves: list[Move] = []
         self.positions: list[Position] = [start]
-        self._seen: Counter[int] = Counter({start.key(): 1})
+        self._seen: Counter[int] = Counter()  # filled by item: Counter(mapping) asks isinstance(Mapping)
+        self._seen[start.key()] = 1
 
     @classmethod
     def from_position(cls, position: Position) -> Game:

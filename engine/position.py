@@ -264,7 +264,7 @@ def _text_prefixes(variant: Variant) -> tuple[tuple[str, ...], ...]:
 
 
 _PREY_TEXTS: dict[int, str] = {}
-_PREY_TEXTS_LIMIT = 1 << 16
+_PREY_TEXTS_LIMIT = 1 << 8
 # Per row of the grid, the names of each set of its points joined: the prey field is at most a
 # row's worth of lookups (a goose move changes it, so the cache above misses half the plies).
 _ROW_MASK = (1 << GRID_WIDTH) - 1

@@ -41,6 +41,8 @@ RULE_REASONS = {
 Adjudicator = Callable[[Position], "tuple[Any, str] | None"]
 
 PREDATOR, PREY = Side.PREDATOR, Side.PREY  # plain names: an enum member read off its class is slow
+_SIDES = (PREDATOR, PREY)
+_PROTOCOL_ERROR = RefereeTermination.PROTOCOL_ERROR.value
 _MOVE, _TURN, _INFINITY = codec.MOVE, codec.TURN, math.inf  # and a module's attribute costs a lookup too
 
 # Move -> its text packed as a msgpack str, and canonical text -> Move, shared by every game: a
@@ -50,6 +52,11 @@ _MOVE, _TURN, _INFINITY = codec.MOVE, codec.TURN, math.inf  # and a module's att
 _PACKED_TEXTS: dict[Move, bytes] = {}
 _MOVE_OF_TEXT: dict[str, Move] = {}
 _MOVE_TEXTS_LIMIT = 100_000
+# The steps of the move tables (engine/movegen.py), objects made once per variant and kept for
+# good (`_STEPS_KEPT` holds them too), by id: a lookup then hashes an int, not a nested tuple.
+# Capture chains are made afresh for every position, so they go by value (above).
+_PACKED_STEP_TEXTS: dict[int, bytes] = {}
+_STEPS_KEPT: dict[Any, list[Move]] = {}
 
 # What a turn offers in a position, by rules core (variant) and position key (pieces and side to
 # move, which decide the moves): the moves, their texts packed as the turn's `legal` array, and
@@ -59,6 +66,7 @@ _MOVE_TEXTS_LIMIT = 100_000
 _Choices = tuple[list[Move], bytes, str]
 _CHOICES: dict[Any, dict[int, _Choices]] = {}
 _CHOICES_LIMIT = 1 << 14
+_OPENING_PLIES = 16  # positions after this many plies seldom recur: kept, they would only churn memory
 # The predator's moves and their `legal` array, by rules core and by its point and the prey on its
 # reach (Rules.predator_reach), for positions where it cannot capture: they recur far more often
 # than whole positions do.
@@ -74,12 +82,18 @@ def _legal_array(packed: list[bytes]) -> bytes:
 def _packed_texts(moves: list[Move]) -> list[bytes]:
     """Each move's text packed as a msgpack str, remembered both ways (see _PACKED_TEXTS)."""
     try:
+        return list(map(_PACKED_STEP_TEXTS.__getitem__, map(id, moves)))
+    except KeyError:
+        pass
+    try:
         return list(map(_PACKED_TEXTS.__getitem__, moves))
     except KeyError:
         pass
-    if len(_PACKED_TEXTS) > _MOVE_TEXTS_LIMIT:
+    if len(_PACKED_TEXTS) > _MOVE_TEXTS_LIMIT:  # all four go together: the next Match files its steps again
         _PACKED_TEXTS.clear()
         _MOVE_OF_TEXT.clear()
+        _PACKED_STEP_TEXTS.clear()
+        _STEPS_KEPT.clear()
     packed = []
     for move in moves:
         text = str(move)
@@ -89,14 +103,66 @@ def _packed_texts(moves: list[Move]) -> list[bytes]:
     return packed
 
 
+def _keep_steps(rules: Any) -> None:
+    """Files every step of `rules`' move tables under its id (see _PACKED_STEP_TEXTS), once."""
+    if rules in _STEPS_KEPT:
+        return
+    tables = rules.tables
+    steps = [move for _, _, by_target in tables.prey_steps for move in by_target if move is not None]
+    steps += [move for by_target in tables.predator_steps for move in by_target if move is not None]
+    _PACKED_STEP_TEXTS.update(zip(map(id, steps), _packed_texts(steps)))
+    _STEPS_KEPT[rules] = steps
+
+
+class _Setup(NamedTuple):
+    """What every game of a variant under a time control shares, made once (see `_setup_of`)."""
+
+    names: dict[Side, str]  # shared by every such match: read only
+    seat_names: tuple[str, str]  # predator's, prey's
+    start: str  # the start position's text
+    options: dict[str, Any]  # copied into each record
+    time_control: str  # its text
+    new_game: dict[Side, bytes]  # each side's packed `new_game` after the game id, up to the seed
+
+
+# A game's `new_game` is this, its game id and `_Setup.new_game` of its side, then its seed, all
+# packed: byte for byte what codec.encode gives (test_match.py checks), with only the id and the
+# seed packed per game. The map's head counts the version, the type and seven fields.
+_NEW_GAME_HEAD = b"\x89" + b"".join(map(codec.pack, ("v", codec.PROTOCOL_VERSION, "type", codec.NEW_GAME, "game_id")))
+_SETUPS: dict[tuple[Any, TimeControl], _Setup] = {}
+_SETUPS_LIMIT = 256
+
+
+def _setup_of(variant: Any, control: TimeControl) -> _Setup:
+    """The shared `_Setup` of `variant` under `control` (bounded; dict operations are atomic)."""
+    key = (variant, control)
+    setup = _SETUPS.get(key)
+    if setup is None:
+        if len(_SETUPS) >= _SETUPS_LIMIT:
+            _SETUPS.clear()
+        setup = _SETUPS[key] = _make_setup(variant, control)
+    return setup
+
+
+def _make_setup(variant: Any, control: TimeControl) -> _Setup:
+    names = {side: variant.side_name(side) for side in _SIDES}
+    start = variant.start_position().text()
+    pack = codec.pack
+    new_game = {side: b"".join(map(pack, (
+        "variant", variant.id, "options", dict(variant.options), "side", names[side],
+        "time_control", control.to_wire(), "start", start, "seed"))) for side in _SIDES}
+    return _Setup(names, (names[PREDATOR], names[PREY]), start, dict(variant.options), control.text(), new_game)
+
+
 # ----------------------------------------------------------------------------- actions
 
 
 class Send(NamedTuple):
     """Send `message_type` with `given` fields to the bot in `side`'s seat.
 
-    A turn comes already packed (`payload`): its `fields` are unpacked only when asked for (by a
-    trace or a test), since building them for every turn would cost the referee's critical path.
+    A turn, a `new_game` and a `game_over` come already packed (`payload`): their `fields` are
+    unpacked only when asked for (by a trace or a test), since building them would cost the referee
+    a dict per message (and a turn's, the critical path).
     A tuple, so that the match makes a turn's without a Python-level call (`_new_send`).
     """
 
@@ -181,7 +247,7 @@ class Ending:
         self.reason = codec.cut(self.reason)
 
 
-@dataclass
+@dataclass(slots=True)
 class _Seat:
     info: SeatRecord
     connected: bool = False
@@ -214,8 +280,10 @@ class Match:
         self.variant, self.control, self.game_id = variant, control, game_id
         self.seed, self.max_plies, self.ready_timeout_s = seed, max_plies, ready_timeout_s
         self.adjudicator = adjudicator
-        self.names = {side: variant.side_name(side) for side in (Side.PREDATOR, Side.PREY)}
-        self.clock = ChessClock(control, list(self.names.values()), lag_margin_ms)
+        setup = _setup_of(variant, control)
+        self._setup = setup
+        self.names = setup.names
+        self.clock = ChessClock(control, list(setup.seat_names), lag_margin_ms)
         self.lag_margin_ms = lag_margin_ms
         self.seats: dict[Side, _Seat] = {}
         self.phase = "hello"  # hello -> ready -> play -> over
@@ -233,10 +301,14 @@ class Match:
         # a state, its key and how often each key occurred (repetition) are all a move needs; the
         # record entries are written after the next turn is out.
         self.rules = rules_for(variant)
+        _keep_steps(self.rules)
         self.state: State = game.position.state
         self._ply = game.position.ply
         self._key = self.rules.key(self.state)
-        self._seen: dict[int, int] = dict(Counter(position.key() for position in game.positions))
+        # How often each position occurred: the start alone, unless an opening was played.
+        positions = game.positions
+        self._seen: dict[int, int] = (
+            {self._key: 1} if len(positions) == 1 else dict(Counter(position.key() for position in positions)))
         self._choices = _CHOICES.setdefault(self.rules, {})
         self._predator_choices = _PREDATOR_CHOICES.setdefault(self.rules, {})
         self._reach = self.rules.predator_reach
@@ -245,18 +317,16 @@ class Match:
         # the predator's new point (see _choices_here).
         self._prey_base: tuple[int, list[Move], list[bytes], list[int]] | None = None
         self._unrecorded: list[tuple[Any, ...]] = []  # played, their record entries not yet written
-        self.move_texts: list[str] = [str(move) for move in game.moves]
-        self._seat_names = (self.names[PREDATOR], self.names[PREY])
+        self.move_texts: list[str] = list(map(str, game.moves))
+        self._seat_names = setup.seat_names
         self._turns = codec.TurnPacker(game_id, self._seat_names, control.increment_ms, control.per_move_ms)
-        for text in self.move_texts:
-            self._turns.add_move(text)
         self.outbox: list[Action] = []
         self.record = GameRecord(
-            game_id=game_id, variant=variant.id, options=dict(variant.options),
-            start=variant.start_position().text(), bots={}, time_control=control.text(),
-            referee=REFEREE_NAME, started=utc_now(), seed=seed,
+            game_id=game_id, variant=variant.id, options=dict(setup.options), start=setup.start, bots={},
+            time_control=setup.time_control, referee=REFEREE_NAME, started=utc_now(), seed=seed,
         )
-        for text in self.move_texts:
+        for text in self.move_texts:  # the opening
+            self._turns.add_move(text)
             self.record.moves.append(MoveRecord(text, book=True))
 
     @property
@@ -271,34 +341,39 @@ class Match:
 
     def seat(self, side: Side, info: SeatRecord, *, connected: bool, hello: dict[str, Any] | None = None,
              hello_deadline: float = math.inf, waiting_text: str = "", failed: str = "",
-             reused: bool = False) -> None:
-        """Puts a bot in `side`'s seat: connected already (`hello` given) or awaited until `hello_deadline`."""
-        self.seats[side] = _Seat(info, connected=connected, hello=dict(hello or {}), hello_deadline=hello_deadline,
-                                 waiting_text=waiting_text, failed=failed, reused=reused)
+             reused: bool = False, rtt_ms: float | None = None) -> None:
+        """Puts a bot in `side`'s seat: connected already (`hello` given) or awaited until `hello_deadline`.
+
+        `rtt_ms` is its last ping's round trip, if known (as `rtt` would tell it)."""
+        seat = self.seats[side] = _Seat(info, connected=connected, hello=dict(hello) if hello else {},
+                                        hello_deadline=hello_deadline, waiting_text=waiting_text, failed=failed,
+                                        reused=reused)
         if connected:
-            self._note_hello(side)
+            self._note_hello(seat)
+        if rtt_ms is not None:
+            seat.rtt_ms, info.rtt_ms = rtt_ms, round(rtt_ms, 3)
 
     def connected(self, side: Side, hello: dict[str, Any], now: float) -> list[Action]:
         """The awaited bot of `side` said a valid hello."""
         seat = self.seats[side]
         seat.connected, seat.hello = True, dict(hello)
-        self._note_hello(side)
+        self._note_hello(seat)
         return self.advance(now)
 
     def waiting(self, side: Side, text: str) -> None:
         """What to say should `side`'s awaited bot not come in time (e.g. after a refused hello)."""
         self.seats[side].waiting_text = text
 
-    def _note_hello(self, side: Side) -> None:
-        seat, hello = self.seats[side], self.seats[side].hello
-        seat.info.version = hello.get("version", "")
-        seat.info.author = hello.get("author", "")
-        seat.info.bot_name = hello.get("name", "")
+    @staticmethod
+    def _note_hello(seat: _Seat) -> None:
+        """The record keeps who the bot says it is."""
+        info, get = seat.info, seat.hello.get
+        info.version, info.author, info.bot_name = get("version", ""), get("author", ""), get("name", "")
 
     def rtt(self, side: Side, rtt_ms: float) -> None:
         """A pong came back: the round trip is the transport part of replies without `think_ms`."""
-        self.seats[side].rtt_ms = rtt_ms
-        self.seats[side].info.rtt_ms = round(rtt_ms, 3)
+        seat = self.seats[side]
+        seat.rtt_ms, seat.info.rtt_ms = rtt_ms, round(rtt_ms, 3)
 
     def lost(self, side: Side, why: str, now: float) -> list[Action]:
         """The bot of `side` is gone (its process ended, its connection closed, it was refused)."""
@@ -491,9 +566,10 @@ class Match:
                 moves = self.rules.moves(state)
                 legal = _legal_array(_packed_texts(moves))
         choices = (moves, legal, pieces_text(self.variant, state) + " ")
-        if len(self._choices) >= _CHOICES_LIMIT:
-            self._choices.clear()
-        self._choices[self._key] = choices
+        if self._ply < _OPENING_PLIES:
+            if len(self._choices) >= _CHOICES_LIMIT:
+                self._choices.clear()
+            self._choices[self._key] = choices
         return choices
 
     def _adjudicate(self, position: Position) -> None:
@@ -530,30 +606,38 @@ class Match:
 
     def advance(self, now: float) -> list[Action]:
         """Checks the deadlines at `now` and moves the game on: seating, the next turn, the end."""
-        if self.phase == "hello":
+        phase = self.phase
+        if phase == "hello":
             self._advance_hello(now)
-        if self.phase == "ready":
+            phase = self.phase
+        if phase == "ready":
             self._advance_ready(now)
-        if self.phase == "play":
+            phase = self.phase
+        if phase == "play":
             self._advance_play(now)
         return self._take()
 
     def _advance_hello(self, now: float) -> None:
+        """Ends the game when a seat cannot be filled; tells both bots the game once both are in."""
         seats = self.seats
-        for seat in seats.values():
-            if not seat.connected and not seat.failed and now >= seat.hello_deadline:
-                seat.failed = seat.waiting_text or "no hello in time"
-        failed = {side: seat.failed for side, seat in seats.items() if seat.failed}
+        failed, wrong = {}, {}
+        all_in = len(seats) == 2
+        for side, seat in seats.items():
+            if seat.connected:
+                variants = seat.hello.get("variants")
+                if variants and self.variant.id not in variants:
+                    wrong[side] = f"plays only {', '.join(variants)}, not {self.variant.id}"
+            else:
+                all_in = False
+                if not seat.failed and now >= seat.hello_deadline:
+                    seat.failed = seat.waiting_text or "no hello in time"
+            if seat.failed:
+                failed[side] = seat.failed
         if failed:
             self._end(self._no_show(failed))
             return
-        if len(seats) < 2 or not all(seat.connected for seat in seats.values()):
+        if not all_in:
             return
-        wrong = {}
-        for side, seat in seats.items():
-            variants = seat.hello.get("variants") or []
-            if variants and self.variant.id not in variants:
-                wrong[side] = f"plays only {', '.join(variants)}, not {self.variant.id}"
         if wrong:
             self._end(self._no_show(wrong))
             return
@@ -564,15 +648,15 @@ class Match:
                 self._tell_new_game(side)
 
     def _tell_new_game(self, side: Side) -> None:
+        """Queues `new_game` for `side`, packed from its setup's parts (see _NEW_GAME_HEAD)."""
         self.seats[side].told = True
-        self.outbox.append(Send(side, codec.NEW_GAME, {
-            "game_id": self.game_id, "variant": self.variant.id, "options": dict(self.variant.options),
-            "side": self.names[side], "time_control": self.control.to_wire(), "start": self.record.start,
-            "seed": self.seed}))
+        pack = codec.pack
+        payload = b"".join((_NEW_GAME_HEAD, pack(self.game_id), self._setup.new_game[side], pack(self.seed)))
+        self.outbox.append(_new_send(Send, (side, codec.NEW_GAME, None, payload)))
 
     def _advance_ready(self, now: float) -> None:
-        late = [side for side, seat in self.seats.items() if not seat.ready]
-        if not late:
+        seats = self.seats  # both seated: the game came from hello to ready with both
+        if seats[PREDATOR].ready and seats[PREY].ready:
             self.phase = "play"
             self.idle_since = now
             if self.move_texts:
@@ -580,6 +664,7 @@ class Match:
             return
         if now < self.ready_deadline:
             return
+        late = [side for side, seat in seats.items() if not seat.ready]
         if self.attempt == 1 and all(self.seats[side].reused for side in late):
             self._restart(late)  # hung or dead since its last game: start it afresh
             return
@@ -589,8 +674,10 @@ class Match:
         self.attempt = 2
         self.phase = "hello"
         for side in sides:
-            self.seats[side].connected = False
-            self.seats[side].told = False
+            seat = self.seats[side]
+            # The new bot's own seat (and hello deadline) comes with the Restart: the old deadline,
+            # from a launch games ago, must not judge it in the meantime.
+            seat.connected, seat.told, seat.hello_deadline = False, False, math.inf
             self.outbox.append(Restart(side))  # the referee seats the new bot before the next event
 
     def _advance_play(self, now: float) -> None:
@@ -605,7 +692,7 @@ class Match:
             return
         state = self.state
         repetitions = self._seen[self._key]
-        choices = self._choices.get(self._key) or self._choices_here()
+        choices = (self._ply < _OPENING_PLIES and self._choices.get(self._key)) or self._choices_here()
         # The rules core's outcome (rules.outcome): an ending by pieces or counters, a repetition
         # or no move; the cached moves answer the last. Any of them: the engine's own verdict.
         if self.rules.ending(state) is not None or repetitions >= REPETITION_COUNT or not choices[0]:
@@ -656,19 +743,21 @@ class Match:
         record.plies = len(self.move_texts)
         record.final = self._position_text()
         record.ended = utc_now()
-        for side in (Side.PREDATOR, Side.PREY):
-            if side in self.seats:
-                record.bots[self.names[side]] = self.seats[side].info
-        if ending.offender is not None and ending.termination == RefereeTermination.PROTOCOL_ERROR.value:
-            self.outbox.append(Send(ending.offender, codec.ERROR, {"reason": ending.reason}))
-        last_move = next((entry.move for entry in reversed(record.moves)), "")
-        for side, seat in self.seats.items():
+        seats, names, outbox = self.seats, self.names, self.outbox
+        for side in _SIDES:
+            seat = seats.get(side)
+            if seat is not None:
+                record.bots[names[side]] = seat.info
+        if ending.offender is not None and ending.termination == _PROTOCOL_ERROR:
+            outbox.append(Send(ending.offender, codec.ERROR, {"reason": ending.reason}))
+        game_over = codec.encode(  # the same for both bots: packed once
+            codec.GAME_OVER, game_id=self.game_id, winner=record.winner, termination=record.termination,
+            reason=record.reason, last_move=record.moves[-1].move if record.moves else "", position=record.final)
+        for side, seat in seats.items():
             if not seat.connected:
                 continue
             if not seat.told:  # it never got new_game: tell it about the game, so game_over is no riddle
                 self._tell_new_game(side)
-            self.outbox.append(Send(side, codec.GAME_OVER, {
-                "game_id": self.game_id, "winner": record.winner, "termination": record.termination,
-                "reason": record.reason, "last_move": last_move, "position": record.final}))
+            outbox.append(_new_send(Send, (side, codec.GAME_OVER, None, game_over)))
         offenders = (ending.offender,) if ending.offender is not None else ()
         self.outbox.append(Finished(record, offenders))

@@ -29,6 +29,7 @@ from foxgeese.protocol.botconfig import BotConfig
 
 SUPERVISOR = supervisor.__file__
 _STOP_MARGIN_S = 2.0  # beyond the supervisor's own grace, before it is killed outright
+_EXITED_NOWAIT = os.WEXITED | os.WNOHANG | os.WNOWAIT
 
 
 class BotLaunchError(OSError):
@@ -95,7 +96,15 @@ class BotProcess:
         return self.popen.poll()
 
     def alive(self) -> bool:
-        return self.popen.poll() is None
+        """Whether the bot still runs. Asked before and after every game and every 20 ms of one, so it
+        is one system call: waitid with WNOWAIT sees an exit without reaping it, and the Popen
+        reaps it, with its status, when next asked (`returncode`, `describe_exit`, `stop`)."""
+        if self.popen.returncode is not None:
+            return False
+        try:
+            return os.waitid(os.P_PID, self.pid, _EXITED_NOWAIT) is None
+        except ChildProcessError:  # reaped already, by a Popen call in another thread
+            return self.popen.poll() is None
 
     def wait(self, timeout_s: float) -> bool:
         """Waits up to `timeout_s` for the bot to exit by itself; True when it has."""

@@ -11,6 +11,7 @@ One game at a time per instance; run several instances (each with its own socket
 
 from __future__ import annotations
 
+import functools
 import ipaddress
 import itertools
 import math
@@ -68,6 +69,8 @@ _RCVTIMEO = int(zmq.RCVTIMEO)
 _SRCFD = int(zmq.SRCFD)  # the descriptor of the connection a message came in on
 
 OnMove = Callable[[MoveEvent], None]
+_SIDES = (Side.PREDATOR, Side.PREY)
+_BOTH_SIDES = frozenset(_SIDES)
 
 
 class RefereeConfigError(ValueError):
@@ -265,10 +268,10 @@ class Referee:
             variant = get_variant(variant)
         if isinstance(time_control, str):
             time_control = TimeControl.parse(time_control)
-        if set(seats) != {Side.PREDATOR, Side.PREY}:
+        if set(seats) != _BOTH_SIDES:
             raise RefereeConfigError("seats must name a bot for both Side.PREDATOR and Side.PREY")
         if seed is None:
-            seed = secrets.randbelow(codec.SEED_LIMIT)
+            seed = _fresh_seed()
         elif not codec.is_seed(seed):
             raise RefereeConfigError(f"seed must be a whole number from 0 to 2**53-1, not {seed!r}")
         game = Game(variant)
@@ -292,7 +295,7 @@ class Referee:
         return record
 
     def _new_game_id(self) -> str:
-        return f"g{next(self._game_ids)}-{secrets.token_hex(3)}"
+        return f"g{next(self._game_ids)}-{os.urandom(3).hex()}"  # what secrets.token_hex(3) gives, less two calls
 
     # ------------------------------------------------------------ the poll loop
 
@@ -305,14 +308,18 @@ class Referee:
         writes the record while the bot thinks). So no message is stamped later than it arrived,
         and the referee's work is never charged to a bot.
         """
-        for side in (Side.PREDATOR, Side.PREY):
+        for side in _SIDES:
             self._seat(side, self._acquire(seats[side], list(self._bot_of.values())))
         monotonic = time.monotonic
         self._busy_since = monotonic()
         self._carry_out(match.advance(self._busy_since))
         # The monitor (remote bots' disconnections) is polled only while a remote bot is about;
         # otherwise the loop waits in a receive with a timeout (no poller to build or to ask).
-        wait = self._poll_both if any(bot.config.is_remote for bot in self._bots) else self._receive
+        wait = self._receive
+        for bot in self._bots:
+            if bot.config.is_remote:
+                wait = self._poll_both
+                break
         while not match.over:
             now = monotonic()
             if now >= self._next_process_check:
@@ -385,22 +392,21 @@ class Referee:
         if old is not None:
             self._side_of.pop(old, None)
         self._bot_of[side], self._side_of[bot] = bot, side
-        info = SeatRecord(name=bot.config.name, command=list(bot.config.command), stderr=bot.stderr_path)
-        reused = bot.identity is not None
+        config = bot.config
+        info = SeatRecord(config.name, list(config.command), stderr=bot.stderr_path)
+        reused = bot.identity is not None  # a bot of an earlier game, connected already
         if reused and time.monotonic() - bot.pinged_at >= self.ping_interval_s:
             self._ping(bot)
-        remote = bot.config.is_remote
-        limit = self.join_timeout_s if remote else self.hello_timeout_s
+        limit = self.join_timeout_s if config.is_remote else self.hello_timeout_s
         match.seat(side, info, connected=reused, hello=bot.hello, reused=reused, failed=bot.refusal,
                    hello_deadline=bot.launched_at + limit if bot.launched_at >= 0 else -math.inf,
-                   waiting_text=f"no hello within {limit:g}s")
-        if bot.rtt_ms is not None:
-            match.rtt(side, bot.rtt_ms)
+                   waiting_text=_no_hello_within(limit), rtt_ms=bot.rtt_ms)
 
     def _finish(self) -> None:
+        game_id = self._match.game_id  # type: ignore[union-attr]
         for bot in self._side_of:
-            bot.past_games.add(self._match.game_id)  # type: ignore[union-attr]
-            if not bot.alive() or bot.identity is None:
+            bot.past_games.add(game_id)
+            if bot.identity is None or not bot.alive():
                 self._retire(bot)  # reaped (or no longer awaited) now; the next game starts a fresh one
 
     def _check_processes(self, now: float) -> None:
@@ -608,7 +614,7 @@ class Referee:
     def _acquire(self, config: BotConfig, taken: list[_Bot]) -> _Bot:
         """An idle bot for `config` from the pool, else a new one (launched or awaited)."""
         for bot in list(self._bots):
-            if bot.config == config and bot not in taken:
+            if bot not in taken and (bot.config is config or bot.config == config):
                 if not bot.alive():
                     self._retire(bot)  # died between games: reap it, start a new one below
                 elif bot.identity is not None:
@@ -654,6 +660,18 @@ class Referee:
             self._remote_pending.remove(bot)
         if bot in self._bots:
             self._bots.remove(bot)
+
+
+@functools.lru_cache(maxsize=16)
+def _no_hello_within(limit_s: float) -> str:
+    """Why a seat stayed empty, for a referee's hello or join timeout (the same few every game)."""
+    return f"no hello within {limit_s:g}s"
+
+
+def _fresh_seed() -> int:
+    """A seed as secrets.randbelow(codec.SEED_LIMIT) draws it, from os.urandom in one call: the
+    limit is 2**53, so the top 53 of 56 random bits are uniform below it."""
+    return int.from_bytes(os.urandom(7), "big") >> 3
 
 
 def _source_fd(frame: zmq.Frame) -> int | None:

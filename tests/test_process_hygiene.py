@@ -15,6 +15,7 @@ from test_referee import wait_for
 
 from foxgeese.engine import Side, get_variant
 from foxgeese.protocol.botconfig import BotConfig
+from foxgeese.protocol.process import BotProcess
 from foxgeese.protocol.referee import Referee
 
 DAEMON = str(Path(__file__).parent / "bots" / "daemon_bot.py")
@@ -104,3 +105,15 @@ def test_killing_foxgeese_play_while_its_bots_start_leaves_no_orphan(tmp_path):
     for attempt in range(7):
         folder = tmp_path / str(attempt)
         assert not any(running(pid) for pid in pids(folder / "hare") + pids(folder / "hounds"))
+
+
+def test_a_bot_seen_dead_is_reaped_with_its_status_when_asked(tmp_path):
+    """`alive` only looks (waitid with WNOWAIT): the exit status is still there for the record."""
+    config = BotConfig("quitter", [sys.executable, "-c", "import sys; sys.exit(3)"])
+    bot = BotProcess(config, {}, str(tmp_path / "quitter.stderr"), "token")
+    try:
+        assert wait_for(lambda: not bot.alive(), 10)
+        assert not bot.alive() and bot.returncode == 3 and bot.describe_exit() == "exited with status 3"
+        assert not bot.alive() and bot.stop() == 3
+    finally:
+        bot.stop()

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 import sys
+from datetime import UTC, datetime
 from pathlib import Path
 
 import msgpack
@@ -14,7 +15,7 @@ from hypothesis import strategies as st
 from foxgeese.protocol import codec
 from foxgeese.protocol.botconfig import BotConfig, BotSpecError
 from foxgeese.protocol.codec import ProtocolError, decode
-from foxgeese.protocol.record import GameRecord, MoveRecord, RecordError, SeatRecord, load_record
+from foxgeese.protocol.record import GameRecord, MoveRecord, RecordError, SeatRecord, load_record, utc_now
 from foxgeese.protocol.referee import Referee, RefereeConfigError
 from foxgeese.protocol.timecontrol import ChessClock, TimeControl, TimeControlError
 
@@ -136,6 +137,16 @@ def test_record_round_trips_and_keeps_the_replay_keys(tmp_path):
     assert data["moves"][0]["move"] == "d4-d5" and data["variant"] == "standard"
     assert data["stderr"] == {"fox": "/tmp/a.stderr", "geese": None} and data["format"] == 1
     assert record.result_line() == "fox wins by time-forfeit after 1 plies: geese took over 50 ms"
+
+
+def test_record_times_are_iso_utc_with_milliseconds():
+    for _ in range(3):  # the first call formats its second, the next ones reuse it (or a new second)
+        before = datetime.now(UTC)
+        text = utc_now()
+        after = datetime.now(UTC)
+        assert re.fullmatch(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z", text), text
+        stamp = datetime.fromisoformat(text.replace("Z", "+00:00"))
+        assert before.replace(microsecond=before.microsecond // 1000 * 1000) <= stamp <= after
 
 
 @pytest.mark.parametrize("text,words", [("[]", "JSON object"), ("{", "not valid JSON"), ('{"format": 99}', "format 99"),

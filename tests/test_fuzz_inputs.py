@@ -12,7 +12,7 @@ from pathlib import Path
 import msgpack
 import yaml
 from click.testing import CliRunner
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from foxgeese.engine import InvalidMoveError, InvalidPositionError, Move, Position
@@ -251,6 +251,7 @@ MESSAGEISH = st.fixed_dictionaries({}, optional={
 @given(st.one_of(st.binary(max_size=80), MSGPACK_VALUES.map(lambda value: msgpack.packb(value, use_bin_type=True)),
                  MESSAGEISH.map(lambda value: msgpack.packb(value, use_bin_type=True)),
                  BOT_MESSAGES.map(lambda value: msgpack.packb(value, use_bin_type=True))))
+@example(data=b"\x81\xa4type\xa1\x00")  # a type of "\x00": once echoed raw in codec.require's error
 def test_wire_messages(data):
     """What a bot sends: decoded and checked against the schema (every field of its kind, inside
     its bounds, nothing else kept), or refused with a ProtocolError in the protocol's words."""

@@ -129,7 +129,9 @@ def test_a_worker_killed_mid_game_costs_that_game_only(tmp_path: Path,
 
 
 def test_ctrl_c_finishes_the_games_in_progress_and_a_rerun_plays_the_rest(tmp_path: Path) -> None:
-    path = scale_config(tmp_path, delay=0.02, variants="standard", extra="concurrency: 2\n")
+    # Bots slow enough that the games left when one is seen under way outlast the signal's way
+    # there on a loaded machine (at 0.02 s a move a CI run once saw the tournament end first).
+    path = scale_config(tmp_path, delay=0.05, variants="standard", extra="concurrency: 2\n")
     out = tmp_path / "out"
     command = [sys.executable, "-m", "foxgeese", "tournament", "run", str(path), "--out", str(out), "--quiet"]
     # A session of its own, so that the Ctrl-C below reaches the runner and its workers, as a

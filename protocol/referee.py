@@ -368,7 +368,7 @@ class Referee:
         for action in actions:
             kind = action.__class__
             if kind is Send:
-                payload = action.payload  # a turn, packed ahead: its fields are not built
+                payload = action.payload  # a turn, new_game or game_over, packed ahead: its fields are not built
                 self._send(self._bot_of[action.side], action.message_type, None if payload else action.fields, payload)
             elif kind is StartClock:
                 # The turn is out: its clock runs from now, and whatever comes in while the referee

@@ -319,8 +319,8 @@ def require(message: dict[str, Any], field: str, kind: type | tuple[type, ...]) 
     messages go through `check`.
     """
     if field not in message:
-        kind = cut(repr(message.get("type")), MAX_ECHO_CHARS)  # the sender's text, escaped: printable and short
-        raise ProtocolError(f"{kind} message: missing field {field}")
+        sent_type = cut(repr(message.get("type")), MAX_ECHO_CHARS)  # the sender's text, escaped: printable and short
+        raise ProtocolError(f"{sent_type} message: missing field {field}")
     value = message[field]
     kinds = kind if isinstance(kind, tuple) else (kind,)
     if isinstance(value, bool) and bool not in kinds:

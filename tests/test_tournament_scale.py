@@ -128,6 +128,12 @@ def test_a_worker_killed_mid_game_costs_that_game_only(tmp_path: Path,
     assert not alive, f"bots of the killed worker still run: {alive}"
 
 
+# `python -c THIS COMMAND...`: runs COMMAND with SIGINT at its default and not blocked.
+_WITH_DEFAULT_SIGINT = ("import os, signal, sys; signal.signal(signal.SIGINT, signal.SIG_DFL); "
+                        "signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT}); "
+                        "os.execv(sys.argv[1], sys.argv[1:])")
+
+
 def test_ctrl_c_finishes_the_games_in_progress_and_a_rerun_plays_the_rest(tmp_path: Path) -> None:
     # Bots slow enough that the games left when one is seen under way outlast the signal's way
     # there on a loaded machine (at 0.02 s a move a CI run once saw the tournament end first).
@@ -135,9 +141,12 @@ def test_ctrl_c_finishes_the_games_in_progress_and_a_rerun_plays_the_rest(tmp_pa
     out = tmp_path / "out"
     command = [sys.executable, "-m", "foxgeese", "tournament", "run", str(path), "--out", str(out), "--quiet"]
     # A session of its own, so that the Ctrl-C below reaches the runner and its workers, as a
-    # terminal's does, and nothing else.
-    runner = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                              start_new_session=True)
+    # terminal's does, and nothing else; and SIGINT at its default, unblocked, as from a terminal
+    # (a child inherits both, and what ran before in this pytest worker may have changed them).
+    blocked = signal.pthread_sigmask(signal.SIG_BLOCK, [])
+    inherited = f"SIGINT here: {signal.getsignal(signal.SIGINT)}, blocked here: {blocked}"
+    runner = subprocess.Popen([sys.executable, "-c", _WITH_DEFAULT_SIGINT, *command], stdout=subprocess.PIPE,
+                              stderr=subprocess.PIPE, text=True, start_new_session=True)
     try:
         wait_for(lambda: first_move_of_a_game(out, 2, lambda worker: True), 90, "a game under way")
         os.killpg(runner.pid, signal.SIGINT)
@@ -146,7 +155,7 @@ def test_ctrl_c_finishes_the_games_in_progress_and_a_rerun_plays_the_rest(tmp_pa
         if runner.poll() is None:
             runner.kill()
             runner.wait()
-    assert runner.returncode == 130, stderr
+    assert runner.returncode == 130, f"{stderr} ({inherited})"
     assert "stopping after the games in progress (Ctrl-C again to abandon them)" in stderr
     stream = events(out)
     started = {e["game_id"] for e in stream if e["event"] == "game_started"}

@@ -351,7 +351,7 @@ class Match:
         if connected:
             self._note_hello(seat)
         if rtt_ms is not None:
-            seat.rtt_ms, info.rtt_ms = rtt_ms, round(rtt_ms, 3)
+            self.rtt(side, rtt_ms)
 
     def connected(self, side: Side, hello: dict[str, Any], now: float) -> list[Action]:
         """The awaited bot of `side` said a valid hello."""

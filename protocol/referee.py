@@ -271,7 +271,7 @@ class Referee:
         if set(seats) != _BOTH_SIDES:
             raise RefereeConfigError("seats must name a bot for both Side.PREDATOR and Side.PREY")
         if seed is None:
-            seed = _fresh_seed()
+            seed = secrets.randbelow(codec.SEED_LIMIT)
         elif not codec.is_seed(seed):
             raise RefereeConfigError(f"seed must be a whole number from 0 to 2**53-1, not {seed!r}")
         game = Game(variant)
@@ -666,12 +666,6 @@ class Referee:
 def _no_hello_within(limit_s: float) -> str:
     """Why a seat stayed empty, for a referee's hello or join timeout (the same few every game)."""
     return f"no hello within {limit_s:g}s"
-
-
-def _fresh_seed() -> int:
-    """A seed as secrets.randbelow(codec.SEED_LIMIT) draws it, from os.urandom in one call: the
-    limit is 2**53, so the top 53 of 56 random bits are uniform below it."""
-    return int.from_bytes(os.urandom(7), "big") >> 3
 
 
 def _source_fd(frame: zmq.Frame) -> int | None:

@@ -169,11 +169,6 @@ def test_a_stored_script_does_not_run_and_the_form_still_works(browser: object) 
         status, answer = post_json(base, "/api/games", {"variant": "standard", "tc": "60+0",
                                                          "players": {"fox": INJECTION, "geese": "human"}})
         assert status == 200, answer
-        with urllib.request.urlopen(base + "/") as response:
-            policy = response.headers["Content-Security-Policy"]
-            assert response.headers["X-Content-Type-Options"] == "nosniff"
-        assert "script-src 'self'" in policy and "unsafe-inline'" not in policy.split("script-src")[1].split(";")[0]
-        assert "frame-ancestors 'none'" in policy
         driver = browser
         driver.get_log("browser")  # what earlier tests left there
         driver.get(base + "/")
@@ -191,6 +186,11 @@ def test_a_stored_script_does_not_run_and_the_form_still_works(browser: object) 
         wait_for(driver, "window.fgState && window.fgState.status === 'playing'")
         assert driver.execute_script("return window.fgState.you") == "fox"
         assert driver.get_log("browser") == []  # the game page too
+        with urllib.request.urlopen(base + "/") as response:
+            policy = response.headers["Content-Security-Policy"]
+            assert response.headers["X-Content-Type-Options"] == "nosniff"
+        assert "script-src 'self'" in policy and "unsafe-inline'" not in policy.split("script-src")[1].split(";")[0]
+        assert "frame-ancestors 'none'" in policy
 
 
 def test_every_bad_upload_gets_one_clean_message() -> None:

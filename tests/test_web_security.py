@@ -283,3 +283,20 @@ def test_serve_options_that_would_open_the_server_are_refused_in_one_line() -> N
     assert anywhere.returncode == 2
     assert anywhere.stderr.startswith("foxgeese: --host 0.0.0.0 answers on every address")
     assert len(anywhere.stderr.splitlines()) == 1
+
+
+def test_a_public_server_runs_cmd_bots_in_the_sandbox(tmp_path: Path) -> None:
+    """With --public, --allow-commands runs a page's cmd: bot in bubblewrap: it cannot write the
+    user's files (the same command on a loopback-only server with the option does)."""
+    for args, written in ((("--public", "--allow-commands"), False), (("--allow-commands",), True)):
+        marker = tmp_path / f"written-{written}"
+        with web_server(*args) as base:
+            status, answer = post_json(base, "/api/games", {"variant": "standard", "tc": "5+0", "players": {
+                "fox": f"cmd:touch {marker}", "geese": "random"}})
+            assert status == 200, answer
+            with connect(ws_url(base, answer["watch"].replace("/game/", "/ws/game/")), open_timeout=10) as watch:
+                state: dict = {}
+                while state.get("status") != "over":
+                    state = json.loads(watch.recv(timeout=60))
+        assert state["result"].startswith("geese win by"), state["result"]  # touch is no bot
+        assert marker.exists() is written

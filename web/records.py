@@ -1,8 +1,8 @@
 """Game records uploaded to `foxgeese serve` to be replayed: checked by the one record schema,
 kept in a bounded store.
 
-An upload is checked by `GameRecord.from_json` (protocol/record.py: size, depth and the JSON type
-of every field, as `foxgeese show` reads a record file) and then replayed by the engine; any
+An upload is checked by `GameRecord.from_json` (protocol/record.py, the one schema of a record
+file: size, depth and the JSON type of every field) and then replayed by the engine; any
 failure is one line for the page. What the server keeps is bounded by count and by bytes: the
 oldest uploads are dropped first, so uploads cannot grow the server without limit.
 """

@@ -30,6 +30,13 @@ INJECTION = "cmd:echo </script><script>window.x=1</script>"
 
 
 @pytest.fixture(scope="module")
+def base() -> Iterator[str]:
+    """One default server (no option) for the tests that do not count its games; stopped after."""
+    with web_server() as url:
+        yield url
+
+
+@pytest.fixture(scope="module")
 def browser() -> Iterator[object]:
     if browser_missing():
         pytest.skip(browser_missing())
@@ -104,61 +111,62 @@ def a_record(plies: int = 6, **changes: object) -> dict:
 
 
 @needs_browser
-def test_a_page_of_another_site_cannot_start_a_game_or_run_a_command(tmp_path: Path, browser: object) -> None:
+def test_a_page_of_another_site_cannot_start_a_game_or_run_a_command(tmp_path: Path, base: str,
+                                                                    browser: object) -> None:
     """The issue's attack: a no-cors text/plain POST from a page of another origin, in Chromium."""
     marker = tmp_path / "pwned"
-    with web_server() as base:
-        body = json.dumps({"variant": "standard", "tc": "5+0",
-                           "players": {"fox": f"cmd:touch {marker}", "geese": "random"}})
-        page = ("<!doctype html><title>cats</title><script>"
-                "window.sent = null; window.stolen = null;"
-                f"fetch({json.dumps(base + '/api/games')}, {{method: 'POST', mode: 'no-cors', "
-                f"headers: {{'Content-Type': 'text/plain'}}, body: {json.dumps(body)}}})"
-                ".then(function () { window.sent = 'answered'; }, function (e) { window.sent = 'failed: ' + e; });"
-                f"fetch({json.dumps(base + '/')}).then(function (r) {{ return r.text(); }})"
-                ".then(function (t) { window.stolen = t; }, function () { window.stolen = 'blocked'; });"
-                "</script>")
-        with hostile_site(page) as hostile:
-            assert urllib.parse.urlsplit(hostile).port != urllib.parse.urlsplit(base).port
-            browser.get(hostile)
-            wait_for(browser, "window.sent && window.stolen")
-        assert browser.execute_script("return window.sent") == "answered"  # the request reached the server
-        assert browser.execute_script("return window.stolen") == "blocked"  # its token stays unread
-        assert home_config(base)["games"] == []
-        status, answer = post_json(base, "/api/games", json.loads(body))  # the same game from its own page
-        assert status == 400 and answer["error"].startswith("cmd: bots are off on this server")
-        assert home_config(base)["games"] == []
+    games = home_config(base)["games"]
+    body = json.dumps({"variant": "standard", "tc": "5+0",
+                       "players": {"fox": f"cmd:touch {marker}", "geese": "random"}})
+    page = ("<!doctype html><title>cats</title><script>"
+            "window.sent = null; window.stolen = null;"
+            f"fetch({json.dumps(base + '/api/games')}, {{method: 'POST', mode: 'no-cors', "
+            f"headers: {{'Content-Type': 'text/plain'}}, body: {json.dumps(body)}}})"
+            ".then(function () { window.sent = 'answered'; }, function (e) { window.sent = 'failed: ' + e; });"
+            f"fetch({json.dumps(base + '/')}).then(function (r) {{ return r.text(); }})"
+            ".then(function (t) { window.stolen = t; }, function () { window.stolen = 'blocked'; });"
+            "</script>")
+    with hostile_site(page) as hostile:
+        assert urllib.parse.urlsplit(hostile).port != urllib.parse.urlsplit(base).port
+        browser.get(hostile)
+        wait_for(browser, "window.sent && window.stolen")
+    assert browser.execute_script("return window.sent") == "answered"  # the request reached the server
+    assert browser.execute_script("return window.stolen") == "blocked"  # its token stays unread
+    assert home_config(base)["games"] == games
+    status, answer = post_json(base, "/api/games", json.loads(body))  # the same game from its own page
+    assert status == 400 and answer["error"].startswith("cmd: bots are off on this server")
+    assert home_config(base)["games"] == games
     assert not marker.exists()
 
 
-def test_host_and_origin_are_checked_and_same_origin_still_works() -> None:
-    with web_server() as base:
-        port = urllib.parse.urlsplit(base).port
-        assert raw_get(base, "/", {"Host": "attacker.example"})[0] == 400  # DNS rebinding
-        assert raw_get(base, "/", {"Host": f"attacker.example:{port}"})[0] == 400
-        assert raw_get(base, "/", {"Host": f"localhost:{port}"})[0] == 200
-        assert raw_get(base, "/", {"Host": f"127.0.0.1:{port}"})[0] == 200
+def test_host_and_origin_are_checked_and_same_origin_still_works(base: str) -> None:
+    games = home_config(base)["games"]
+    port = urllib.parse.urlsplit(base).port
+    assert raw_get(base, "/", {"Host": "attacker.example"})[0] == 400  # DNS rebinding
+    assert raw_get(base, "/", {"Host": f"attacker.example:{port}"})[0] == 400
+    assert raw_get(base, "/", {"Host": f"localhost:{port}"})[0] == 200
+    assert raw_get(base, "/", {"Host": f"127.0.0.1:{port}"})[0] == 200
 
-        human = {"variant": "standard", "tc": "60+0", "players": {"fox": "human", "geese": "human"}}
-        token = csrf_token(base)
-        status, answer = post_json(base, "/api/games", human, headers={"Origin": "http://attacker.example"})
-        assert status == 403 and "only from its own pages" in answer["error"]
-        status, answer = post_json(base, "/api/games", human, token="wrong")
-        assert status == 403 and "X-Foxgeese-Csrf" in answer["error"]
-        status, answer = post_json(base, "/api/games", human, token=token, headers={"Content-Type": "text/plain"})
-        assert status == 415 and answer == {"error": "send JSON with Content-Type: application/json"}
-        assert home_config(base)["games"] == []
-        status, answer = post_json(base, "/api/games", human, token=token, headers={"Origin": base})
-        assert status == 200, answer
+    human = {"variant": "standard", "tc": "60+0", "players": {"fox": "human", "geese": "human"}}
+    token = csrf_token(base)
+    status, answer = post_json(base, "/api/games", human, headers={"Origin": "http://attacker.example"})
+    assert status == 403 and "only from its own pages" in answer["error"]
+    status, answer = post_json(base, "/api/games", human, token="wrong")
+    assert status == 403 and "X-Foxgeese-Csrf" in answer["error"]
+    status, answer = post_json(base, "/api/games", human, token=token, headers={"Content-Type": "text/plain"})
+    assert status == 415 and answer == {"error": "send JSON with Content-Type: application/json"}
+    assert home_config(base)["games"] == games
+    status, answer = post_json(base, "/api/games", human, token=token, headers={"Origin": base})
+    assert status == 200, answer
 
-        watch = ws_url(base, f"/ws/game/{answer['id']}")
-        with pytest.raises(InvalidStatus) as refused:
-            connect(watch, origin="http://attacker.example", open_timeout=10)
-        assert refused.value.response.status_code == 403
-        with pytest.raises(InvalidStatus):
-            connect(ws_url(base, "/ws/tournament"), origin=f"http://attacker.example:{port}", open_timeout=10)
-        with connect(watch, origin=base, open_timeout=10) as same_site:  # the page's own socket
-            assert json.loads(same_site.recv(timeout=10))["type"] == "state"
+    watch = ws_url(base, f"/ws/game/{answer['id']}")
+    with pytest.raises(InvalidStatus) as refused:
+        connect(watch, origin="http://attacker.example", open_timeout=10)
+    assert refused.value.response.status_code == 403
+    with pytest.raises(InvalidStatus):
+        connect(ws_url(base, "/ws/tournament"), origin=f"http://attacker.example:{port}", open_timeout=10)
+    with connect(watch, origin=base, open_timeout=10) as same_site:  # the page's own socket
+        assert json.loads(same_site.recv(timeout=10))["type"] == "state"
 
 
 @needs_browser
@@ -193,55 +201,52 @@ def test_a_stored_script_does_not_run_and_the_form_still_works(browser: object) 
         assert "frame-ancestors 'none'" in policy
 
 
-def test_every_bad_upload_gets_one_clean_message() -> None:
+def test_every_bad_upload_gets_one_clean_message(base: str) -> None:
     deep = b'{"format": 1, "moves": ' + b"[" * 100_000 + b"]" * 100_000 + b"}"
     without_start = {key: value for key, value in a_record().items() if key != "start"}
-    with web_server() as base:
-        cases = {
-            "think_ms null": (a_record(moves=[{"move": "d4-d5", "think_ms": None}]),
-                              "not a game record: moves[0].think_ms: expected int, not None"),
-            "bots a list": (a_record(bots=[]), "not a game record: record.bots: expected dict, not []"),
-            "nested 100,000 deep": (deep, "not a game record: JSON nested too deep"),
-            "no start": (without_start, "not a game record: record: missing key 'start'"),
-            "not JSON": (b"hello", "not a game record: not valid JSON: Expecting value: line 1 column 1 (char 0)"),
-            "an illegal move": (a_record(moves=[{"move": "a1-a2"}]), "the record does not replay: ply 1: "),
-        }
-        for name, (body, message) in cases.items():
-            status, answer = post_json(base, "/api/records", body)
-            assert status == 400, (name, status, answer)
-            assert answer["error"].startswith(message), (name, answer)
-            assert answer["error"].count("not a game record") <= 1
-        status, answer = post_json(base, "/api/records", a_record())
-        assert status == 200 and answer["url"].startswith("/replay/record/")
-        with urllib.request.urlopen(base + answer["url"]) as response:
-            assert "'nonce-" in response.headers["Content-Security-Policy"]
-            assert 'id="fg-data"' in response.read().decode()
+    cases = {
+        "think_ms null": (a_record(moves=[{"move": "d4-d5", "think_ms": None}]),
+                          "not a game record: moves[0].think_ms: expected int, not None"),
+        "bots a list": (a_record(bots=[]), "not a game record: record.bots: expected dict, not []"),
+        "nested 100,000 deep": (deep, "not a game record: JSON nested too deep"),
+        "no start": (without_start, "not a game record: record: missing key 'start'"),
+        "not JSON": (b"hello", "not a game record: not valid JSON: Expecting value: line 1 column 1 (char 0)"),
+        "an illegal move": (a_record(moves=[{"move": "a1-a2"}]), "the record does not replay: ply 1: "),
+    }
+    for name, (body, message) in cases.items():
+        status, answer = post_json(base, "/api/records", body)
+        assert status == 400, (name, status, answer)
+        assert answer["error"].startswith(message), (name, answer)
+        assert answer["error"].count("not a game record") <= 1
+    status, answer = post_json(base, "/api/records", a_record())
+    assert status == 200 and answer["url"].startswith("/replay/record/")
+    with urllib.request.urlopen(base + answer["url"]) as response:
+        assert "'nonce-" in response.headers["Content-Security-Policy"]
+        assert 'id="fg-data"' in response.read().decode()
 
 
 @needs_browser
-def test_the_page_shows_the_servers_message_for_a_bad_file(tmp_path: Path, browser: object) -> None:
+def test_the_page_shows_the_servers_message_for_a_bad_file(tmp_path: Path, base: str, browser: object) -> None:
     bad = tmp_path / "bad.json"
     bad.write_text(json.dumps(a_record(moves=[{"move": "d4-d5", "think_ms": None}])))
-    with web_server() as base:
-        browser.get(base + "/")
-        browser.find_element("id", "record-file").send_keys(str(bad))
-        text = wait_for(browser, "!document.getElementById('record-problem').hidden && "
-                                 "document.getElementById('record-problem').textContent")
-        assert text == "not a game record: moves[0].think_ms: expected int, not None"
+    browser.get(base + "/")
+    browser.find_element("id", "record-file").send_keys(str(bad))
+    text = wait_for(browser, "!document.getElementById('record-problem').hidden && "
+                             "document.getElementById('record-problem').textContent")
+    assert text == "not a game record: moves[0].think_ms: expected int, not None"
 
 
-def test_kept_records_are_bounded_by_count_on_the_server() -> None:
-    with web_server() as base:
-        token, urls = csrf_token(base), []
-        for _ in range(KeptRecords().max_count + 1):
-            status, answer = post_json(base, "/api/records", a_record(), token=token)
-            assert status == 200, answer
-            urls.append(answer["url"])
-        with pytest.raises(urllib.error.HTTPError) as gone:
-            urllib.request.urlopen(base + urls[0])
-        assert gone.value.code == 404
-        with urllib.request.urlopen(base + urls[-1]) as response:
-            assert response.status == 200
+def test_kept_records_are_bounded_by_count_on_the_server(base: str) -> None:
+    token, urls = csrf_token(base), []
+    for _ in range(KeptRecords().max_count + 1):
+        status, answer = post_json(base, "/api/records", a_record(), token=token)
+        assert status == 200, answer
+        urls.append(answer["url"])
+    with pytest.raises(urllib.error.HTTPError) as gone:
+        urllib.request.urlopen(base + urls[0])
+    assert gone.value.code == 404
+    with urllib.request.urlopen(base + urls[-1]) as response:
+        assert response.status == 200
 
 
 def test_kept_records_drop_the_oldest_by_count_and_by_bytes() -> None:
@@ -278,6 +283,7 @@ def test_the_token_bucket_refills_with_time_and_forgets_old_clients() -> None:
     assert set(limiter._buckets) == {"a", "c"}
 
 
+@pytest.mark.timeout(30)  # a regression would serve (in this process) instead of refusing
 def test_serve_options_that_would_open_the_server_are_refused_in_one_line() -> None:
     anywhere = foxgeese_here("serve", "--host", "0.0.0.0", "--public", "--port", "0")
     assert anywhere.returncode == 2

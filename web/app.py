@@ -11,6 +11,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
+import math
 import secrets
 from collections.abc import Sequence
 from html import escape
@@ -20,6 +21,7 @@ from typing import Any
 
 import msgspec
 from starlette.applications import Starlette
+from starlette.concurrency import run_in_threadpool
 from starlette.middleware import Middleware
 from starlette.middleware.trustedhost import TrustedHostMiddleware
 from starlette.requests import Request
@@ -192,7 +194,7 @@ def create_app(tournament_dir: Path | None = None, *, host: str = "127.0.0.1", e
         client = request.client.host if request.client else ""
         wait_s = server.new_games.wait_s(client)
         if wait_s:
-            return error(f"too many new games from your address: wait {wait_s:.0f} s and try again", 429)
+            return error(f"too many new games from your address: wait {math.ceil(wait_s)} s and try again", 429)
         body = await read_body(request, MAX_NEW_GAME_BYTES)
         if body is None:
             return error(f"a new game is a small JSON object (at most {MAX_NEW_GAME_BYTES >> 10} KB)", 413)
@@ -277,7 +279,7 @@ def create_app(tournament_dir: Path | None = None, *, host: str = "127.0.0.1", e
         if body is None:
             return error(f"not a game record: more than {MAX_RECORD_BYTES >> 20} MB", 413)
         try:
-            record = checked_record(body)
+            record = await run_in_threadpool(checked_record, body)  # a long replay does not stop the games
         except RecordUploadError as problem:
             return error(str(problem))
         return JSONResponse({"url": f"/replay/record/{server.records.add(record)}"})

@@ -17,12 +17,11 @@ import json
 import statistics
 import sys
 import time
-import urllib.request
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
 
-from browser import browser_missing, chrome, play_by_clicking, wait_for, web_server  # noqa: E402
+from browser import browser_missing, chrome, play_by_clicking, post_json, wait_for, web_server  # noqa: E402
 from websockets.sync.client import connect  # noqa: E402
 
 TARGET_MS = 100.0
@@ -30,10 +29,11 @@ TARGET_MS = 100.0
 
 def new_game(base: str, variant: str) -> dict:
     sides = ("hare", "hounds") if variant == "hare-and-hounds" else ("fox", "geese")
-    body = json.dumps({"variant": variant, "tc": "600+5", "players": {sides[0]: "human", sides[1]: "random"}})
-    request = urllib.request.Request(base + "/api/games", data=body.encode(), method="POST")
-    with urllib.request.urlopen(request) as response:
-        return json.load(response)
+    status, answer = post_json(base, "/api/games",
+                               {"variant": variant, "tc": "600+5", "players": {sides[0]: "human", sides[1]: "random"}})
+    if status != 200:
+        sys.exit(f"bench_web: the server refused the game: {answer.get('error')}")
+    return answer
 
 
 def browser_game(base: str, variant: str, seed: int) -> list[float]:

@@ -111,6 +111,8 @@ class GameRecord:
     def from_dict(cls, data: dict[str, Any]) -> GameRecord:
         if not isinstance(data, dict):
             raise RecordError("a game record is a JSON object")
+        if "format" not in data:
+            raise RecordError(f"record: missing key 'format' (this version reads format {RECORD_FORMAT})")
         if data.get("format") != RECORD_FORMAT:
             raise RecordError(f"record format {data.get('format')!r} is not {RECORD_FORMAT}")
         values = _checked(cls, data, "record")

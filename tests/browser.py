@@ -5,6 +5,7 @@ Selenium Manager never runs. Both context managers end what they started."""
 from __future__ import annotations
 
 import contextlib
+import json
 import os
 import random
 import re
@@ -15,6 +16,8 @@ import sys
 import tempfile
 import threading
 import time
+import urllib.error
+import urllib.request
 from collections.abc import Iterator
 
 CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
@@ -73,6 +76,29 @@ def web_server(*args: str) -> Iterator[str]:
         except subprocess.TimeoutExpired:
             os.killpg(process.pid, signal.SIGKILL)
             process.wait()
+
+
+def csrf_token(base: str) -> str:
+    """The server's CSRF token, as its home page carries it (`<meta name=foxgeese-csrf>`)."""
+    with urllib.request.urlopen(base + "/") as response:
+        found = re.search(r"<meta name=foxgeese-csrf content='([^']+)'>", response.read().decode())
+    if not found:
+        raise AssertionError("the home page carries no foxgeese-csrf token")
+    return found.group(1)
+
+
+def post_json(base: str, path: str, body: object, token: str | None = None,
+              headers: dict[str, str] | None = None) -> tuple[int, dict]:
+    """POSTs JSON (or `bytes` as they are) as a page of the server does: its token, application/json.
+    Returns the status and the JSON answer (every answer of the API is JSON, errors too)."""
+    data = body if isinstance(body, bytes) else json.dumps(body).encode()
+    sent = {"Content-Type": "application/json", "X-Foxgeese-Csrf": csrf_token(base) if token is None else token}
+    request = urllib.request.Request(base + path, data=data, method="POST", headers=sent | (headers or {}))
+    try:
+        with urllib.request.urlopen(request) as response:
+            return response.status, json.load(response)
+    except urllib.error.HTTPError as error:
+        return error.code, json.load(error)
 
 
 def wait_for(driver: object, script: str, timeout_s: float = 30.0) -> object:

@@ -11,17 +11,14 @@ import urllib.error
 import urllib.request
 from pathlib import Path
 
-from browser import web_server
+from browser import post_json, web_server
 from websockets.sync.client import connect
 
 
 def post(url: str, data: object) -> tuple[int, dict]:
-    request = urllib.request.Request(url, data=json.dumps(data).encode(), method="POST")
-    try:
-        with urllib.request.urlopen(request) as response:
-            return response.status, json.load(response)
-    except urllib.error.HTTPError as error:
-        return error.code, json.load(error)
+    """A page's POST (its CSRF token, application/json) to the full `url`."""
+    base, path = re.match(r"(http://[^/]+)(/.*)", url).groups()
+    return post_json(base, path, data)
 
 
 def get(url: str) -> tuple[int, str]:
@@ -161,7 +158,7 @@ def test_live_view_follows_a_real_runs_event_stream_and_replays_from_its_journal
 
 def test_a_cmd_bot_plays_in_the_browser_game() -> None:
     bot = Path(__file__).resolve().parent.parent / "examples" / "bots" / "python" / "bot.py"
-    with web_server() as base:
+    with web_server("--allow-commands") as base:
         players = {"fox": "human", "geese": f"cmd:{sys.executable} {bot}"}
         status, answer = post(base + "/api/games", {"variant": "great-cross", "tc": "60+0", "players": players})
         assert status == 200, answer

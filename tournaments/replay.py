@@ -34,8 +34,10 @@ def replay_data(record: dict[str, Any], boards: dict[str, list[str]] | None = No
     try:
         start = Position.from_text(record["start"])
         entries = list(record["moves"])
-    except (KeyError, TypeError, ValueError) as error:
-        raise ReplayError(f"not a game record: {error}") from None
+    except KeyError as error:
+        raise ReplayError(f"missing key {error}") from None
+    except (TypeError, ValueError) as error:
+        raise ReplayError(str(error)) from None
     boards = {} if boards is None else boards
     key = board_key(start)
     if key not in boards:
@@ -61,9 +63,9 @@ def replay_data(record: dict[str, Any], boards: dict[str, list[str]] | None = No
             "position": game.position.text(),
             "move": str(move),
             "side": side,
-            "think_ms": int(entry.get("think_ms", 0)),
+            "think_ms": _whole(entry.get("think_ms")),
             "book": bool(entry.get("book")),
-            "info": entry.get("info") or {},
+            "info": _shown_info(entry.get("info")),
             "clocks": dict(clocks),
         })
     return {
@@ -76,6 +78,22 @@ def replay_data(record: dict[str, Any], boards: dict[str, list[str]] | None = No
         "result": result_text(record),
         "plies": plies,
     }
+
+
+def _whole(value: Any) -> int:
+    return int(value) if isinstance(value, int | float) and not isinstance(value, bool) else 0
+
+
+def _shown_info(info: Any) -> dict[str, Any]:
+    """The part of a bot's `info` the viewer shows, of the types it expects (a record is any file)."""
+    if not isinstance(info, dict):
+        return {}
+    shown = {key: info[key] for key in ("score", "mate", "depth", "nodes")
+             if isinstance(info.get(key), int | float) and not isinstance(info.get(key), bool)}
+    pv = info.get("pv")
+    if isinstance(pv, list):
+        shown["pv"] = [str(move) for move in pv[:10]]
+    return shown
 
 
 def result_text(record: dict[str, Any]) -> str:
@@ -103,25 +121,33 @@ def asset(name: str) -> str:
     return resources.files("foxgeese.tournaments").joinpath(ASSETS, name).read_text(encoding="utf-8")
 
 
+_SCRIPT_ESCAPES = str.maketrans({"<": "\\u003c", ">": "\\u003e", "&": "\\u0026",
+                                  "\u2028": "\\u2028", "\u2029": "\\u2029"})
+
+
 def script_json(data: Any) -> str:
-    """JSON safe inside `<script type="application/json">` (no `</` can close the element)."""
-    return json.dumps(data, separators=(",", ":"), sort_keys=True).replace("</", "<\\/")
+    """JSON safe inside `<script type="application/json">`: no `<`, `>` or `&` (so no `</script>` or
+    `<!--` can end or bend the element) and no line separators, each written as its \\u escape."""
+    return json.dumps(data, separators=(",", ":"), sort_keys=True).translate(_SCRIPT_ESCAPES)
 
 
-def replay_page(record: dict[str, Any], title: str = "", back_link: str = "") -> str:
-    """One self-contained HTML page replaying one game."""
+def replay_page(record: dict[str, Any], title: str = "", back_link: str = "", nonce: str = "",
+                head: str = "") -> str:
+    """One self-contained HTML page replaying one game. A server gives its response's CSP `nonce`
+    (the page's two scripts are inline) and any `head` markup of its own pages."""
     boards: dict[str, list[str]] = {}
     game = replay_data(record, boards)
     heading = title or f"game {game['id']}"
     back = f'<p><a href="{escape(back_link)}">&larr; back</a></p>' if back_link else ""
+    script = f'<script nonce="{escape(nonce)}">' if nonce else "<script>"
     return (
         "<!doctype html><html lang=en><head><meta charset=utf-8>"
         f"<title>{escape(heading)}</title><link rel=icon href='data:,'>"
-        "<meta name=viewport content='width=device-width,initial-scale=1'>"
+        f"<meta name=viewport content='width=device-width,initial-scale=1'>{head}"
         f"<style>{asset('replay.css')}</style></head><body>{back}<h1>{escape(heading)}</h1>"
         '<div id="fg-viewer" class="fg-viewer"></div>'
         f'<script type="application/json" id="fg-data">{script_json({"boards": boards, "games": [game]})}</script>'
-        f"<script>{asset('replay.js')}</script>"
-        "<script>FoxgeeseReplay.mountFromData('fg-viewer','fg-data',0);</script></body></html>"
+        f"{script}{asset('replay.js')}</script>"
+        f"{script}FoxgeeseReplay.mountFromData('fg-viewer','fg-data',0);</script></body></html>"
     )
 

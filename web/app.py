@@ -11,13 +11,19 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
+import math
 import secrets
+from collections.abc import Sequence
 from html import escape
 from importlib import resources
 from pathlib import Path
 from typing import Any
 
+import msgspec
 from starlette.applications import Starlette
+from starlette.concurrency import run_in_threadpool
+from starlette.middleware import Middleware
+from starlette.middleware.trustedhost import TrustedHostMiddleware
 from starlette.requests import Request
 from starlette.responses import HTMLResponse, JSONResponse, Response
 from starlette.routing import Mount, Route, WebSocketRoute
@@ -25,22 +31,46 @@ from starlette.staticfiles import StaticFiles
 from starlette.websockets import WebSocket, WebSocketDisconnect
 
 from foxgeese.engine import VARIANT_IDS
+from foxgeese.engine.userinput import JsonInputError, load_json
 from foxgeese.players.registry import PLAYER_NAMES
-from foxgeese.tournaments.replay import ReplayError, asset, replay_page
-from foxgeese.web.games import WebGame, WebGameError, new_game
+from foxgeese.tournaments.replay import ReplayError, asset, replay_page, script_json
+from foxgeese.web.games import Commands, WebGame, WebGameError, new_game
 from foxgeese.web.live import TournamentFeed
+from foxgeese.web.records import MAX_RECORD_BYTES, KeptRecords, RecordUploadError, checked_record
+from foxgeese.web.security import (
+    CSRF_META,
+    RateLimiter,
+    RequestGuard,
+    allowed_hosts,
+    content_security_policy,
+)
 
 LIVE_POLL_S = 0.25
-MAX_RECORD_BYTES = 8 << 20
 MAX_KEPT_GAMES = 500
+MAX_NEW_GAME_BYTES = 16 << 10
+NEW_GAMES_BURST = 10  # games a client may start at once ...
+NEW_GAMES_PER_S = 0.2  # ... and then one every 5 seconds
+
+
+class NewGameRequest(msgspec.Struct):
+    """The JSON types of a new game's fields (new_game reads the values); other keys are ignored."""
+
+    variant: str = "standard"
+    geese: int | None = None
+    sideways: bool | None = None
+    tc: str | None = None
+    players: dict[str, str] = {}
 
 
 class Server:
     """What the routes share: the games, uploaded records, the followed tournament, the sockets."""
 
-    def __init__(self, tournament_dir: Path | None = None) -> None:
+    def __init__(self, tournament_dir: Path | None = None, commands: Commands = Commands.REFUSED) -> None:
         self.games: dict[str, WebGame] = {}
-        self.records: dict[str, dict[str, Any]] = {}
+        self.records = KeptRecords()
+        self.commands = commands
+        self.csrf_token = secrets.token_urlsafe(32)  # per server: only its own pages carry it
+        self.new_games = RateLimiter(NEW_GAMES_PER_S, NEW_GAMES_BURST)
         self.sockets: dict[str, set[tuple[WebSocket, Any]]] = {}
         self.feed = TournamentFeed(tournament_dir) if tournament_dir is not None else None
         self.live_sockets: set[WebSocket] = set()
@@ -87,28 +117,67 @@ class Server:
         self.games[game.id] = game
 
 
-def page(title: str, body: str, scripts: tuple[str, ...] = (), viewer: bool = False) -> HTMLResponse:
-    head = "<link rel=stylesheet href='/viewer/replay.css'>" if viewer else ""
-    tags = "".join(f"<script src='{src}'></script>" for src in scripts)
-    return HTMLResponse(
-        "<!doctype html><html lang=en><head><meta charset=utf-8>"
-        f"<meta name=viewport content='width=device-width,initial-scale=1'><title>{escape(title)} · foxgeese</title>"
-        f"<link rel=icon href='data:,'><link rel=stylesheet href='/static/app.css'>{head}</head><body>"
-        "<header class=top><a href='/' class=brand>foxgeese</a><nav><a href='/'>new game</a>"
-        "<a href='/tournament'>tournament</a></nav></header>"
-        f"<main>{body}</main>{tags}</body></html>"
-    )
+    # -- pages ---------------------------------------------------------------------------------
+
+    def csrf_meta(self) -> str:
+        return f"<meta name={CSRF_META} content='{escape(self.csrf_token)}'>"
+
+    def page(self, title: str, body: str, scripts: tuple[str, ...] = (), viewer: bool = False) -> HTMLResponse:
+        """Every page of the server: its CSRF token, then /static/api.js (postJson) before `scripts`."""
+        head = "<link rel=stylesheet href='/viewer/replay.css'>" if viewer else ""
+        tags = "".join(f"<script src='{escape(src)}'></script>" for src in ("/static/api.js", *scripts))
+        return HTMLResponse(
+            "<!doctype html><html lang=en><head><meta charset=utf-8>"
+            "<meta name=viewport content='width=device-width,initial-scale=1'>"
+            f"<title>{escape(title)} · foxgeese</title>{self.csrf_meta()}"
+            f"<link rel=icon href='data:,'><link rel=stylesheet href='/static/app.css'>{head}</head>"
+            "<body><header class=top><a href='/' class=brand>foxgeese</a><nav><a href='/'>new game</a>"
+            "<a href='/tournament'>tournament</a></nav></header>"
+            f"<main>{body}</main>{tags}</body></html>"
+        )
+
+    def not_found(self, message: str) -> HTMLResponse:
+        body = f"<div class='problem big'>{escape(message)}</div><p><a href='/'>Start a new game</a></p>"
+        response = self.page("not found", body)
+        response.status_code = 404
+        return response
+
+    def replay(self, record: dict[str, Any], title: str = "", back_link: str = "") -> HTMLResponse:
+        """The replay viewer's page (its scripts inline, as in the report file) with a nonce for its CSP."""
+        nonce = secrets.token_urlsafe(16)
+        text = replay_page(record, title=title, back_link=back_link, nonce=nonce, head=self.csrf_meta())
+        return HTMLResponse(text, headers={"content-security-policy": content_security_policy(nonce)})
 
 
-def not_found(message: str) -> HTMLResponse:
-    body = f"<div class='problem big'>{escape(message)}</div><p><a href='/'>Start a new game</a></p>"
-    response = page("not found", body)
-    response.status_code = 404
-    return response
+async def read_body(request: Request, limit: int) -> bytes | None:
+    """The request's body, or None once it passes `limit` bytes (the rest is never read)."""
+    declared = request.headers.get("content-length", "")
+    if declared.isdigit() and int(declared) > limit:
+        return None
+    chunks, size = [], 0
+    async for chunk in request.stream():
+        size += len(chunk)
+        if size > limit:
+            return None
+        chunks.append(chunk)
+    return b"".join(chunks)
 
 
-def create_app(tournament_dir: Path | None = None) -> Starlette:
-    server = Server(tournament_dir)
+def error(message: str, status: int = 400) -> JSONResponse:
+    return JSONResponse({"error": message}, status_code=status)
+
+
+async def failed(request: Request, problem: Exception) -> Response:
+    """A bug of this server, still answered in JSON for the page to show (the log has the traceback)."""
+    return error(f"the server failed on this request ({type(problem).__name__}); its log says more", 500)
+
+
+def create_app(tournament_dir: Path | None = None, *, host: str = "127.0.0.1", extra_hosts: Sequence[str] = (),
+               commands: Commands = Commands.REFUSED) -> Starlette:
+    """The app for a server bound to `host`: browsers may call it by that name, by the loopback
+    names when it answers on loopback, and by `extra_hosts`; `commands` rules `cmd:` seats."""
+    server = Server(tournament_dir, commands)
+    page, not_found = server.page, server.not_found
 
     async def home(request: Request) -> Response:
         players = [name for name in PLAYER_NAMES if name != "human"]
@@ -116,21 +185,30 @@ def create_app(tournament_dir: Path | None = None) -> Starlette:
                   "games": [{"id": g.id, "variant": str(g.variant), "status": g.status,
                              "seats": {g.variant.side_name(s): seat.name for s, seat in g.seats.items()}}
                             for g in list(server.games.values())[-20:]]}
-        body = (f"<script type=application/json id=fg-config>{json.dumps(config)}</script>"
+        config["commands"] = server.commands.value
+        body = (f"<script type=application/json id=fg-config>{script_json(config)}</script>"
                 + resources.files("foxgeese.web").joinpath("static", "home.html").read_text(encoding="utf-8"))
         return page("play", body, ("/viewer/replay.js", "/static/home.js"))
 
     async def create_game(request: Request) -> Response:
+        client = request.client.host if request.client else ""
+        wait_s = server.new_games.wait_s(client)
+        if wait_s:
+            return error(f"too many new games from your address: wait {math.ceil(wait_s)} s and try again", 429)
+        body = await read_body(request, MAX_NEW_GAME_BYTES)
+        if body is None:
+            return error(f"a new game is a small JSON object (at most {MAX_NEW_GAME_BYTES >> 10} KB)", 413)
         try:
-            data = await request.json()
+            data = load_json(body)
             if not isinstance(data, dict):
-                raise ValueError
-        except ValueError:
-            return JSONResponse({"error": "send the new game as a JSON object"}, status_code=400)
+                raise JsonInputError("not a JSON object")
+            msgspec.convert(data, NewGameRequest)
+        except (JsonInputError, msgspec.ValidationError) as problem:
+            return error(f"send the new game as a JSON object of the form's fields: {problem}")
         try:
-            game = new_game(data, server.notify)
-        except WebGameError as error:
-            return JSONResponse({"error": str(error)}, status_code=400)
+            game = new_game(data, server.notify, server.commands)
+        except WebGameError as problem:
+            return error(str(problem))
         server.add_game(game)
         links = {game.variant.side_name(side): f"/game/{game.id}?seat={seat.secret}"
                  for side, seat in game.seats.items() if seat.is_human}
@@ -194,28 +272,24 @@ def create_app(tournament_dir: Path | None = None) -> Starlette:
         game = server.games.get(request.path_params["game_id"])
         if game is None or game.record is None:
             return not_found("No finished game with this link on this server.")
-        return HTMLResponse(replay_page(game.record, back_link=f"/game/{game.id}"))
+        return server.replay(game.record, back_link=f"/game/{game.id}")
 
     async def upload_record(request: Request) -> Response:
-        body = await request.body()
-        if len(body) > MAX_RECORD_BYTES:
-            return JSONResponse({"error": "that file is too big to be a game record"}, status_code=400)
+        body = await read_body(request, MAX_RECORD_BYTES)
+        if body is None:
+            return error(f"not a game record: more than {MAX_RECORD_BYTES >> 20} MB", 413)
         try:
-            record = json.loads(body)
-            if not isinstance(record, dict):
-                raise ValueError("not a JSON object")
-            replay_page(record)  # it replays, or says why not
-        except (ValueError, ReplayError) as error:
-            return JSONResponse({"error": f"not a game record: {error}"}, status_code=400)
-        record_id = secrets.token_urlsafe(6)
-        server.records[record_id] = record
-        return JSONResponse({"url": f"/replay/record/{record_id}"})
+            record = await run_in_threadpool(checked_record, body)  # a long replay does not stop the games
+        except RecordUploadError as problem:
+            return error(str(problem))
+        return JSONResponse({"url": f"/replay/record/{server.records.add(record)}"})
 
     async def record_replay(request: Request) -> Response:
         record = server.records.get(request.path_params["record_id"])
         if record is None:
-            return not_found("No uploaded record with this link on this server; upload it again from the home page.")
-        return HTMLResponse(replay_page(record, back_link="/"))
+            return not_found("No uploaded record with this link on this server (it keeps the last "
+                             f"{server.records.max_count}); upload it again from the home page.")
+        return server.replay(record, back_link="/")
 
     async def tournament_page(request: Request) -> Response:
         if server.feed is None:
@@ -245,7 +319,10 @@ def create_app(tournament_dir: Path | None = None) -> Starlette:
         record = server.feed.record(game_id) if server.feed is not None else None
         if record is None:
             return not_found(f"No finished game {game_id!r} in the tournament's journal.")
-        return HTMLResponse(replay_page(record, title=f"{server.feed.name}: game {game_id}", back_link="/tournament"))
+        try:
+            return server.replay(record, title=f"{server.feed.name}: game {game_id}", back_link="/tournament")
+        except ReplayError as problem:
+            return not_found(f"Game {game_id!r} of the journal does not replay: {problem}")
 
     async def viewer_asset(request: Request) -> Response:
         name = request.path_params["name"]
@@ -280,6 +357,9 @@ def create_app(tournament_dir: Path | None = None) -> Starlette:
         Route("/tournament/games/{game_id}", tournament_replay),
         Route("/viewer/{name}", viewer_asset),
         Mount("/static", static, name="static"),
-    ], lifespan=lifespan)
+    ], lifespan=lifespan, middleware=[
+        Middleware(TrustedHostMiddleware, allowed_hosts=allowed_hosts(host, tuple(extra_hosts)), www_redirect=False),
+        Middleware(RequestGuard, csrf_token=server.csrf_token),
+    ], exception_handlers={Exception: failed})
     app.state.server = server
     return app

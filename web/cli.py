@@ -9,8 +9,10 @@ import click
 import uvicorn
 from uvicorn.config import WS_PROTOCOLS
 
+from foxgeese.protocol.sandbox import SandboxError, check_available
 from foxgeese.usage import UsageProblem
 from foxgeese.web.app import create_app
+from foxgeese.web.games import Commands
 
 
 @click.command("serve")
@@ -19,14 +21,32 @@ from foxgeese.web.app import create_app
 @click.option("--port", type=click.IntRange(0, 65535), default=8000, show_default=True,
               help="Port (0: any free one; the address is printed).")
 @click.option("--public", is_flag=True, help="Allow --host to be an address other machines can reach.")
+@click.option("--allowed-host", "allowed_hosts", multiple=True, metavar="NAME",
+              help="A name browsers use for this server (its DNS name or address), besides --host and, on "
+                   "loopback, localhost; requests naming any other Host are refused. Repeatable.")
+@click.option("--allow-commands", is_flag=True,
+              help="Let pages start cmd: bots. Anyone who can open this server's pages can then run any program "
+                   "as you; with --public they run in the bubblewrap sandbox.")
 @click.option("--tournament", "tournament_dir", type=click.Path(file_okay=False), default=None, metavar="DIR",
               help="Follow this tournament's output folder live (its events.jsonl) at /tournament.")
-def serve(host: str, port: int, public: bool, tournament_dir: str | None) -> None:
+def serve(host: str, port: int, public: bool, allowed_hosts: tuple[str, ...], allow_commands: bool,
+          tournament_dir: str | None) -> None:
     """Serve the web app: a new game against any player or a person by link, a tournament's live
     view, and the replay of any game record."""
     if host not in ("127.0.0.1", "localhost", "::1") and not public:
         raise UsageProblem(f"--host {host} can be reached from other machines; add --public to allow that, "
                            "or keep the default 127.0.0.1")
+    if host in ("0.0.0.0", "::") and not allowed_hosts:
+        raise UsageProblem(f"--host {host} answers on every address: name the ones browsers will use with "
+                           "--allowed-host NAME (e.g. --allowed-host 192.168.1.5 --allowed-host mybox.lan)")
+    commands = Commands.REFUSED
+    if allow_commands:
+        commands = Commands.SANDBOXED if public else Commands.ALLOWED
+    if commands is Commands.SANDBOXED:
+        try:
+            check_available()
+        except SandboxError as error:
+            raise UsageProblem(f"--allow-commands with --public runs cmd: bots in a sandbox: {error}") from None
     if tournament_dir is not None and not Path(tournament_dir).is_dir():
         raise UsageProblem(f"--tournament {tournament_dir}: no such folder (give a tournament's output folder)")
     # proto=IPPROTO_TCP matters: asyncio turns Nagle off (TCP_NODELAY) only on sockets that say
@@ -43,7 +63,10 @@ def serve(host: str, port: int, public: bool, tournament_dir: str | None) -> Non
     bound = listener.getsockname()[1]
     shown = f"[{host}]" if ":" in host else host
     click.echo(f"foxgeese serve: open http://{shown}:{bound}/ (Ctrl-C stops)", err=True)
-    app = create_app(Path(tournament_dir) if tournament_dir else None)
+    if commands is Commands.ALLOWED:
+        click.echo("foxgeese serve: --allow-commands: any page user can run programs as you", err=True)
+    app = create_app(Path(tournament_dir) if tournament_dir else None, host=host, extra_hosts=allowed_hosts,
+                     commands=commands)
     ws = "websockets-sansio" if "websockets-sansio" in WS_PROTOCOLS else "websockets"
     config = uvicorn.Config(app, log_level="warning", ws=ws, lifespan="on")
     try:

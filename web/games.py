@@ -15,6 +15,7 @@ through `_changed`, which asks the asyncio loop (`notify`) to push the new state
 
 from __future__ import annotations
 
+import enum
 import queue
 import secrets
 import threading
@@ -25,7 +26,7 @@ from typing import Any
 
 from foxgeese.engine import Game, Move, Side, get_variant
 from foxgeese.engine.svg import board_svg
-from foxgeese.protocol.botconfig import BotConfig
+from foxgeese.protocol.botconfig import CMD_PREFIX, BotConfig
 from foxgeese.protocol.referee import Referee
 from foxgeese.protocol.sdk import BotSession
 from foxgeese.protocol.timecontrol import TimeControl
@@ -37,12 +38,24 @@ class WebGameError(ValueError):
     """A game request that cannot be played (bad variant, player, time control): shown in the page."""
 
 
+class Commands(enum.Enum):
+    """What the server does with a `cmd:` seat a page asks for: a program run as the server's user.
+
+    Whoever can open the pages could run anything, so it is the user's choice when starting the
+    server (`foxgeese serve --allow-commands`); a `--public` server runs them in bubblewrap."""
+
+    REFUSED = "refused"
+    ALLOWED = "allowed"
+    SANDBOXED = "sandboxed"
+
+
 @dataclass(eq=False)
 class Seat:
     side: Side
     name: str
     spec: str  # HUMAN or a player SPEC
     secret: str = ""
+    sandbox: bool = False  # a cmd: bot of a --public server: run in bubblewrap
     connections: int = 0  # browsers on this seat now (at most one is let in)
     claimed: bool = False  # a browser took it at least once
     relay: BrowserRelay | None = None
@@ -139,7 +152,8 @@ class WebGame:
 
     def _referee(self) -> None:
         try:
-            configs = {side: (BotConfig(seat.name) if seat.is_human else BotConfig.from_spec(seat.spec, name=seat.name))
+            configs = {side: (BotConfig(seat.name) if seat.is_human
+                              else BotConfig.from_spec(seat.spec, name=seat.name, sandbox=seat.sandbox))
                        for side, seat in self.seats.items()}
             with Referee(hello_timeout_s=30.0, join_timeout_s=30.0) as referee:
                 for side, seat in self.seats.items():
@@ -272,8 +286,10 @@ class WebGame:
             }
 
 
-def new_game(request: dict[str, Any], notify: Callable[[WebGame], None]) -> WebGame:
-    """A game from the page's form: `variant`, `geese`, `sideways`, `tc`, and per side a SPEC or `human`."""
+def new_game(request: dict[str, Any], notify: Callable[[WebGame], None],
+             commands: Commands = Commands.REFUSED) -> WebGame:
+    """A game from the page's form: `variant`, `geese`, `sideways`, `tc`, and per side a SPEC or `human`.
+    `commands` says what becomes of a `cmd:` seat."""
     try:
         variant = get_variant(str(request.get("variant", "standard")),
                               **({"geese": request.get("geese"), "sideways": request.get("sideways")}
@@ -296,12 +312,17 @@ def new_game(request: dict[str, Any], notify: Callable[[WebGame], None]) -> WebG
             continue
         if spec.split(":")[0] in ("human", "remote"):
             raise WebGameError(f"{spec!r} cannot play in the browser; choose a person, a built-in player or cmd:...")
+        sandbox = spec.startswith(CMD_PREFIX) and commands is Commands.SANDBOXED
+        if spec.startswith(CMD_PREFIX) and commands is Commands.REFUSED:
+            raise WebGameError("cmd: bots are off on this server: anyone who can open its pages could run programs "
+                               "as its user. Choose a built-in player, or start the server with "
+                               "foxgeese serve --allow-commands if you accept that")
         try:
-            BotConfig.from_spec(spec, name=spec)
+            BotConfig.from_spec(spec, name=spec, sandbox=sandbox)
         except ValueError as error:
             raise WebGameError(str(error)) from None
         seats[side] = Seat(side, spec if side == Side.PREDATOR or spec != seats[Side.PREDATOR].spec else f"{spec}#2",
-                           spec)
+                           spec, sandbox=sandbox)
     game = WebGame(secrets.token_urlsafe(6), variant, control, seats, notify)
     if not any(seat.is_human for seat in seats.values()):
         game.start()

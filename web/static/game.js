@@ -172,7 +172,7 @@
 
     $("clocks").innerHTML = state.sides.map(function (side) {
       var running = state.running === side ? " running" : "";
-      return "<div class='clock" + running + "' data-side='" + side + "'><span class=side>" + escapeHtml(side) +
+      return "<div class='clock" + running + "' data-side='" + escapeHtml(side) + "'><span class=side>" + escapeHtml(side) +
              (state.you === side ? " (you)" : "") + "</span><span class=time></span></div>";
     }).join("");
     tick();
@@ -218,8 +218,8 @@
     drawn.moves = key;
     var list = $("moves");
     list.innerHTML = state.moves.map(function (m) {
-      var think = m.think_ms === null || m.think_ms === undefined ? "" : " <span class=think>" + m.think_ms + " ms</span>";
-      return "<li><span class=mover>" + m.side + "</span> " + m.move + think + "</li>";
+      var think = m.think_ms === null || m.think_ms === undefined ? "" : " <span class=think>" + escapeHtml(m.think_ms) + " ms</span>";
+      return "<li><span class=mover>" + escapeHtml(m.side) + "</span> " + escapeHtml(m.move) + think + "</li>";
     }).join("");
     list.scrollTop = list.scrollHeight;
   }

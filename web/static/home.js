@@ -7,6 +7,10 @@
                  ["minimax:depth=2", "minimax depth 2"], ["minimax:depth=4", "minimax depth 4"],
                  ["mcts:playouts=1000", "MCTS 1000 playouts"], ["solver", "solver"], ["other", "other SPEC…"]];
   var form = document.getElementById("new-game");
+  if (config.commands === "refused") {
+    document.getElementById("commands-note").textContent = "This server runs no cmd: bots: its user did not start " +
+      "it with --allow-commands (whoever opens its pages could run programs as that user).";
+  }
   var variant = document.getElementById("variant");
   config.variants.forEach(function (id) { variant.add(new Option(id, id)); });
 
@@ -36,6 +40,17 @@
     node.textContent = text || "";
   }
 
+  /* The server's answer as an object: its JSON, or {error} with what it said when that is not JSON. */
+  function answerOf(response) {
+    return response.text().then(function (text) {
+      try {
+        var answer = JSON.parse(text);
+        if (answer && typeof answer === "object") return answer;
+      } catch (ignored) { /* not JSON: said below */ }
+      return { error: "the server answered " + response.status + ": " + (text.trim().slice(0, 200) || response.statusText) };
+    });
+  }
+
   form.onsubmit = function (event) {
     event.preventDefault();
     var sides = SIDES[variant.value];
@@ -53,8 +68,8 @@
     }
     problem("form-problem", "");
     document.getElementById("start").disabled = true;
-    fetch("/api/games", { method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify(request) })
-      .then(function (response) { return response.json(); })
+    postJson("/api/games", request)
+      .then(answerOf)
       .then(function (answer) {
         document.getElementById("start").disabled = false;
         if (answer.error) { problem("form-problem", answer.error); return; }
@@ -83,8 +98,8 @@
     if (!file) return;
     problem("record-problem", "");
     file.text().then(function (text) {
-      return fetch("/api/records", { method: "POST", body: text });
-    }).then(function (response) { return response.json(); }).then(function (answer) {
+      return postJson("/api/records", text);
+    }).then(answerOf).then(function (answer) {
       if (answer.error) problem("record-problem", answer.error); else location.href = answer.url;
     }).catch(function (error) { problem("record-problem", "Could not read that file: " + error); });
   };
@@ -94,7 +109,7 @@
     document.getElementById("games").innerHTML = config.games.slice().reverse().map(function (game) {
       var seats = Object.keys(game.seats).map(function (side) { return side + " " + game.seats[side]; }).join(" vs ");
       return "<li><a href='/game/" + encodeURIComponent(game.id) + "'>" + escapeHtml(game.variant) + ": " +
-             escapeHtml(seats) + "</a> (" + game.status + ")</li>";
+             escapeHtml(seats) + "</a> (" + escapeHtml(game.status) + ")</li>";
     }).join("");
   }
 })();

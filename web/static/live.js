@@ -5,7 +5,7 @@
   var escapeHtml = FoxgeeseReplay.escapeHtml;
   var clockText = FoxgeeseReplay.clockText;
   function seats(game) {
-    return Object.keys(game.seats || {}).map(function (side) { return side + " " + escapeHtml(game.seats[side]); }).join(" vs ");
+    return Object.keys(game.seats || {}).map(function (side) { return escapeHtml(side) + " " + escapeHtml(game.seats[side]); }).join(" vs ");
   }
   window.fgLive = null;
 
@@ -18,24 +18,24 @@
     $("problem").textContent = data.problem || "";
     $("live").innerHTML = data.live.length ? data.live.map(function (game) {
       var clocks = Object.keys(game.clocks || {}).map(function (side) {
-        return "<span class=clock-small>" + side + " " + clockText(game.clocks[side]) + "</span>";
+        return "<span class=clock-small>" + escapeHtml(side) + " " + clockText(game.clocks[side]) + "</span>";
       }).join(" ");
       return "<div class=live-game data-game='" + escapeHtml(game.id) + "'><div class=live-head><b>" + escapeHtml(game.id) +
-             "</b> " + seats(game) + "</div>" + game.svg + "<div class=live-foot>ply " + game.ply +
+             "</b> " + seats(game) + "</div>" + game.svg + "<div class=live-foot>ply " + escapeHtml(game.ply) +
              (game.last ? " · " + escapeHtml(game.side || "") + " " + escapeHtml(game.last) +
-              (game.think_ms !== null && game.think_ms !== undefined ? " (" + game.think_ms + " ms)" : "") : "") +
-             " · " + game.turn + " to move<br>" + clocks + "</div></div>";
+              (game.think_ms !== null && game.think_ms !== undefined ? " (" + escapeHtml(game.think_ms) + " ms)" : "") : "") +
+             " · " + escapeHtml(game.turn) + " to move<br>" + clocks + "</div></div>";
     }).join("") : "<p class=hint>" + (data.finished ? "No game in progress: the tournament is over." : "No game in progress.") + "</p>";
     $("standings").hidden = !data.standings.length;
     $("standings").innerHTML = "<tr><th>#</th><th>player</th><th>games</th><th>points</th><th>score</th></tr>" +
       data.standings.map(function (row, index) {
-        return "<tr><td>" + (index + 1) + "</td><td>" + escapeHtml(row.name) + "</td><td>" + row.games + "</td><td>" +
-               row.points + "</td><td>" + (100 * row.score).toFixed(0) + "%</td></tr>";
+        return "<tr><td>" + (index + 1) + "</td><td>" + escapeHtml(row.name) + "</td><td>" + escapeHtml(row.games) + "</td><td>" +
+               escapeHtml(row.points) + "</td><td>" + (100 * row.score).toFixed(0) + "%</td></tr>";
       }).join("");
     $("ended").innerHTML = data.ended.map(function (game) {
       return "<li><a href='/tournament/games/" + encodeURIComponent(game.id) + "'>" + escapeHtml(game.id) + "</a> " +
              seats(game) + ": <b>" + escapeHtml(game.winner) + "</b> by " + escapeHtml(game.termination) +
-             " after " + game.plies + " plies</li>";
+             " after " + escapeHtml(game.plies) + " plies</li>";
     }).join("");
   }
 

@@ -57,6 +57,20 @@ class HuntGame:
         self.chain_prey = 0
         self.steps = 0
 
+    def copy(self) -> HuntGame:
+        """An independent copy (positions and the variant are shared: they are immutable)."""
+        clone = HuntGame.__new__(HuntGame)
+        clone.variant, clone.actions, clone.game = self.variant, self.actions, self.game.copy()
+        clone.chain, clone.chain_prey, clone.steps = self.chain, self.chain_prey, self.steps
+        return clone
+
+    def __deepcopy__(self, memo: dict) -> HuntGame:
+        return self.copy()  # a deep copy would copy the Variant, whose identity is its equality
+
+    def __reduce__(self) -> tuple:
+        """Pickles as text: the start position, the moves and the open chain's jumps."""
+        return _rebuild, (self.game.start.text(), [str(move) for move in self.game.moves], self.chain, self.steps)
+
     # -- state ------------------------------------------------------------------------------------
 
     @property
@@ -180,3 +194,13 @@ class HuntGame:
             for a, b in zip(move.path, move.path[1:]):
                 game.apply(game.actions.index[a, b])
         return game
+
+
+def _rebuild(start: str, moves: list[str], chain: tuple[int, ...], steps: int) -> HuntGame:
+    hunt = HuntGame.from_text(start)
+    for move in moves:
+        hunt.game.push(Move.parse(move))
+    for a, b in zip(chain, chain[1:]):
+        hunt.apply(hunt.actions.index[a, b])
+    hunt.steps = steps
+    return hunt

@@ -139,19 +139,21 @@ class BatchedHuntEnv:
         """Every game (or those where `which` is true) back at the start; returns the masks."""
         t = self.tables
         which = np.ones(self.games, np.bool_) if which is None else np.asarray(which, np.bool_)
-        self._kernels["reset_games"](which, *self.start, self.fox, self.prey, self.turn, self.quiet, self.stall, self.chain,
-                            self.steps, self.history, self.history_len, t.step_from, t.jump_from, t.jump_over,
-                            t.prey_steps, t.action_to, t.stop, self.masks, self.legal, self.counts)
+        reset = self._kernels["reset_games"]
+        reset(which, *self.start, self.fox, self.prey, self.turn, self.quiet, self.stall, self.chain,
+              self.steps, self.history, self.history_len, t.step_from, t.jump_from, t.jump_over,
+              t.prey_steps, t.action_to, t.stop, self.masks, self.legal, self.counts)
         return self.masks
 
     def step(self, actions: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """One action per game: (masks, rewards (N, 2), ended codes); ended games have started again."""
         t = self.tables
-        self._kernels["step_games"](np.asarray(actions, np.int64), self.fox, self.prey, self.turn, self.quiet, self.stall,
-                           self.chain, self.steps, self.history, self.history_len, t.step_from, t.jump_from,
-                           t.jump_over, t.prey_steps, t.action_to, t.action_from, t.raises, t.stop, t.rows_up_to,
-                           t.rules, self.max_steps, *self.start, self.masks, self.legal, self.counts, self.ended,
-                           self.rewards)
+        step = self._kernels["step_games"]
+        step(np.asarray(actions, np.int64), self.fox, self.prey, self.turn, self.quiet, self.stall,
+             self.chain, self.steps, self.history, self.history_len, t.step_from, t.jump_from,
+             t.jump_over, t.prey_steps, t.action_to, t.action_from, t.raises, t.stop, t.rows_up_to,
+             t.rules, self.max_steps, *self.start, self.masks, self.legal, self.counts, self.ended,
+             self.rewards)
         return self.masks, self.rewards, self.ended
 
     def random_actions(self) -> np.ndarray:

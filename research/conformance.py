@@ -77,9 +77,9 @@ def generate(seed: int = 28) -> dict[str, Any]:
 
 def _position_entry(variant_id: str, options: dict[str, Any], position: Position) -> dict[str, Any]:
     ended = position.outcome()
+    outcome = None if ended is None else {"winner": ended.winner.value, "termination": ended.termination.value}
     return {"variant": variant_id, "options": options, "position": position.text(),
-            "legal_moves": sorted(str(m) for m in position.legal_moves()),
-            "outcome": None if ended is None else {"winner": ended.winner.value, "termination": ended.termination.value}}
+            "legal_moves": sorted(str(m) for m in position.legal_moves()), "outcome": outcome}
 
 
 def _values(rng: random.Random) -> list[dict[str, Any]]:

@@ -23,7 +23,8 @@ GAMES = ["python_foxgeese(variant=hare-and-hounds)", "python_foxgeese(variant=st
 def test_openspiel_random_simulation_checks_pass(name):
     game = pyspiel.load_game(name)
     pyspiel.random_sim_test(game, num_sims=2, serialize=True, verbose=False)
-    games_sim_test.GamesSimTest("test_breakthrough").sim_game(game)  # pickling, serialization, clones, returns, as games_sim_test
+    # as games_sim_test runs every game: pickling, serialization, clones, returns
+    games_sim_test.GamesSimTest("test_breakthrough").sim_game(game)
 
 
 def test_openspiel_mcts_plays_a_game_out():

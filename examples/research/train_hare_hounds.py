@@ -43,8 +43,9 @@ def main() -> None:
         for side in (Side.PREDATOR, Side.PREY):
             wins = 0
             for seed in range(args.games):
-                players = {side: make_player(spec), side.other: make_player(opponent)}
-                game = play_game(Game(variant), players, seed=seed)
+                seeded = f"{opponent},seed={seed}" if ":" in opponent else f"{opponent}:seed={seed}"
+                players = {side: make_player(f"{spec},seed={seed}"), side.other: make_player(seeded)}
+                game = play_game(Game(variant), players)
                 outcome = game.outcome()
                 wins += outcome is not None and outcome.winner.value == variant.side_name(side)
             print(f"{spec} as {variant.side_name(side)} vs {opponent}: won {wins}/{args.games}")

@@ -62,7 +62,7 @@ class ActionSpace:
         return [self.name(action) for action in range(self.size)]
 
 
-@functools.lru_cache(maxsize=None)
+@functools.lru_cache(maxsize=32)  # one per variant and options (there are eight)
 def action_space(variant: Variant) -> ActionSpace:
     """The variant's action enumeration (one shared instance per variant)."""
     board = variant.board
@@ -79,7 +79,7 @@ def observation_shape(variant: Variant) -> tuple[int, int, int]:
     return (len(PLANES), variant.board.rows, variant.board.columns)
 
 
-@functools.lru_cache(maxsize=None)
+@functools.lru_cache(maxsize=32)
 def board_plane(variant: Variant) -> np.ndarray:
     plane = np.zeros(variant.board.rows * GRID_WIDTH, dtype=np.float32)
     plane[list(variant.board.points)] = 1.0

@@ -15,6 +15,7 @@ import shutil
 import sys
 import tempfile
 import threading
+import weakref
 from typing import Any
 
 import zmq
@@ -59,6 +60,7 @@ class RefereeOpponent:
         self.time_control = time_control
         self.opponent = BotConfig.from_spec(spec, sandbox=sandbox)
         self.folder = tempfile.mkdtemp(prefix="fg-relay-")
+        weakref.finalize(self, shutil.rmtree, self.folder, ignore_errors=True)  # also if close() is never called
         self.endpoint = f"ipc://{self.folder}/relay"
         self.agent = BotConfig("gym-agent", [sys.executable, "-m", "foxgeese.research.relay"],
                                env={ENV_RELAY: self.endpoint})

@@ -116,8 +116,6 @@ class HuntAECEnv(AECEnv):
         self._update_infos()
         self.agent_selection = self._agent_of(self.hunt.to_move)
         self._accumulate_rewards()
-        if self.render_mode == "ansi":
-            print(self.render())
 
     def _update_infos(self) -> None:
         hunt = self.hunt

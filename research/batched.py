@@ -24,7 +24,7 @@ from foxgeese.research import batched_kernels as kernels
 from foxgeese.research.actions import PLANES, action_space, board_plane
 from foxgeese.research.hunt import max_actions
 
-MAX_LEGAL = 128  # more than any side ever has: 17 geese x 5 directions, or a fox's 8 steps and 8 jumps
+MAX_LEGAL = 96  # more than any side ever has: 17 geese x 5 directions, or a fox's 8 steps, 8 jumps and STOP
 
 
 @dataclass(frozen=True)
@@ -123,7 +123,7 @@ class BatchedHuntEnv:
         self.history = np.zeros((n, kernels.HISTORY), np.uint64)
         self.history_len = np.zeros(n, np.int64)
         self.masks = np.zeros((n, self.actions.size), np.uint8)
-        self.legal = np.zeros((n, MAX_LEGAL), np.int64)
+        self.legal = np.zeros((n, MAX_LEGAL), np.int16)  # small rows: the kernels touch them every step
         self.counts = np.zeros(n, np.int64)
         self.ended = np.zeros(n, np.int64)
         self.rewards = np.zeros((n, 2), np.float32)

@@ -23,8 +23,10 @@ HISTORY = 128  # keys kept since the last irreversible move: more than the 101 t
 @njit(inline="always")
 def _fill_legal(i, fox, prey, turn, chain, step_from, jump_from, jump_over, prey_steps, action_to, stop,
                 masks, legal, counts):
-    """Writes game i's mask and legal action list; returns how many actions are legal."""
-    masks[i, :] = 0
+    """Writes game i's mask and legal action list; returns how many actions are legal. Only the
+    previous legal actions are cleared: the rest of the row is zero already."""
+    for k in range(counts[i]):
+        masks[i, legal[i, k]] = 0
     n = 0
     one = np.uint64(1)
     if turn == 0:

@@ -72,7 +72,7 @@ class HuntGame_(pyspiel.Game):
         return HuntState(self)
 
     def make_py_observer(self, iig_obs_type: Any = None, params: Any = None) -> PlanesObserver:
-        return PlanesObserver(self.variant)
+        return PlanesObserver(self.variant, bool(iig_obs_type is not None and iig_obs_type.perfect_recall))
 
 
 class HuntState(pyspiel.State):
@@ -114,9 +114,12 @@ class HuntState(pyspiel.State):
 
 
 class PlanesObserver:
-    """The planes of actions.py for the observing player (OpenSpiel's PyObserver shape)."""
+    """The planes of actions.py for the observing player (OpenSpiel's PyObserver shape). Its string is
+    the position text; with perfect recall (the information state) the start and the moves too,
+    since repetition makes the history part of the state."""
 
-    def __init__(self, variant: Any) -> None:
+    def __init__(self, variant: Any, perfect_recall: bool = False) -> None:
+        self.perfect_recall = perfect_recall
         shape = observation_shape(variant)
         self.tensor = np.zeros(int(np.prod(shape)), np.float32)
         self.dict = {"observation": self.tensor.reshape(shape)}
@@ -125,7 +128,10 @@ class PlanesObserver:
         self.dict["observation"][:] = state.hunt.observation(Side(player))
 
     def string_from(self, state: HuntState, player: int) -> str:
-        return state.hunt.text()
+        if not self.perfect_recall:
+            return state.hunt.text()
+        game = state.hunt.game
+        return " | ".join([game.start.text(), *map(str, game.moves), state.hunt.text()])
 
 
 def move_perft(state: pyspiel.State, depth: int) -> int:

@@ -62,9 +62,11 @@ def test_state_and_position_text_convert_both_ways():
     with pytest.raises(ValueError):
         state_from_text(game, "hare-and-hounds - hounds b5 b1,a2,c2 0 0 0")
     state = game.new_initial_state()
-    state.apply_action(state.legal_actions()[0])
+    action = state.legal_actions()[0]
+    name = state.action_to_string(0, action)  # the fox moves first: d4-c4
+    state.apply_action(action)
     assert state.observation_string(0) == str(state)
-    assert state.information_state_string(0) == f"{game.variant.start_position().text()} | c3-c4 | {state}"
+    assert state.information_state_string(0) == f"{game.variant.start_position().text()} | {name} | {state}"
     assert len(state.observation_tensor(1)) == 7 * 7 * 7
 
 

@@ -166,15 +166,16 @@ class HuntGame:
     def _name(self, action: int) -> str:
         return self.actions.name(action) if 0 <= action < self.actions.size else "out of range"
 
-    def rewards(self, rewards: Rewards) -> dict[Side, float]:
-        """Each role's reward for the game as it stands (zero while it goes on or after a draw)."""
+    def rewards(self, rewards: Rewards | dict[Side, Rewards]) -> dict[Side, float]:
+        """Each role's reward for the game as it stands (zero while it goes on); `rewards` may differ by role."""
+        by_role = rewards if isinstance(rewards, dict) else {Side.PREDATOR: rewards, Side.PREY: rewards}
         ended = self.outcome()
         if ended is None:
             return {Side.PREDATOR: 0.0, Side.PREY: 0.0}
         side = ended.termination.winner
         if side is None:
-            return {Side.PREDATOR: rewards.draw, Side.PREY: rewards.draw}
-        return {side: rewards.win, side.other: rewards.loss}
+            return {role: by_role[role].draw for role in (Side.PREDATOR, Side.PREY)}
+        return {side: by_role[side].win, side.other: by_role[side.other].loss}
 
     def text(self) -> str:
         """The position text, with ` chain=d4xd6` appended while a capture chain is open."""

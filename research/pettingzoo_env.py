@@ -9,7 +9,8 @@
         env.step(action)
 
 An agent keeps the turn through a capture chain (it is the next agent again). Rewards come at the
-end: `Rewards` (win 1, draw 0, loss -1 by default) per role. The game ends by the variant's rules
+end: `Rewards` (win 1, draw 0, loss -1 by default), one for both roles or one per role
+(`rewards={"fox": Rewards(1, -0.5, -1), "geese": Rewards()}`). The game ends by the variant's rules
 (fifty moves, repetition, stalling); `max_steps` (default: `max_actions`, a bound the rules never
 exceed) truncates it. `info` holds the position text, the side to move and, with `labels`, the
 exact value of the position for the side to move (labels.py).
@@ -35,18 +36,23 @@ class HuntAECEnv(AECEnv):
     metadata = {"name": "foxgeese_v0", "render_modes": ["ansi"], "is_parallelizable": False}
 
     def __init__(self, variant: str = "standard", *, geese: int | None = None, sideways: bool | None = None,
-                 rewards: Rewards | None = None, max_steps: int | None = None, labels: bool = True,
+                 rewards: Rewards | dict[str, Rewards] | None = None, max_steps: int | None = None, labels: bool = True,
                  labeller: Labeller | None = None, start: str | None = None, render_mode: str | None = None) -> None:
         super().__init__()
         self.variant = get_variant(variant, geese=geese, sideways=sideways)
         self.start = None if start is None else Position.from_text(start)
         self.actions = action_space(self.variant)
-        self.reward_values = rewards or Rewards()
+        given = rewards or Rewards()
         self.max_steps = max_steps if max_steps is not None else max_actions(self.variant)
         self.labeller = (labeller or Labeller()) if labels else None
         self.render_mode = render_mode
         self.roles = {self.variant.predator_name: Side.PREDATOR, self.variant.prey_name: Side.PREY}
         self.possible_agents = list(self.roles)
+        unknown = sorted(set(given) - set(self.roles)) if isinstance(given, dict) else []
+        if unknown:
+            raise ValueError(f"rewards for {unknown}: the roles are {self.possible_agents}")
+        self.reward_values = {side: given.get(name, Rewards()) if isinstance(given, dict) else given
+                              for name, side in self.roles.items()}
         shape = observation_shape(self.variant)
         self.observation_spaces = {
             agent: spaces.Dict({
@@ -111,7 +117,7 @@ class HuntAECEnv(AECEnv):
             self.rewards = {name: by_side[self.roles[name]] for name in self.agents}
             self.terminations = {name: True for name in self.agents}
         elif self.hunt.steps >= self.max_steps:
-            self.rewards = {name: self.reward_values.draw for name in self.agents}
+            self.rewards = {name: self.reward_values[self.roles[name]].draw for name in self.agents}
             self.truncations = {name: True for name in self.agents}
         self._update_infos()
         self.agent_selection = self._agent_of(self.hunt.to_move)

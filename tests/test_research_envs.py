@@ -16,7 +16,7 @@ from pettingzoo.test import api_test, seed_test
 from foxgeese.engine import Game, Move, Position, get_variant
 from foxgeese.research.actions import PLANES, action_space
 from foxgeese.research.gym_env import HuntGymEnv
-from foxgeese.research.hunt import HuntGame, max_actions
+from foxgeese.research.hunt import HuntGame, Rewards, max_actions
 from foxgeese.research.pettingzoo_env import HuntAECEnv
 
 VARIANTS = [
@@ -111,6 +111,12 @@ def test_the_draw_rules_end_a_sideways_game():
         plies += 1
     assert plies == 8 and env.infos["fox"]["outcome"].startswith("draw")
     assert env._cumulative_rewards == {"fox": 0.0, "geese": 0.0}
+    env = HuntAECEnv("standard", sideways=True, labels=False, start=start,
+                     rewards={"fox": Rewards(1.0, -0.5, -1.0), "geese": Rewards(2.0, 0.25, -2.0)})
+    env.reset()
+    for ply in range(8):
+        env.step(index[Move.parse(cycle[ply % 4]).path])
+    assert env._cumulative_rewards == {"fox": -0.5, "geese": 0.25}  # each role its own draw
 
 
 def test_gymnasium_game_against_a_cmd_bot_through_the_referee():

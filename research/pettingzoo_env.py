@@ -128,7 +128,7 @@ class HuntAECEnv(AECEnv):
         shared: dict[str, Any] = {"position": hunt.text(), "to_move": self._agent_of(hunt.to_move)}
         ended = hunt.outcome()
         if ended is not None:
-            shared["outcome"] = str(ended)
+            shared["outcome"] = {"winner": ended.winner.value, "termination": ended.termination.value}
         if self.labeller is not None:
             if hunt.chain:
                 label = self.labeller.chain_value(hunt.position, hunt.chain)

@@ -109,7 +109,7 @@ def test_the_draw_rules_end_a_sideways_game():
     while not env.terminations["fox"]:
         env.step(index[Move.parse(cycle[plies % 4]).path])
         plies += 1
-    assert plies == 8 and env.infos["fox"]["outcome"].startswith("draw")
+    assert plies == 8 and env.infos["fox"]["outcome"] == {"winner": "draw", "termination": "repetition"}
     assert env._cumulative_rewards == {"fox": 0.0, "geese": 0.0}
     env = HuntAECEnv("standard", sideways=True, labels=False, start=start,
                      rewards={"fox": Rewards(1.0, -0.5, -1.0), "geese": Rewards(2.0, 0.25, -2.0)})

@@ -34,9 +34,9 @@ class HuntGymEnv(gymnasium.Env):
 
     def __init__(self, variant: str = "standard", *, role: str | None = None, opponent: str = "random",
                  geese: int | None = None, sideways: bool | None = None, referee: bool | None = None,
-                 time_control: str = "move=60", rewards: Rewards | None = None, max_steps: int | None = None,
-                 labels: bool = True, labeller: Labeller | None = None, start: str | None = None,
-                 render_mode: str | None = None) -> None:
+                 time_control: str = "move=60", sandbox: bool = False, rewards: Rewards | None = None,
+                 max_steps: int | None = None, labels: bool = True, labeller: Labeller | None = None,
+                 start: str | None = None, render_mode: str | None = None) -> None:
         self.variant = get_variant(variant, geese=geese, sideways=sideways)
         self.role = self.variant.side_by_name(role or self.variant.predator_name)
         self.role_name = self.variant.side_name(self.role)
@@ -46,7 +46,8 @@ class HuntGymEnv(gymnasium.Env):
         self.max_steps = max_steps if max_steps is not None else max_actions(self.variant)
         self.labeller = (labeller or Labeller()) if labels else None
         self.render_mode = render_mode
-        options = {"time_control": time_control} if opponent.strip().startswith("cmd:") or referee else {}
+        through_referee = opponent.strip().startswith("cmd:") or bool(referee)
+        options = {"time_control": time_control, "sandbox": sandbox} if through_referee else {}
         self.opponent = make_opponent(opponent, referee=referee, **options)
         self.observation_space = spaces.Dict({
             "observation": spaces.Box(0.0, 1.0, observation_shape(self.variant), dtype=np.float32),

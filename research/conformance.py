@@ -42,7 +42,7 @@ ABOUT = {
                  "(`outcome`: winner and termination, or null; repetition needs history and is not included)",
     "values": "the value for the side to move with perfect play: win/loss/draw and plies to the end (fastest win, "
               "slowest loss), from the Hare and Hounds solution and the 4-geese standard tables; counters ignored",
-    "notation": "docs/rules.md in github.com foxgeese: position text, move text, the variants' rules",
+    "notation": "foxgeese docs/rules.md: position text, move text and the rules of each variant",
 }
 
 

@@ -10,7 +10,7 @@ import pytest
 
 from foxgeese.engine import get_variant
 from foxgeese.players.solver.retrograde import build_tables
-from foxgeese.research.conformance import FORMAT, check
+from foxgeese.research.conformance import FORMAT, check, generate
 
 VECTORS = Path(__file__).resolve().parent.parent / "research" / "conformance" / "vectors.json"
 
@@ -47,3 +47,7 @@ def test_a_wrong_vector_is_named(vectors, tables):
     broken["values"][0]["plies"] += 2
     wrong = check(broken, tables)
     assert len(wrong) == 3 and wrong[0].startswith("perft") and wrong[1].startswith("position")
+
+
+def test_the_shipped_file_is_what_the_generator_writes(vectors):
+    assert generate() == vectors  # regenerate: python -m foxgeese.research.conformance generate PATH

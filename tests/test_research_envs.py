@@ -153,3 +153,14 @@ def test_an_illegal_action_loses_the_gymnasium_game():
     illegal = int(np.flatnonzero(observation["action_mask"] == 0)[0])
     _, reward, terminated, _, info = env.step(illegal)
     assert terminated and reward == -1.0 and info["illegal_action"] and info["winner"] == "hare"
+
+
+def test_max_steps_truncates_with_the_draw_reward():
+    env = HuntAECEnv("great-cross", labels=False, max_steps=5, rewards={"fox": Rewards(draw=-0.25)})
+    env.reset(seed=2)
+    for step in range(5):
+        assert not env.truncations["fox"]
+        mask = env.observe(env.agent_selection)["action_mask"]
+        env.step(int(np.flatnonzero(mask)[step % int(mask.sum())]))
+    assert env.truncations == {"fox": True, "geese": True} and not any(env.terminations.values())
+    assert env._cumulative_rewards["fox"] == -0.25 and env._cumulative_rewards["geese"] == 0.0

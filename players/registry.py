@@ -21,6 +21,9 @@ _PLAYERS: dict[str, str] = {
     "minimax": "foxgeese.players.minimax:MinimaxPlayer",
     "mcts": "foxgeese.players.mcts:MctsPlayer",
     "solver": "foxgeese.players.solver:SolverPlayer",
+    # A value table trained by foxgeese.research.learn (`learned:weights=PATH`). Named by its module
+    # path, not imported: the research package sits above players, and loads only when asked for.
+    "learned": "foxgeese.research.learn:LearnedPlayer",
 }
 
 PLAYER_NAMES: tuple[str, ...] = tuple(_PLAYERS)

@@ -6,6 +6,8 @@
     protocol     -> engine, players.registry (to resolve a built-in player SPEC), the root helpers
     tournaments  -> engine, protocol, players.registry (a SPEC; the book maker plays in-process)
     web          -> engine, protocol, players, tournaments, the root helpers
+    research     -> engine, players, protocol, tournaments, the root helpers; nothing imports research
+                    (the player registry names `learned` by its module path, as text)
     root (cli/)  -> the helpers import only the engine; main and the command modules may import
                     everything
 
@@ -24,7 +26,8 @@ import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
 FOLDERS = {"cli": "foxgeese", "engine": "foxgeese.engine", "protocol": "foxgeese.protocol",
-           "players": "foxgeese.players", "tournaments": "foxgeese.tournaments", "web": "foxgeese.web"}
+           "players": "foxgeese.players", "tournaments": "foxgeese.tournaments", "web": "foxgeese.web",
+           "research": "foxgeese.research"}
 ROOT_HELPERS = {"foxgeese", "foxgeese.files", "foxgeese.usage", "foxgeese.params"}
 ALLOWED = {
     "engine": {"engine"},
@@ -34,6 +37,7 @@ ALLOWED = {
     "tournaments": {"engine", "protocol", "tournaments", "foxgeese.players.registry", "foxgeese.players.solver.analyse",
                     "foxgeese.players.solver.adjudicate", "helpers"},
     "web": {"engine", "protocol", "players", "tournaments", "web", "helpers"},
+    "research": {"engine", "players", "protocol", "tournaments", "research", "helpers"},
     "helpers": {"helpers", "engine"},
 }
 # Imports inside functions, each with its reason. Keep this short: an import belongs at the top.
@@ -167,6 +171,11 @@ def test_imports_sit_at_the_top_of_files():
     ("foxgeese.files", "foxgeese.tournaments.runner", False),
     ("foxgeese.params", "foxgeese.engine.userinput", True),
     ("foxgeese.main", "foxgeese.tournaments.cli", True),
+    ("foxgeese.research.gym_env", "foxgeese.protocol.referee", True),
+    ("foxgeese.research.learn", "foxgeese.players.base", True),
+    ("foxgeese.players.registry", "foxgeese.research.learn", False),
+    ("foxgeese.tournaments.runner", "foxgeese.research.learn", False),
+    ("foxgeese.web.app", "foxgeese.research.gym_env", False),
 ])
 def test_the_arrow_rules_themselves(importer, imported, ok):
     assert allowed(importer, imported) is ok

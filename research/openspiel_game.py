@@ -1,0 +1,166 @@
+"""The hunt games as an OpenSpiel Python game, registered as `python_foxgeese` (pip install 'foxgeese[openspiel]').
+
+    import pyspiel, foxgeese.research.openspiel_game
+    game = pyspiel.load_game("python_foxgeese", {"variant": "hare-and-hounds"})
+    game = pyspiel.load_game("python_foxgeese(variant=standard,geese=15,sideways=true)")
+
+Player 0 is the predator (fox, hare), player 1 the prey (geese, hounds). Actions are the segments
+of actions.py (a capture chain is several actions by the same player). Returns are +1/-1 at the
+end, 0 for a draw and for a game cut at `max_game_length` (`hunt.max_actions`, which the rules
+never reach). `str(state)` is the position text (plus ` chain=...` mid-chain);
+`state_from_text(game, text)` reads it back (without the action history). The observation
+tensor is the planes of actions.py from the observing player's side.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import pyspiel
+
+from foxgeese.engine import Side, get_variant
+from foxgeese.research.actions import PLANES, action_space, observation_shape
+from foxgeese.research.hunt import HuntGame, max_actions
+
+SHORT_NAME = "python_foxgeese"
+_DEFAULTS = {"variant": "standard", "geese": 13, "sideways": False}
+
+GAME_TYPE = pyspiel.GameType(
+    short_name=SHORT_NAME,
+    long_name="Fox and Geese, Hare and Hounds and the Great Cross (foxgeese)",
+    dynamics=pyspiel.GameType.Dynamics.SEQUENTIAL,
+    chance_mode=pyspiel.GameType.ChanceMode.DETERMINISTIC,
+    information=pyspiel.GameType.Information.PERFECT_INFORMATION,
+    utility=pyspiel.GameType.Utility.ZERO_SUM,
+    reward_model=pyspiel.GameType.RewardModel.TERMINAL,
+    max_num_players=2,
+    min_num_players=2,
+    provides_information_state_string=True,
+    provides_information_state_tensor=False,
+    provides_observation_string=True,
+    provides_observation_tensor=True,
+    parameter_specification=dict(_DEFAULTS),
+)
+
+
+def _variant(params: dict[str, Any]) -> Any:
+    variant_id = str(params.get("variant", "standard"))
+    if variant_id == "standard":
+        return get_variant("standard", geese=int(params.get("geese", 13)), sideways=bool(params.get("sideways")))
+    return get_variant(variant_id)
+
+
+class HuntGame_(pyspiel.Game):
+    """One variant and its options as an OpenSpiel game."""
+
+    def __init__(self, params: dict[str, Any] | None = None) -> None:
+        params = {**_DEFAULTS, **(params or {})}
+        self.variant = _variant(params)
+        info = pyspiel.GameInfo(
+            num_distinct_actions=action_space(self.variant).size,
+            max_chance_outcomes=0,
+            num_players=2,
+            min_utility=-1.0,
+            max_utility=1.0,
+            utility_sum=0.0,
+            max_game_length=max_actions(self.variant),
+        )
+        super().__init__(GAME_TYPE, info, params)
+
+    def new_initial_state(self) -> HuntState:
+        return HuntState(self)
+
+    def make_py_observer(self, iig_obs_type: Any = None, params: Any = None) -> PlanesObserver:
+        return PlanesObserver(self.variant, bool(iig_obs_type is not None and iig_obs_type.perfect_recall))
+
+
+class HuntState(pyspiel.State):
+    """A game in progress: the shared `HuntGame` of the environments."""
+
+    def __init__(self, game: HuntGame_, hunt: HuntGame | None = None) -> None:
+        super().__init__(game)
+        self.hunt = hunt or HuntGame(game.variant)
+        self.limit = game.max_game_length()
+
+    def current_player(self) -> int:
+        if self.is_terminal():
+            return pyspiel.PlayerId.TERMINAL
+        return int(self.hunt.to_move)
+
+    def _legal_actions(self, player: int) -> list[int]:
+        return [] if self.is_terminal() else self.hunt.legal_actions()
+
+    def _apply_action(self, action: int) -> None:
+        self.hunt.apply(int(action))
+
+    def _action_to_string(self, player: int, action: int) -> str:
+        return self.hunt.actions.name(action)
+
+    def is_terminal(self) -> bool:
+        return self.hunt.outcome() is not None or self.hunt.steps >= self.limit
+
+    def returns(self) -> list[float]:
+        ended = self.hunt.outcome()
+        if ended is None or ended.termination.winner is None:
+            return [0.0, 0.0]
+        return [1.0, -1.0] if ended.termination.winner == Side.PREDATOR else [-1.0, 1.0]
+
+    def position_text(self) -> str:
+        return self.hunt.text()
+
+    def __str__(self) -> str:
+        return self.hunt.text()
+
+
+class PlanesObserver:
+    """The planes of actions.py for the observing player (OpenSpiel's PyObserver shape). Its string is
+    the position text; with perfect recall (the information state) the start and the moves too,
+    since repetition makes the history part of the state."""
+
+    def __init__(self, variant: Any, perfect_recall: bool = False) -> None:
+        self.perfect_recall = perfect_recall
+        shape = observation_shape(variant)
+        self.tensor = np.zeros(int(np.prod(shape)), np.float32)
+        self.dict = {"observation": self.tensor.reshape(shape)}
+
+    def set_from(self, state: HuntState, player: int) -> None:
+        self.dict["observation"][:] = state.hunt.observation(Side(player))
+
+    def string_from(self, state: HuntState, player: int) -> str:
+        if not self.perfect_recall:
+            return state.hunt.text()
+        game = state.hunt.game
+        return " | ".join([game.start.text(), *map(str, game.moves), state.hunt.text()])
+
+
+def move_perft(state: pyspiel.State, depth: int) -> int:
+    """Perft in whole moves on OpenSpiel's own API (legal_actions, child, current_player): an action
+    that leaves the same player to move is part of a capture chain, so it does not use up a ply.
+    Comparable with `foxgeese.engine.perft`."""
+    if depth == 0:
+        return 1
+    if state.is_terminal():
+        return 0
+    player = state.current_player()
+    total = 0
+    for action in state.legal_actions():
+        child = state.child(action)
+        if not child.is_terminal() and child.current_player() == player:
+            total += move_perft(child, depth)  # the chain goes on: still this ply
+        else:
+            total += move_perft(child, depth - 1)
+    return total
+
+
+def state_from_text(game: HuntGame_, text: str) -> HuntState:
+    """The state of a position text (as `str(state)` writes it); it must be of the game's variant."""
+    hunt = HuntGame.from_text(text)
+    if hunt.variant is not game.variant:
+        raise ValueError(f"{text!r} is a position of {hunt.variant}, not of {game.variant}")
+    return HuntState(game, hunt)
+
+
+pyspiel.register_game(GAME_TYPE, HuntGame_)
+
+__all__ = ["GAME_TYPE", "PLANES", "SHORT_NAME", "HuntGame_", "HuntState", "move_perft", "state_from_text"]

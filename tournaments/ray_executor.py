@@ -19,6 +19,7 @@ import threading
 import time
 from collections.abc import Callable
 from functools import lru_cache
+from pathlib import Path
 from typing import Any
 
 from foxgeese.tournaments.config import LoadedConfig, RayConfig
@@ -106,6 +107,12 @@ class RayExecutor(Executor):
         self.runtime_env: dict[str, Any] = {"working_dir": str(self.working_dir)}
         if self.settings.excludes:
             self.runtime_env["excludes"] = list(self.settings.excludes)
+        # Where relative bot folders start on a node: the config's folder inside the shipped copy
+        # (the actor's current folder), or, outside it, the same absolute path on every machine.
+        try:
+            self.base_on_node = str(Path(".") / loaded.base_dir.resolve().relative_to(self.working_dir))
+        except ValueError:
+            self.base_on_node = str(loaded.base_dir.resolve())
         self._owns = not ray.is_initialized()  # else the caller's ray.init set the runtime environment
         if self._owns:
             _check_reachable(self.address)
@@ -123,7 +130,7 @@ class RayExecutor(Executor):
         def ray_setup(index: int, generation: int) -> WorkerSetup:
             # Bots are resolved from the shipped folder (the actor's cwd); logs stay on that machine.
             base = setup(index, generation)
-            return WorkerSetup(base.players, ".", None, base.referee_options)
+            return WorkerSetup(base.players, self.base_on_node, None, base.referee_options)
 
         self._slots = [ActorSlot(index, ray_setup, self) for index in range(count)]
         try:

@@ -89,7 +89,7 @@ def player_defs(loaded: LoadedConfig, base_dir: Path | None = None) -> list[Play
     players = []
     for player in loaded.config.players:
         cwd = None
-        if player.command is not None:
+        if player.command is not None or player.cwd is not None:
             folder = player.working_dir(loaded.base_dir)
             try:
                 cwd = str(folder.relative_to(base))

@@ -25,7 +25,7 @@ from pathlib import Path
 from typing import Any
 
 from foxgeese.engine import Side, get_variant
-from foxgeese.protocol.botconfig import BotConfig
+from foxgeese.protocol.botconfig import CMD_PREFIX, BotConfig
 from foxgeese.protocol.match import MoveEvent
 from foxgeese.protocol.referee import Referee
 from foxgeese.tournaments.events import encoded
@@ -54,9 +54,13 @@ class PlayerDef:
     sandbox: bool = False
 
     def bot_config(self, base_dir: Path) -> Any:
-        if self.spec is not None:
-            return BotConfig.from_spec(self.spec, name=self.name, sandbox=self.sandbox)
+        """The bot as this machine launches it: a `command` or `cmd:` bot runs in `cwd`, resolved
+        from `base_dir` (the config's folder, or its copy on a Ray node), so relative paths mean the
+        same wherever the runner was started."""
         workdir = (base_dir / self.cwd) if self.cwd else base_dir
+        if self.spec is not None:
+            cwd = workdir.resolve() if self.spec.strip().startswith(CMD_PREFIX) else None
+            return BotConfig.from_spec(self.spec, name=self.name, sandbox=self.sandbox, cwd=cwd)
         return BotConfig(self.name, list(self.command), cwd=workdir.resolve(), env=dict(self.env),
                          sandbox=self.sandbox)
 

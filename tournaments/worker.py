@@ -32,6 +32,7 @@ from foxgeese.tournaments.events import encoded
 from foxgeese.tournaments.journal import FORFEITS
 from foxgeese.tournaments.schedule import ScheduledGame
 
+STARTUP_FAILURES = ("no-show", "crash", "protocol-error")  # endings of a bot that did not start or speak
 SEED_LIMIT = 2**31  # game seeds fit a signed 32-bit int in any language
 EVENT_DELAY_S = 0.1  # a move event reaches the runner at most this long after the move (docs/tournaments.md)
 
@@ -85,6 +86,7 @@ class WorkerSetup:
     base_dir: str
     log_dir: str | None
     referee_options: dict[str, Any] = field(default_factory=dict)
+    check_job: GameJob | None = None  # a game of the tournament, for `GamePlayer.check_bots`
 
 
 def journal_entry(game: ScheduledGame, record: Any, seed: int | None = None,
@@ -148,6 +150,45 @@ class GamePlayer:
             on_move=emit, seed=job.seed, adjudicator=_table_adjudicator(job.adjudicate),
         )
         return journal_entry(game, record, seed=job.seed, config_hash=job.config_hash)
+
+
+    def check_bots(self, job: GameJob) -> list[dict[str, str]]:
+        """Starts every bot of the config and has it say hello: one ply of `job`'s variant between
+        each pair (the real referee, so the bots stay for the games that follow). The bots that did
+        not start, or broke the protocol: [{"name", "reason", "log"}] (empty when all is well)."""
+        names = list(self.bots)
+        failures = []
+        for index in range(0, len(names), 2):
+            pair = names[index:index + 2] if index + 1 < len(names) else [names[index], names[0]]
+            game = {**job.game, "id": f"check-{index // 2 + 1}", "predator": pair[0], "prey": pair[1], "opening": []}
+            check = GameJob(game, job.seed, job.time_control, 1, job.config_hash)
+            entry = self.play(check, lambda move: None)
+            if entry["termination"] not in STARTUP_FAILURES:
+                continue
+            at_fault = [entry["forfeit"]] if entry["forfeit"] else pair
+            for seat in entry["record"]["bots"].values():
+                if seat.get("name") in at_fault:
+                    failures.append({"name": seat["name"], "reason": entry["reason"],
+                                     "log": log_tail(seat.get("stderr"))})
+        return failures
+
+    def forfeit_logs(self, entry: dict[str, Any]) -> dict[str, str]:
+        """The end of the log of the bot that forfeited `entry`'s game, by its side ({} for none)."""
+        return {side: log_tail(seat.get("stderr")) for side, seat in entry["record"]["bots"].items()
+                if entry.get("forfeit") is not None and seat.get("name") == entry["forfeit"]}
+
+
+def log_tail(path: str | None, limit: int = 64_000) -> str:
+    """The end of a bot's log file on this machine ('' when there is none)."""
+    if not path:
+        return ""
+    try:
+        with open(path, "rb") as log:
+            log.seek(0, os.SEEK_END)
+            log.seek(max(0, log.tell() - limit))
+            return log.read().decode("utf-8", "replace")
+    except OSError:
+        return ""
 
 
 def move_event(move: Any) -> Any:

@@ -187,7 +187,7 @@ class TournamentConfig(_Strict):
     time_control: str = "10+0.1"
     format: Literal["round-robin", "gauntlet"] = "round-robin"
     gauntlet_player: str | None = None
-    concurrency: int = Field(1, ge=1, le=64)
+    concurrency: int | Literal["auto"] = 1  # or auto: one slot per CPU (of the Ray cluster, growing with it)
     seed: int = Field(0, ge=0, le=MAX_SEED)
     opening_plies: int = Field(0, ge=0, le=40)
     max_plies: int | None = Field(None, ge=1, le=100_000)
@@ -207,6 +207,14 @@ class TournamentConfig(_Strict):
                 f"must be even (got {value}): each pair plays every opening twice, once in each role"
             )
         return value
+
+    @field_validator("concurrency", mode="before")
+    @classmethod
+    def _concurrency(cls, value: Any) -> Any:
+        """A number of game slots from 1 to 64, or auto (one message for either mistake)."""
+        if value == "auto" or (isinstance(value, int) and not isinstance(value, bool) and 1 <= value <= 64):
+            return value
+        raise ValueError(f"{shown(value)} is not allowed; give a number of game slots from 1 to 64, or auto")
 
     @field_validator("affinity", mode="before")
     @classmethod

@@ -323,13 +323,12 @@ class ActorSlot(Slot):
     def _take_out(self, failures: list[dict[str, str]], game_id: str | None = None) -> str:
         """Takes this slot's node out of rotation for its bots' failures; brings their logs home."""
         node, host = str(self._where.get("node")), str(self._where.get("host"))
-        paths = []
-        for failure in failures:
-            name = f"{game_id or 'check'}-{host}-{node[:8]}-{failure['name']}.log"
-            paths.append(self.health.save_log(name, failure["log"]))
-        first = failures[0]
-        why = (f"bot {first['name']!r} failed its check there ({first['reason'][:200]})"
-               + (f"; log: {paths[0]}" if paths[0] else ""))
+        failures = sorted(failures, key=lambda failure: failure["name"])
+        paths = [self.health.save_log(f"{game_id or 'check'}-{host}-{node[:8]}-{failure['name']}.log", failure["log"])
+                 for failure in failures]
+        names = " and ".join(repr(failure["name"]) for failure in failures)
+        why = (f"bot {names} failed {'its' if len(failures) == 1 else 'their'} check there "
+               f"({failures[0]['reason'][:200]})" + (f"; logs: {', '.join(map(str, paths))}" if paths[0] else ""))
         self.health.take_out(node, host, why)
         return why
 

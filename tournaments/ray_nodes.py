@@ -25,7 +25,7 @@ from foxgeese.tournaments.errors import TournamentError
 from foxgeese.tournaments.journal import FORFEITS
 
 PROBE_TIMEOUT_S = 3.0  # for each step of the address probe
-GCS_HINT = "the head's GCS port: 6379 unless `ray start --head --port` said otherwise"
+GCS_HINT = "the head's GCS address HOST:PORT (port 6379 unless `ray start --head --port` said otherwise)"
 ANOMALY_MIN_FORFEITS = 4  # a node's forfeits before its rate is judged
 ANOMALY_MIN_RATE = 0.5  # of its games
 ANOMALY_FACTOR = 4.0  # times the rate of the other nodes (at least ANOMALY_FLOOR)
@@ -34,12 +34,14 @@ ANOMALY_MIN_OTHERS = 4  # games the other nodes must have played for a compariso
 
 
 def check_address(address: str | None) -> None:
-    """Raises TournamentError in seconds, in one line, when `address` is not a Ray head."""
+    """Raises TournamentError in seconds, in one line, when `address` (default: RAY_ADDRESS, as
+    ray.init reads it) is not a Ray head."""
+    address = address or os.environ.get("RAY_ADDRESS")
     if not address or address in ("auto", "local"):
         return
     if address.startswith("ray://"):
         raise TournamentError(f"Ray address {address!r}: Ray Client (ray://) is not supported, as games stream "
-                              f"their moves back; give HOST:PORT of {GCS_HINT}")
+                              f"their moves back; give {GCS_HINT}")
     host, _, port = address.rpartition(":")
     if "://" in address or not host or not port.isdigit():
         raise TournamentError(f"Ray address {address!r}: give HOST:PORT of the cluster's head (e.g. 10.0.0.5:6379) "

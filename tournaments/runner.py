@@ -205,9 +205,13 @@ class Runner:
 
     def run(self) -> RunState:
         """Plays every missing game (or until an SPRT decides); raises TournamentError on user errors."""
-        self.directory.mkdir(parents=True, exist_ok=True)
         for bot in bot_configs(self.loaded).values():
             bot.check()  # a missing program fails here, before any game
+        if self.executor == "ray":  # a wrong address fails here, in seconds, before the directory is made
+            from foxgeese.tournaments.ray_nodes import check_address
+
+            check_address(self.ray_address or (self.config.ray.address if self.config.ray else None))
+        self.directory.mkdir(parents=True, exist_ok=True)
         with DirectoryLock(self.directory):
             self._load()
             pending = len(self._pending)

@@ -153,23 +153,30 @@ class GamePlayer:
 
 
     def check_bots(self, job: GameJob) -> list[dict[str, str]]:
-        """Starts every bot of the config and has it say hello: one ply of `job`'s variant between
-        each pair (the real referee, so the bots stay for the games that follow). The bots that did
-        not start, or broke the protocol: [{"name", "reason", "log"}] (empty when all is well)."""
-        names = list(self.bots)
-        failures = []
-        for index in range(0, len(names), 2):
-            pair = names[index:index + 2] if index + 1 < len(names) else [names[index], names[0]]
-            game = {**job.game, "id": f"check-{index // 2 + 1}", "predator": pair[0], "prey": pair[1], "opening": []}
-            check = GameJob(game, job.seed, job.time_control, 1, job.config_hash)
-            entry = self.play(check, lambda move: None)
-            if entry["termination"] not in STARTUP_FAILURES:
-                continue
-            at_fault = [entry["forfeit"]] if entry["forfeit"] else pair
+        """Starts every bot of the config and has it say hello: one ply of `job`'s variant with a
+        partner (the real referee, so the bots stay for the games that follow). A game that ends as
+        one bot fails may leave its partner unheard: that one is checked again with a bot that said
+        hello. The bots that did not start, or broke the protocol: [{"name", "reason", "log"}]."""
+        unheard = list(self.bots)
+        heard: list[str] = []
+        failures: list[dict[str, str]] = []
+        for number in range(1, 2 * len(unheard) + 1):
+            if not unheard:
+                break
+            partner = heard[0] if heard else unheard[1] if len(unheard) > 1 else unheard[0]
+            game = {**job.game, "id": f"check-{number}", "predator": unheard[0], "prey": partner, "opening": []}
+            entry = self.play(GameJob(game, job.seed, job.time_control, 1, job.config_hash), lambda move: None)
             for seat in entry["record"]["bots"].values():
-                if seat.get("name") in at_fault:
-                    failures.append({"name": seat["name"], "reason": entry["reason"],
-                                     "log": log_tail(seat.get("stderr"))})
+                name = seat.get("name")
+                if name not in unheard:
+                    continue
+                if seat.get("bot_name"):
+                    heard.append(name)
+                elif entry["termination"] in STARTUP_FAILURES and entry["forfeit"] in (name, None):
+                    failures.append({"name": name, "reason": entry["reason"], "log": log_tail(seat.get("stderr"))})
+                else:
+                    continue
+                unheard.remove(name)
         return failures
 
     def forfeit_logs(self, entry: dict[str, Any]) -> dict[str, str]:

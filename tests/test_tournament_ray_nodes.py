@@ -204,8 +204,8 @@ def test_an_address_that_is_not_a_ray_head_is_one_line(head: Head, web_server: i
     path = relative_config(tmp_path)
     hint = "give the head's GCS address HOST:PORT (port 6379 unless `ray start --head --port` said otherwise)"
     cases = {
-        f"127.0.0.1:{web_server}": f"127.0.0.1:{web_server} is not a Ray head: a web server (it answered "
-                                   f"'HTTP/1.0 200 OK', server 'SimpleHTTP/0.6 Python/{sys.version.split()[0]}'); {hint}",
+        f"127.0.0.1:{web_server}": f"127.0.0.1:{web_server} is not a Ray head: a web server (it answered 'HTTP/1.0 "
+                                   f"200 OK', server 'SimpleHTTP/0.6 Python/{sys.version.split()[0]}'); {hint}",
         f"127.0.0.1:{head.client_port}": f"127.0.0.1:{head.client_port} is not a Ray head: it speaks gRPC but has "
                                          f"no Ray GCS (the Ray Client port, 10001, is such a one); {hint}",
         f"ray://127.0.0.1:{head.client_port}": f"Ray address 'ray://127.0.0.1:{head.client_port}': Ray Client "

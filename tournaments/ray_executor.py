@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import logging
 import math
+import signal
 import sys
 import threading
 import time
@@ -144,6 +145,7 @@ class RayExecutor(Executor):
         if self._owns:
             check_address(self.address)
             self.log.start()
+            on_sigterm = signal.getsignal(signal.SIGTERM)
             try:
                 with self.log.quiet():  # a local cluster's start, or a connect, says much on stderr
                     # A local folder can travel only as the job's runtime environment, set here.
@@ -154,6 +156,11 @@ class RayExecutor(Executor):
                 raise TournamentError(f"cannot reach the Ray cluster at {self.address or 'RAY_ADDRESS/local'}: "
                                       f"{str(error).splitlines()[0]}; check the address (HEAD:6379, or auto on "
                                       "a node of the cluster)") from None
+            finally:
+                # Ray's own SIGTERM handler exits only after the games in progress (minutes); the
+                # journal is durable game by game, so SIGTERM ends the runner at once, as locally.
+                if threading.current_thread() is threading.main_thread() and on_sigterm is not None:
+                    signal.signal(signal.SIGTERM, on_sigterm)
         self._slots: list[ActorSlot] = []
         self._lock = threading.Lock()
         self._closing = threading.Event()

@@ -39,6 +39,7 @@ from foxgeese.tournaments.journal import (
     read_identity,
     read_journal,
 )
+from foxgeese.tournaments.ray_nodes import check_address
 from foxgeese.tournaments.report import game_entries, sprt_stop
 from foxgeese.tournaments.schedule import ScheduledGame, make_schedule
 from foxgeese.tournaments.sprt import sprt_of_counts
@@ -208,8 +209,6 @@ class Runner:
         for bot in bot_configs(self.loaded).values():
             bot.check()  # a missing program fails here, before any game
         if self.executor == "ray":  # a wrong address fails here, in seconds, before the directory is made
-            from foxgeese.tournaments.ray_nodes import check_address
-
             check_address(self.ray_address or (self.config.ray.address if self.config.ray else None))
         self.directory.mkdir(parents=True, exist_ok=True)
         with DirectoryLock(self.directory):

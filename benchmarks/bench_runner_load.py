@@ -8,10 +8,10 @@
    journal it (one fsynced append), count it in the standings. Printed: events, bytes and
    journal writes per game, the runner's CPU per game, and the games per hour one core of the
    runner would sustain, beside the yardstick of 10,000 games an hour.
-2. `--ray`: the same real games played on a local one-node Ray cluster (`--ray-games` of them,
-   fast bots): the runner process's CPU per game and per event batch there (Ray's driver side
-   included: every batch of moves is one object the runner fetches), beside the same games on
-   local worker processes.
+2. `--ray`: real games of two bots that wait `--delay` before each move (so each move is a batch
+   of its own, as with a real time control), played on local worker processes and on a local
+   one-node Ray cluster: the runner process's CPU per game and per batch of events on each (Ray's
+   driver side included: every batch of moves is one object the runner fetches).
 
     python benchmarks/bench_runner_load.py                 # part 1
     python benchmarks/bench_runner_load.py --ray           # both parts
@@ -24,6 +24,7 @@ import copy
 import json
 import os
 import resource
+import sys
 import tempfile
 import time
 from collections.abc import Callable
@@ -31,6 +32,7 @@ from pathlib import Path
 from typing import Any
 
 from foxgeese.tournaments.config import parse_config
+from foxgeese.tournaments.events import EventStream
 from foxgeese.tournaments.executors import Emit, Executor, Slot
 from foxgeese.tournaments.journal import read_journal
 from foxgeese.tournaments.report import game_entries
@@ -109,7 +111,7 @@ def one_real_game(folder: Path, plies: int) -> tuple[dict[str, Any], list[dict[s
     moves = [e for e in events if e["event"] == "move" and e["game_id"] == entry["id"]]
     for move in moves:
         move.pop("seq", None)
-        move.pop("t", None)
+        move.pop("time", None)
     entry.pop("worker", None)
     return entry, moves
 
@@ -149,31 +151,59 @@ def part_runner(games_per_pairing: int, plies: int) -> None:
           f"({per_hour / GOAL_PER_HOUR:.0f}x headroom), i.e. {GOAL_PER_HOUR * cpu / games / 3600:.1%} of a core")
 
 
-def part_ray(games_per_pairing: int, plies: int) -> None:
+SLOW_CONFIG = """\
+name: slow
+variants: [{{id: standard}}]
+players:
+  - {{name: a, command: ["{python}", "{bot}", "--seed", "1", "--delay", "{delay}"]}}
+  - {{name: b, command: ["{python}", "{bot}", "--seed", "2", "--delay", "{delay}"]}}
+games_per_pairing: {games}
+time_control: 60+1
+seed: 1
+max_plies: {plies}
+"""
+BOT = Path(__file__).resolve().parent.parent / "tests" / "bots" / "tournament_bot.py"
+
+
+def part_ray(games_per_pairing: int, plies: int, delay: float) -> None:
     import ray
 
-    loaded = config(games_per_pairing, plies)
+    loaded = parse_config(SLOW_CONFIG.format(python=sys.executable, bot=BOT, delay=delay, games=games_per_pairing,
+                                             plies=plies), BOT.parent / "slow.yaml")
     results = {}
+    batches: list[int] = []  # the size of each batch of events the runner was handed
+    forward = EventStream.forward
+
+    def counted(stream: EventStream, items: list[Any]) -> None:
+        batches.append(len(items))
+        forward(stream, items)
+
+    EventStream.forward = counted  # type: ignore[method-assign]
     with tempfile.TemporaryDirectory() as directory:
         ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False, object_store_memory=100 * 1024 * 1024,
                  runtime_env={"working_dir": directory}, namespace="foxgeese")
         try:
             for executor in ("local", "ray"):
                 out = Path(directory) / executor
+                batches.clear()
                 cpu, wall = cpu_s(), time.perf_counter()
                 state = Runner(loaded, out, concurrency=2, executor=executor).run()
                 cpu, wall = cpu_s() - cpu, time.perf_counter() - wall
                 events = sum(1 for _ in (out / "events.jsonl").open())
-                results[executor] = (state.games_done, cpu, wall, events)
+                results[executor] = (state.games_done, cpu, wall, events, len(batches))
         finally:
             ray.shutdown()
-    print(f"2. {results['ray'][0]} real games of fast bots at concurrency 2 (runner CPU, Ray's driver included)")
-    for executor, (games, cpu, wall, events) in results.items():
-        print(f"   {executor:5}: runner CPU per game {1000 * cpu / games:.1f} ms, per event "
-              f"{1000 * cpu / events:.3f} ms ({events / games:.0f} events a game; {games / wall:.2f} games/s wall)")
-    extra = (results["ray"][1] - results["local"][1]) / results["ray"][0]
-    print(f"   Ray's extra runner CPU per game: {1000 * extra:.1f} ms -> at {GOAL_PER_HOUR:,} games/hour "
-          f"{GOAL_PER_HOUR * (results['ray'][1] / results['ray'][0]) / 3600:.1%} of a runner core")
+            EventStream.forward = forward  # type: ignore[method-assign]
+    print(f"2. {results['ray'][0]} real games of {plies} plies, a move every {delay:g} s (so each is a batch of "
+          "its own, as in a real time control), at concurrency 2 (runner CPU, Ray's driver included)")
+    for executor, (games, cpu, wall, events, handed) in results.items():
+        print(f"   {executor:5}: runner CPU per game {1000 * cpu / games:.1f} ms ({events / games:.0f} events and "
+              f"{handed / games:.1f} batches a game; {games / wall:.2f} games/s wall)")
+    games, cpu, _, _, handed = results["ray"]
+    more = (cpu - results["local"][1]) / handed
+    print(f"   Ray: {1000 * cpu / handed:.2f} ms of runner CPU a batch ({1000 * more:.2f} ms more than local); "
+          f"at {GOAL_PER_HOUR:,} games/hour such games cost "
+          f"{GOAL_PER_HOUR * cpu / games / 3600:.1%} of a runner core")
 
 
 def main() -> None:
@@ -181,12 +211,14 @@ def main() -> None:
     parser.add_argument("--games", type=int, default=200, help="games_per_pairing of part 1 (6 pairings)")
     parser.add_argument("--plies", type=int, default=120, help="max_plies of every game")
     parser.add_argument("--ray", action="store_true", help="also part 2, on a local Ray cluster")
-    parser.add_argument("--ray-games", type=int, default=4, help="games_per_pairing of part 2 (6 pairings)")
+    parser.add_argument("--ray-games", type=int, default=8, help="games of part 2")
+    parser.add_argument("--ray-plies", type=int, default=40, help="plies of each game of part 2")
+    parser.add_argument("--delay", type=float, default=0.15, help="seconds before each move in part 2")
     args = parser.parse_args()
     print(f"load average {os.getloadavg()[0]:.2f} on {os.cpu_count()} CPUs")
     part_runner(args.games, args.plies)
     if args.ray:
-        part_ray(args.ray_games, args.plies)
+        part_ray(args.ray_games, args.ray_plies, args.delay)
 
 
 if __name__ == "__main__":

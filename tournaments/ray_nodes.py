@@ -55,6 +55,10 @@ def check_address(address: str | None) -> None:
     found = _not_a_head(host, int(port))
     if found is not None:
         raise TournamentError(f"{address} is not a Ray head: {found}; give {GCS_HINT}")
+    if not _a_node_runs_here(host, int(port)):
+        raise TournamentError(f"no node of the Ray cluster at {address} runs on this machine, and Ray runs the "
+                              f"runner on one; run it on a node of the cluster (the head is simplest), or join this "
+                              f"machine first with `ray start --address {address}`")
 
 
 def _not_a_head(host: str, port: int) -> str | None:
@@ -80,6 +84,25 @@ def _not_a_head(host: str, port: int) -> str | None:
     if code == grpc.StatusCode.DEADLINE_EXCEEDED:
         return f"it accepted the connection but did not answer within {PROBE_TIMEOUT_S:g}s"
     return _http_answer(host, port)
+
+
+def _a_node_runs_here(host: str, port: int) -> bool:
+    """Whether a raylet of the cluster runs on this machine (else ray.init looks for one for a
+    minute, then fails); True when this Ray cannot tell."""
+    try:
+        import grpc
+        from ray._private.services import find_node_ids
+        from ray.core.generated import gcs_service_pb2, gcs_service_pb2_grpc
+
+        here = set(find_node_ids())
+        target = f"[{host}]:{port}" if ":" in host else f"{host}:{port}"
+        with grpc.insecure_channel(target) as channel:
+            stub = gcs_service_pb2_grpc.NodeInfoGcsServiceStub(channel)
+            nodes = stub.GetAllNodeInfo(gcs_service_pb2.GetAllNodeInfoRequest(), timeout=PROBE_TIMEOUT_S)
+        cluster = {node.node_id.hex() for node in nodes.node_info_list}
+    except Exception:  # noqa: BLE001 - another Ray version, or the GCS went quiet: ray.init decides
+        return True
+    return bool(here & cluster)
 
 
 def _http_answer(host: str, port: int) -> str:

@@ -20,7 +20,7 @@ from typing import Any
 
 import psutil
 import pytest
-from tournament_support import Background, comparable, events, foxgeese_here, relative_config, wait_for
+from tournament_support import BOT, Background, comparable, events, foxgeese_here, relative_config, wait_for
 
 from foxgeese.tournaments.config import load_config
 from foxgeese.tournaments.journal import read_journal
@@ -183,6 +183,22 @@ def test_auto_concurrency_uses_a_node_that_joins_mid_tournament(head: Head, tmp_
     played = nodes_of(out)
     assert played[joined.node_id] >= 1 and sum(played.values()) == state.scheduled
     assert f"joined on {socket.gethostname()} ({joined.node_id[:12]})" in capfd.readouterr().err
+
+
+def test_a_forfeiting_bots_log_comes_home(head: Head, tmp_path: Path) -> None:
+    (tmp_path / "crash.yaml").write_text(
+        "name: crash\nvariants: [{id: standard}]\nplayers:\n"
+        f'  - {{name: crash, command: ["{sys.executable}", "{BOT}", "--mode", "crash"]}}\n'
+        '  - {name: rnd, spec: "random"}\ngames_per_pairing: 2\ntime_control: 20+0.1\n')
+    out = tmp_path / "out"
+    Runner(load_config(tmp_path / "crash.yaml"), out, ray_address=head.made.address).run()
+    games = game_entries(read_journal(out))
+    assert [game["termination"] for game in games] == ["crash", "crash"]
+    for game in games:
+        [(side, seat)] = [(side, seat) for side, seat in game["record"]["bots"].items() if seat["name"] == "crash"]
+        log = out / "logs" / f"{game['id']}-{side}.log"
+        assert seat["stderr"] == game["record"]["stderr"][side] == str(log)  # the record points home
+        assert log.read_text().startswith("tournament bot: crashing on purpose in game ")
 
 
 class QuietHandler(http.server.SimpleHTTPRequestHandler):

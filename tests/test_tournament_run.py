@@ -276,3 +276,16 @@ def test_a_missing_bot_script_is_a_config_error_naming_the_path_tried(tmp_path: 
     assert done.returncode == 2 and done.stdout == ""
     assert done.stderr == (f"foxgeese: {path}:4: players[0]: bot 'h1': script 'bots/missing.py' does not exist "
                            f"(looked for {str(tmp_path / 'bots' / 'missing.py')!r})\n")
+
+
+def test_concurrency_is_a_number_or_auto(tmp_path: Path) -> None:
+    path = relative_config(tmp_path)
+    for value in ("x", "0", "65"):
+        done = foxgeese_here("tournament", "run", str(path), "--out", str(tmp_path / "out"), "--concurrency", value)
+        assert (done.returncode, done.stdout) == (2, "")
+        assert done.stderr == (f"foxgeese: tournament run: --concurrency must be a number of game slots from 1 to 64, "
+                               f"or auto, not '{value}' (see 'foxgeese tournament run --help')\n")
+    path.write_text(path.read_text() + "concurrency: many\n")
+    done = foxgeese_here("tournament", "run", str(path))
+    assert done.stderr == (f"foxgeese: {path}:11: concurrency: 'many' is not allowed; give a number of game slots "
+                           "from 1 to 64, or auto\n")

@@ -26,7 +26,13 @@ class Concurrency(Integer):
     name = "integer or auto"
 
     def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> Any:
-        return "auto" if value == "auto" else super().convert(value, param, ctx)
+        if value == "auto":
+            return value
+        try:
+            return super().convert(value, param, ctx)
+        except click.UsageError:
+            raise click.UsageError(f"--concurrency must be a number of game slots from 1 to 64, or auto, "
+                                   f"not {one_line(str(value))[:40]!r}", ctx) from None
 
 
 @click.group()

@@ -295,6 +295,7 @@ class ActorSlot(Slot):
         self.actor: Any = None
         self.taken = False  # handed to the runner
         self._ready: Any = None
+        self._checked = False  # the actor of this generation is placed and its bots passed their check
         self._where: dict[str, Any] = {}
 
     def start(self) -> None:
@@ -304,6 +305,7 @@ class ActorSlot(Slot):
             options["label_selector"] = {NODE_LABEL: f"!in({','.join(out)})"}
         self.actor = actor_class().options(**options).remote(self.setup(self.index, self.generation))
         self._ready = self.actor.start_up.remote()
+        self._checked = False
 
     def poll(self, timeout_s: float) -> bool:
         """True once the actor is placed and its bots passed their check; an actor on a node whose
@@ -311,6 +313,8 @@ class ActorSlot(Slot):
         ray = _ray()
         if self.actor is None:
             return False
+        if self._checked:
+            return True
         done, _ = ray.wait([self._ready], timeout=timeout_s)
         if not done:
             return False
@@ -319,12 +323,13 @@ class ActorSlot(Slot):
         except _lost_errors():  # its node died as it started: place it again
             self._replace()
             return False
-        failures = found.pop("failures")
-        self._where = {**found, "slot": self.index}
+        failures = found.get("failures")
+        self._where = {key: value for key, value in found.items() if key != "failures"} | {"slot": self.index}
         if failures:
             self._take_out(failures)
             self._replace()
             return False
+        self._checked = True
         return True
 
     def _take_out(self, failures: list[dict[str, str]], game_id: str | None = None) -> str:

@@ -87,13 +87,27 @@ class BotConfig:
                 raise BotSpecError(f"bot {self.name!r}: {error}") from None
         program = self.command[0]
         if os.sep in program or (os.altsep and os.altsep in program):
-            path = program if os.path.isabs(program) or self.cwd is None else os.path.join(self.cwd, program)
+            path = self._here(program)
             if not (os.path.isfile(path) and os.access(path, os.X_OK)):
-                raise BotSpecError(
-                    f"bot {shown(self.name, 200)}: program {shown(program, 200)} does not exist or is not executable"
-                )
+                raise BotSpecError(f"bot {shown(self.name, 200)}: program {shown(program, 200)} does not exist or "
+                                   f"is not executable (looked for {shown(path, 300)})")
         elif shutil.which(program, path=self.environment().get("PATH")) is None:
             raise BotSpecError(f"bot {shown(self.name, 200)}: program {shown(program, 200)} not found on PATH")
+
+    def _here(self, path: str) -> str:
+        """`path` as the bot will see it: relative paths start in its working folder (`cwd`, else
+        the current one)."""
+        return path if os.path.isabs(path) or self.cwd is None else os.path.join(self.cwd, path)
+
+    def check_script(self) -> None:
+        """Raises BotSpecError if the script of a `python SCRIPT ...` command line (the commonest
+        bot) is missing where the bot will run; anything else passes."""
+        if len(self.command) < 2 or not os.path.basename(self.command[0]).startswith("python"):
+            return
+        script = self.command[1]
+        if script.endswith(".py") and not script.startswith("-") and not os.path.isfile(self._here(script)):
+            raise BotSpecError(f"bot {shown(self.name, 200)}: script {shown(script, 200)} does not exist "
+                               f"(looked for {shown(self._here(script), 300)})")
 
     def to_json(self) -> dict[str, Any]:
         data: dict[str, Any] = {"name": self.name, "command": list(self.command), "cwd": self.cwd, "spec": self.spec}
@@ -108,10 +122,13 @@ class BotConfig:
         return config
 
     @classmethod
-    def from_spec(cls, spec: str, name: str | None = None, sandbox: bool = False) -> BotConfig:
+    def from_spec(cls, spec: str, name: str | None = None, sandbox: bool = False,
+                  cwd: str | os.PathLike[str] | None = None) -> BotConfig:
         """Parses a player SPEC (see the module doc) and checks that its program exists.
 
         `sandbox=True` runs it inside bubblewrap (not for `remote`, which is launched by nobody).
+        `cwd` is where a `cmd:` bot runs, and so where its relative paths start (default: the
+        current folder).
         """
         if not isinstance(spec, str) or not spec.strip():
             raise BotSpecError("empty player spec; expected NAME[:key=value,...] or cmd:COMMAND LINE")
@@ -123,7 +140,7 @@ class BotConfig:
                 raise BotSpecError(f"bad command line in {shown(spec, 200)}: {error}") from None
             if not command:
                 raise BotSpecError(f"{shown(spec, 200)} has no command after 'cmd:'")
-            config = cls(name or os.path.basename(command[0]), command, spec=spec)
+            config = cls(name or os.path.basename(command[0]), command, cwd=cwd, spec=spec)
         elif spec == REMOTE:
             config = cls(name or REMOTE, (), spec=spec)
         else:

@@ -15,7 +15,7 @@ from typing import Any
 
 import psutil
 import pytest
-from tournament_support import foxgeese_here
+from tournament_support import comparable, foxgeese_here, relative_config
 
 from foxgeese.tournaments.config import load_config
 from foxgeese.tournaments.errors import ConfigChangedError
@@ -252,3 +252,40 @@ def assert_tallies_match(state: RunState, results: dict[str, Any]) -> None:
     rows = {row["name"]: row for row in state.standings.rows()}
     assert {name: (row["games"], row["points"]) for name, row in rows.items()} == {
         name: (line["games"], line["score"]) for name, line in results["standings"].items()}
+
+
+def test_relative_bot_paths_start_in_the_config_folder_from_any_current_folder(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """`cmd:python bots/bot.py` (and a `cwd`) mean the config's folder, wherever the runner starts."""
+    path = relative_config(tmp_path / "cfg")
+    monkeypatch.chdir(path.parent)
+    Runner(load_config(path.name), tmp_path / "here").run()
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    monkeypatch.chdir(elsewhere)
+    Runner(load_config(path), tmp_path / "there").run()
+    games = comparable(tmp_path / "here")
+    assert comparable(tmp_path / "there") == games and len(games) == 6
+    assert not [game for game in game_entries(read_journal(tmp_path / "there")) if game["forfeit"]]
+
+
+def test_a_missing_bot_script_is_a_config_error_naming_the_path_tried(tmp_path: Path) -> None:
+    path = relative_config(tmp_path)
+    path.write_text(path.read_text().replace("bots/tournament_bot.py", "bots/missing.py"))
+    done = foxgeese_here("tournament", "run", str(path), "--out", str(tmp_path / "out"))
+    assert done.returncode == 2 and done.stdout == ""
+    assert done.stderr == (f"foxgeese: {path}:4: players[0]: bot 'h1': script 'bots/missing.py' does not exist "
+                           f"(looked for {str(tmp_path / 'bots' / 'missing.py')!r})\n")
+
+
+def test_concurrency_is_a_number_or_auto(tmp_path: Path) -> None:
+    path = relative_config(tmp_path)
+    for value in ("x", "0", "65"):
+        done = foxgeese_here("tournament", "run", str(path), "--out", str(tmp_path / "out"), "--concurrency", value)
+        assert (done.returncode, done.stdout) == (2, "")
+        assert done.stderr == (f"foxgeese: tournament run: --concurrency must be a number of game slots from 1 to 64, "
+                               f"or auto, not '{value}' (see 'foxgeese tournament run --help')\n")
+    path.write_text(path.read_text() + "concurrency: many\n")
+    done = foxgeese_here("tournament", "run", str(path))
+    assert done.stderr == (f"foxgeese: {path}:11: concurrency: 'many' is not allowed; give a number of game slots "
+                           "from 1 to 64, or auto\n")

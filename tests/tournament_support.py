@@ -45,6 +45,23 @@ def scale_config(folder: Path, extra: str = "", delay: float = 0.0, variants: st
     return path
 
 
+def relative_config(folder: Path, python: str = sys.executable, delay: float = 0.0, games: int = 2) -> Path:
+    """A config whose bots are given by paths relative to its folder, as people write them: a
+    `cmd:` spec (`python bots/BOT.py`, run by `python`) and one with a `cwd` of its own."""
+    (folder / "bots").mkdir(parents=True, exist_ok=True)
+    shutil.copy(BOT, folder / "bots" / BOT.name)
+    path = folder / "relative.yaml"
+    slow = f" --delay {delay:g}" if delay else ""
+    path.write_text(
+        "name: relative\nvariants: [{id: standard}]\nplayers:\n"
+        f'  - {{name: h1, spec: "cmd:{python} bots/{BOT.name} --seed 1{slow}"}}\n'
+        f'  - {{name: h2, spec: "cmd:{python} {BOT.name} --seed 2{slow}", cwd: bots}}\n'
+        '  - {name: rnd, spec: "random"}\n'
+        f"games_per_pairing: {games}\ntime_control: 20+0.1\nseed: 3\nmax_plies: 30\n"
+    )
+    return path
+
+
 def foxgeese_here(*args: str) -> subprocess.CompletedProcess[str]:
     """`foxgeese ARGS` run in this process by click's runner, for tests of what a command prints
     and its exit status rather than of its process: it saves a Python start-up (a second or more,

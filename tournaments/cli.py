@@ -20,6 +20,21 @@ def register(group: click.Group) -> None:
     group.add_command(tournament)
 
 
+class Concurrency(Integer):
+    """A number of game slots, or `auto`."""
+
+    name = "integer or auto"
+
+    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> Any:
+        if value == "auto":
+            return value
+        try:
+            return super().convert(value, param, ctx)
+        except click.UsageError:
+            raise click.UsageError(f"--concurrency must be a number of game slots from 1 to 64, or auto, "
+                                   f"not {one_line(str(value))[:40]!r}", ctx) from None
+
+
 @click.group()
 def tournament() -> None:
     """Run tournaments from a YAML config and report their results."""
@@ -29,14 +44,15 @@ def tournament() -> None:
 @click.argument("config")
 @click.option("--out", "out", type=click.Path(file_okay=False), default=None,
               help="Output directory (default: the config's output_dir, else tournament-out/NAME).")
-@click.option("--concurrency", type=Integer(1, 64), default=None,
-              help="Games at once (overrides the config; does not change the games).")
+@click.option("--concurrency", type=Concurrency(1, 64), default=None,
+              help="Games at once, or auto: one per CPU (of the Ray cluster with --ray, growing with it); "
+                   "overrides the config, does not change the games.")
 @click.option("--ray", "ray_address", metavar="ADDRESS", default=None,
               help="Play on the Ray cluster at ADDRESS (host:port of its head, or auto); needs foxgeese[ray].")
 @click.option("--events-pub", metavar="ENDPOINT", default=None,
               help="Also publish the live events on a ZeroMQ PUB socket (tcp://127.0.0.1:PORT).")
 @click.option("--quiet", is_flag=True, help="No per-game lines, only the final tables.")
-def run(config: str, out: str | None, concurrency: int | None, ray_address: str | None,
+def run(config: str, out: str | None, concurrency: int | str | None, ray_address: str | None,
         events_pub: str | None, quiet: bool) -> None:
     """Play the tournament CONFIG (a YAML file, or a bundled config name such as `quick`).
 

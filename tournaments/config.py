@@ -26,7 +26,7 @@ from pydantic import (
 
 from foxgeese.engine import get_variant
 from foxgeese.engine.userinput import named, shown
-from foxgeese.protocol.botconfig import BotConfig
+from foxgeese.protocol.botconfig import CMD_PREFIX, BotConfig
 from foxgeese.protocol.sandbox import check_available
 from foxgeese.protocol.timecontrol import TimeControl, TimeControlError
 from foxgeese.tournaments.book import BookError, load_book
@@ -78,7 +78,8 @@ class VariantConfig(_Strict):
 
 
 class PlayerConfig(_Strict):
-    """A built-in player (`spec`) or an external bot (`command`, optional `cwd` and `env`)."""
+    """A built-in player (`spec`) or an external bot (`command`, optional `cwd` and `env`; a `cmd:`
+    spec may have a `cwd` too). Relative paths start in `cwd`, else in the config file's folder."""
 
     name: str = Field(min_length=1)
     spec: str | None = None
@@ -92,9 +93,10 @@ class PlayerConfig(_Strict):
         if (self.spec is None) == (self.command is None):
             raise ValueError("give exactly one of 'spec' (a built-in player) or 'command' (an external bot)")
         if self.spec is not None:
-            if self.cwd is not None or self.env:
-                raise ValueError("'cwd' and 'env' apply only to a 'command' player")
-            _check_spec(self.spec)
+            if self.env or (self.cwd is not None and not self.spec.strip().startswith(CMD_PREFIX)):
+                raise ValueError("'cwd' applies only to a 'command' player or a 'cmd:' spec, 'env' only to a "
+                                 "'command' player")
+            _check_spec(self.name, self.spec, self.cwd, info)
         else:
             _check_command(self.command or [], self.cwd, info)
         if self.sandbox:
@@ -106,11 +108,22 @@ class PlayerConfig(_Strict):
         return (base_dir / self.cwd).resolve() if self.cwd else base_dir.resolve()
 
 
-def _check_spec(spec: str) -> None:
+def _check_spec(name: str, spec: str, cwd: str | None, info: ValidationInfo) -> None:
+    """Checks the player name and its options, or a `cmd:` program where it will run: in `cwd`,
+    else the config file's folder (as every executor starts it)."""
+    workdir = _workdir(cwd, info)
+    if spec.strip().startswith(CMD_PREFIX) and not workdir.is_dir():
+        raise ValueError(f"cwd {str(workdir)!r} is not a directory")
     try:
-        BotConfig.from_spec(spec)  # checks the player name, its options, or a cmd: program
+        BotConfig.from_spec(spec, name=name, cwd=workdir).check_script()
     except ValueError as error:
         raise ValueError(str(error)) from None
+
+
+def _workdir(cwd: str | None, info: ValidationInfo) -> Path:
+    """Where a bot runs: `cwd` resolved against the config file's folder (default: that folder)."""
+    base = Path((info.context or {}).get("base_dir", "."))
+    return (base / cwd) if cwd else base
 
 
 def _check_sandbox() -> None:
@@ -123,12 +136,13 @@ def _check_sandbox() -> None:
 def _check_command(command: list[str], cwd: str | None, info: ValidationInfo) -> None:
     if not command or not command[0]:
         raise ValueError("'command' must be a non-empty list: the program, then its arguments")
-    base = Path((info.context or {}).get("base_dir", "."))
-    workdir = (base / cwd) if cwd else base
+    workdir = _workdir(cwd, info)
     if not workdir.is_dir():
         raise ValueError(f"cwd {str(workdir)!r} is not a directory")
     try:
-        BotConfig("bot", command, cwd=workdir).check()
+        bot = BotConfig("bot", command, cwd=workdir)
+        bot.check()
+        bot.check_script()
     except ValueError as error:
         raise ValueError(str(error).removeprefix("bot 'bot': ")) from None
 
@@ -173,7 +187,7 @@ class TournamentConfig(_Strict):
     time_control: str = "10+0.1"
     format: Literal["round-robin", "gauntlet"] = "round-robin"
     gauntlet_player: str | None = None
-    concurrency: int = Field(1, ge=1, le=64)
+    concurrency: int | Literal["auto"] = 1  # or auto: one slot per CPU (of the Ray cluster, growing with it)
     seed: int = Field(0, ge=0, le=MAX_SEED)
     opening_plies: int = Field(0, ge=0, le=40)
     max_plies: int | None = Field(None, ge=1, le=100_000)
@@ -193,6 +207,14 @@ class TournamentConfig(_Strict):
                 f"must be even (got {value}): each pair plays every opening twice, once in each role"
             )
         return value
+
+    @field_validator("concurrency", mode="before")
+    @classmethod
+    def _concurrency(cls, value: Any) -> Any:
+        """A number of game slots from 1 to 64, or auto (one message for either mistake)."""
+        if value == "auto" or (isinstance(value, int) and not isinstance(value, bool) and 1 <= value <= 64):
+            return value
+        raise ValueError(f"{shown(value)} is not allowed; give a number of game slots from 1 to 64, or auto")
 
     @field_validator("affinity", mode="before")
     @classmethod

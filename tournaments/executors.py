@@ -56,12 +56,23 @@ class Slot:
 
 
 class Executor:
-    """Makes the slots of one run and ends everything they started on `close`."""
+    """Makes the slots of one run and ends everything they started on `close`.
+
+    `slots` returns the slots ready now. An executor whose place grows (Ray: CPUs that free up, a
+    node that joins) hands each later slot to `on_new_slot`, set by the runner, which returns
+    False when it has no use for it any more (the executor then closes it).
+    """
 
     name = "?"
+    on_new_slot: Callable[[Slot], bool] | None = None
 
-    def slots(self, count: int, setup: Callable[[int, int], WorkerSetup]) -> list[Slot]:
+    def slots(self, count: int, setup: Callable[[int, int], WorkerSetup], grow: bool = False) -> list[Slot]:
+        """`count` slots (fewer when they do not all fit yet); `grow`: more as room appears."""
         raise NotImplementedError
+
+    def auto_slots(self) -> int:
+        """How many slots `--concurrency auto` asks for: one per CPU."""
+        return usable_cpus()
 
     def close(self) -> None:
         pass
@@ -86,7 +97,7 @@ class LocalExecutor(Executor):
         self.affinity = affinity
         self._slots: list[ProcessSlot] = []
 
-    def slots(self, count: int, setup: Callable[[int, int], WorkerSetup]) -> list[Slot]:
+    def slots(self, count: int, setup: Callable[[int, int], WorkerSetup], grow: bool = False) -> list[Slot]:
         cpus = slot_cpus(count) if self.affinity == "auto" else [None] * count
         self._slots = [ProcessSlot(index, setup, cpu) for index, cpu in zip(range(count), cpus)]
         try:
@@ -106,6 +117,14 @@ class LocalExecutor(Executor):
     def abort(self) -> None:
         for slot in self._slots:
             slot.kill()
+
+
+def usable_cpus() -> int:
+    """The CPUs this process may run on."""
+    try:
+        return len(os.sched_getaffinity(0))
+    except (AttributeError, OSError):  # no affinity on this system (macOS)
+        return os.cpu_count() or 1
 
 
 def slot_cpus(count: int) -> list[int | None]:

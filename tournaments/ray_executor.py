@@ -3,7 +3,18 @@
 The actor runs on whichever node of the cluster has a free CPU (`ray.num_cpus` per slot), starts
 the bots there (so they use that machine's cores), and keeps them between games like a local
 worker. The config's folder (or `ray.working_dir`) travels to every node as the actors' Ray
-runtime environment `working_dir`: relative bot paths and `cwd`s work there as they do here.
+runtime environment `working_dir`: relative bot paths and `cwd`s start in its copy of the
+config's folder, as they start in the config's folder locally.
+
+Before a slot plays, its actor starts every bot of the config and has it say hello (one ply per
+pair, `GamePlayer.check_bots`). A node where a bot fails that check, or later fails to show up
+for a game and then the check, or forfeits far more games than the other nodes, is taken out of
+rotation (ray_nodes.NodeHealth): its actors are ended and placed again with a label selector that
+excludes it, and its game is played elsewhere. A failed bot's log comes back to DIR/logs/.
+
+Slots are placed by Ray: those that fit start at once, the others wait in Ray's queue and join
+the run when CPUs free up or a node joins (`Executor.on_new_slot`); with `--concurrency auto`
+the executor asks for one more slot whenever the cluster grows.
 
 A game's moves stream back to the runner as the actor method's generator yields them. When an
 actor dies (its process killed, its node removed) the generator raises: the slot reports
@@ -13,21 +24,27 @@ actor dies (its process killed, its node removed) the generator raises: the slot
 from __future__ import annotations
 
 import logging
-import socket
+import math
+import signal
 import sys
 import threading
 import time
 from collections.abc import Callable
 from functools import lru_cache
+from pathlib import Path
 from typing import Any
 
 from foxgeese.tournaments.config import LoadedConfig, RayConfig
 from foxgeese.tournaments.errors import TournamentError
 from foxgeese.tournaments.executors import Emit, Executor, Slot, WorkerLost
+from foxgeese.tournaments.ray_nodes import NodeHealth, RayLog, check_address
 from foxgeese.tournaments.worker import EventBatches, GameJob, GamePlayer, WorkerSetup, move_event, where
 
-START_WAIT_S = 120.0  # a slot whose actor has no place in the cluster by then is an error at start
-NOTICE_EVERY_S = 30.0  # how often a slot waiting for a place says so
+START_WAIT_S = 120.0  # a run none of whose slots found a place in the cluster by then is an error
+SETTLE_S = 2.0  # after the first slot is ready, how long the others get before the run starts without them
+POLL_S = 1.0  # how often waiting slots are looked at (and, with `auto`, the cluster's size)
+MAX_SLOTS = 1024  # `--concurrency auto` never asks for more
+NODE_LABEL = "ray.io/node-id"  # every node's own label (Ray >= 2.49)
 
 
 def _ray() -> Any:
@@ -42,21 +59,31 @@ class _Actor:
     """The body of the Ray actor (wrapped by `ray.remote` in `actor_class`)."""
 
     def __init__(self, setup: WorkerSetup) -> None:
+        self.setup = setup
         self.player = GamePlayer(setup)
 
-    def where(self) -> dict[str, Any]:
+    def start_up(self) -> dict[str, Any]:
+        """Where this actor runs, and the bots that failed to start here (see the module doc)."""
         import ray
 
-        return {**where(), "node": ray.get_runtime_context().get_node_id()}
+        check = self.setup.check_job
+        return {**where(), "node": ray.get_runtime_context().get_node_id(),
+                "failures": self.player.check_bots(check) if check is not None else []}
+
+    def check_bots(self) -> list[dict[str, str]]:
+        check = self.setup.check_job
+        return self.player.check_bots(check) if check is not None else []
 
     def play(self, job: GameJob) -> Any:
-        """Yields ("events", [move events]) while the game runs, then ("done", entry) or ("error", text)."""
+        """Yields ("events", [move events]) while the game runs, then ("done", (entry, the forfeiting
+        bot's log by side)) or ("error", text)."""
         events = EventBatches()
         outcome: dict[str, Any] = {}
 
         def run() -> None:
             try:
-                outcome["done"] = self.player.play(job, events.put)
+                entry = self.player.play(job, events.put)
+                outcome["done"] = (entry, self.player.forfeit_logs(entry))
             except Exception as error:  # noqa: BLE001 - reported to the runner, which stops with it
                 outcome["error"] = f"{type(error).__name__}: {error}"
             finally:
@@ -95,7 +122,7 @@ class RayExecutor(Executor):
 
     name = "ray"
 
-    def __init__(self, loaded: LoadedConfig, address: str | None = None) -> None:
+    def __init__(self, loaded: LoadedConfig, address: str | None = None, directory: Path | None = None) -> None:
         ray = _ray()
         self.settings = loaded.config.ray or RayConfig()
         self.address = address or self.settings.address
@@ -103,69 +130,159 @@ class RayExecutor(Executor):
         self.working_dir = folder.resolve()
         if not self.working_dir.is_dir():
             raise TournamentError(f"ray.working_dir {str(self.working_dir)!r} is not a folder")
+        # Where relative bot folders start on a node: the config's folder inside the shipped copy
+        # (the actor's current folder), or, outside it, the same absolute path on every machine.
+        try:
+            self.base_on_node = str(Path(".") / loaded.base_dir.resolve().relative_to(self.working_dir))
+        except ValueError:
+            self.base_on_node = str(loaded.base_dir.resolve())
         self.runtime_env: dict[str, Any] = {"working_dir": str(self.working_dir)}
         if self.settings.excludes:
             self.runtime_env["excludes"] = list(self.settings.excludes)
+        self.health = NodeHealth(directory / "logs" if directory is not None else None)
+        self.log = RayLog(directory / "ray.log" if directory is not None else None)
         self._owns = not ray.is_initialized()  # else the caller's ray.init set the runtime environment
         if self._owns:
-            _check_reachable(self.address)
+            check_address(self.address)
+            self.log.start()
+            on_sigterm = signal.getsignal(signal.SIGTERM)
             try:
-                # A local folder can travel only as the job's runtime environment, set here.
-                ray.init(address=self.address, log_to_driver=False, logging_level=logging.WARNING,
-                         namespace="foxgeese", runtime_env=self.runtime_env)
+                with self.log.quiet():  # a local cluster's start, or a connect, says much on stderr
+                    # A local folder can travel only as the job's runtime environment, set here.
+                    ray.init(address=self.address, log_to_driver=False, logging_level=logging.WARNING,
+                             namespace="foxgeese", runtime_env=self.runtime_env, configure_logging=False)
             except (ConnectionError, ValueError, RuntimeError) as error:
+                self.log.close()
                 raise TournamentError(f"cannot reach the Ray cluster at {self.address or 'RAY_ADDRESS/local'}: "
                                       f"{str(error).splitlines()[0]}; check the address (HEAD:6379, or auto on "
                                       "a node of the cluster)") from None
+            finally:
+                # Ray's own SIGTERM handler exits only after the games in progress (minutes); the
+                # journal is durable game by game, so SIGTERM ends the runner at once, as locally.
+                if threading.current_thread() is threading.main_thread() and on_sigterm is not None:
+                    signal.signal(signal.SIGTERM, on_sigterm)
         self._slots: list[ActorSlot] = []
+        self._lock = threading.Lock()
+        self._closing = threading.Event()
+        self._watcher: threading.Thread | None = None
+        self._setup: Callable[[int, int], WorkerSetup] | None = None
 
-    def slots(self, count: int, setup: Callable[[int, int], WorkerSetup]) -> list[Slot]:
-        def ray_setup(index: int, generation: int) -> WorkerSetup:
-            # Bots are resolved from the shipped folder (the actor's cwd); logs stay on that machine.
-            base = setup(index, generation)
-            return WorkerSetup(base.players, ".", None, base.referee_options)
+    def auto_slots(self) -> int:
+        return max(1, min(MAX_SLOTS, self._room()))
 
-        self._slots = [ActorSlot(index, ray_setup, self) for index in range(count)]
+    def _room(self) -> int:
+        """Slots the cluster's nodes in rotation hold in all."""
+        cpus = sum(node.get("Resources", {}).get("CPU", 0) for node in _ray().nodes()
+                   if node.get("Alive") and not self.health.is_out(node["NodeID"]))
+        return math.floor(cpus / self.settings.num_cpus + 1e-9)
+
+    def _node_setup(self, index: int, generation: int) -> WorkerSetup:
+        # Bots are resolved from the shipped folder (the actor's cwd); their logs stay on that
+        # machine, a failed bot's comes back (see the module doc).
+        assert self._setup is not None
+        base = self._setup(index, generation)
+        return WorkerSetup(base.players, self.base_on_node, None, base.referee_options, base.check_job)
+
+    def slots(self, count: int, setup: Callable[[int, int], WorkerSetup], grow: bool = False) -> list[Slot]:
+        self._setup = setup
         try:
-            for slot in self._slots:
-                slot.start()
-            for slot in self._slots:
-                if not slot.await_ready(START_WAIT_S, lambda: False):
-                    raise TournamentError(
-                        f"the Ray cluster found no place for game slot {slot.index + 1} of {count} within "
-                        f"{START_WAIT_S:.0f}s (each needs {self.settings.num_cpus:g} CPU); lower --concurrency")
+            for _ in range(count):
+                self._new_slot()
+            ready = self._first_ready(count)
         except BaseException:
             self.close()
             raise
-        return list(self._slots)
+        self._watcher = threading.Thread(target=self._watch, args=(grow,), name="ray-slots", daemon=True)
+        self._watcher.start()
+        return ready
+
+    def _new_slot(self) -> ActorSlot:
+        with self._lock:
+            slot = ActorSlot(len(self._slots), self._node_setup, self)
+            self._slots.append(slot)
+        slot.start()
+        return slot
+
+    def _first_ready(self, count: int) -> list[Slot]:
+        """The slots ready once the first is, and the others had SETTLE_S more; says when some wait."""
+        started = time.monotonic()
+        first = None
+        while True:
+            ready = [slot for slot in self._slots if slot.poll(0.0 if first else POLL_S / max(1, count))]
+            now = time.monotonic()
+            if ready and first is None:
+                first = now
+            if len(ready) == count or (first is not None and now - first >= SETTLE_S):
+                break
+            if first is None and now - started > START_WAIT_S:
+                raise TournamentError(
+                    f"the Ray cluster found no place for any of the {count} game slots within {START_WAIT_S:.0f}s "
+                    f"(each needs {self.settings.num_cpus:g} CPU{self._out_text()}); add nodes or lower ray.num_cpus")
+            if first is None and self._all_out():
+                raise TournamentError("every node of the Ray cluster was taken out of rotation (see the lines above)")
+            time.sleep(0.05)
+        for slot in ready:
+            slot.taken = True
+        if len(ready) < count:
+            print(f"foxgeese: the Ray cluster has room for {len(ready)} of the {count} game slots asked now (each "
+                  f"needs {self.settings.num_cpus:g} CPU); playing on {len(ready)}, the others start when CPUs "
+                  "free up or nodes join", file=sys.stderr)
+        return list(ready)
+
+    def _out_text(self) -> str:
+        out = self.health.excluded()
+        return f"; {len(out)} node(s) out of rotation" if out else ""
+
+    def _all_out(self) -> bool:
+        alive = [node["NodeID"] for node in _ray().nodes() if node.get("Alive")]
+        return bool(alive) and all(self.health.is_out(node) for node in alive)
+
+    def _watch(self, grow: bool) -> None:
+        """Hands slots that found a place later to the runner; with `grow`, asks for more as the
+        cluster grows. Ends with the executor, or when the runner needs no more slots."""
+        while not self._closing.wait(POLL_S):
+            try:
+                with self._lock:
+                    waiting = [slot for slot in self._slots if not slot.taken and slot.actor is not None]
+                for slot in waiting:
+                    if self._closing.is_set() or not slot.poll(0.0):
+                        continue
+                    slot.taken = True
+                    if self.on_new_slot is None or not self.on_new_slot(slot):
+                        return
+                    print(f"foxgeese: game slot {slot.index + 1} joined on {slot.where().get('host')} "
+                          f"({str(slot.where().get('node'))[:12]})", file=sys.stderr)
+                if grow:
+                    for _ in range(min(MAX_SLOTS, self._room()) - len(self._slots)):
+                        self._new_slot()
+            except TournamentError as error:
+                print(f"foxgeese: {error}", file=sys.stderr)
+                return
+            except Exception as error:  # noqa: BLE001 - the cluster went away: the slots playing say so
+                if self._closing.is_set():
+                    return
+                print(f"foxgeese: no more Ray game slots are started: {type(error).__name__}: {error}",
+                      file=sys.stderr)
+                return
 
     def abort(self) -> None:
-        for slot in self._slots:
+        self._closing.set()
+        for slot in list(self._slots):
             slot._kill()  # the bots see their referee gone and exit
         self.close()
 
     def close(self) -> None:
-        for slot in self._slots:
+        self._closing.set()
+        if self._watcher is not None and self._watcher is not threading.current_thread():
+            self._watcher.join(15)
+        for slot in list(self._slots):
             slot.close()
         self._slots = []
         if self._owns:
-            _ray().shutdown()
+            with self.log.quiet():
+                _ray().shutdown()
+            self.log.close()
             self._owns = False
-
-
-def _check_reachable(address: str | None) -> None:
-    """Ray retries an unreachable head for minutes: a HOST:PORT that refuses is an error at once."""
-    if not address or address in ("auto", "local") or "://" in address:
-        return
-    host, _, port = address.rpartition(":")
-    if not host or not port.isdigit():
-        raise TournamentError(f"Ray address {address!r}: give HOST:PORT of the cluster's head (e.g. 10.0.0.5:6379) "
-                              "or auto")
-    try:
-        socket.create_connection((host.strip("[]"), int(port)), timeout=5).close()
-    except OSError as error:
-        raise TournamentError(f"cannot reach the Ray cluster's head at {address} ({error.strerror or error}); "
-                              "start it with `ray start --head` or check the address") from None
 
 
 class ActorSlot(Slot):
@@ -173,38 +290,72 @@ class ActorSlot(Slot):
         self.index = index
         self.setup = setup
         self.executor = executor
+        self.health = executor.health
         self.generation = 0
         self.actor: Any = None
+        self.taken = False  # handed to the runner
         self._ready: Any = None
+        self._checked = False  # the actor of this generation is placed and its bots passed their check
         self._where: dict[str, Any] = {}
 
     def start(self) -> None:
-        self.actor = actor_class().options(num_cpus=self.executor.settings.num_cpus).remote(
-            self.setup(self.index, self.generation))
-        self._ready = self.actor.where.remote()
+        options: dict[str, Any] = {"num_cpus": self.executor.settings.num_cpus}
+        out = self.health.excluded()
+        if out:
+            options["label_selector"] = {NODE_LABEL: f"!in({','.join(out)})"}
+        self.actor = actor_class().options(**options).remote(self.setup(self.index, self.generation))
+        self._ready = self.actor.start_up.remote()
+        self._checked = False
 
-    def await_ready(self, limit_s: float | None, give_up: Callable[[], bool]) -> bool:
-        """Waits for the actor to be placed and started; False on `limit_s` or `give_up()`."""
+    def poll(self, timeout_s: float) -> bool:
+        """True once the actor is placed and its bots passed their check; an actor on a node whose
+        bots failed takes that node out of rotation and is placed again elsewhere."""
         ray = _ray()
-        started = time.monotonic()
-        noticed = started
-        while True:
-            done, _ = ray.wait([self._ready], timeout=1.0)
-            if done:
-                try:
-                    self._where = {**ray.get(self._ready), "slot": self.index}
-                except _lost_errors() as error:
-                    raise TournamentError(f"Ray game slot {self.index} could not start: "
-                                          f"{str(error).splitlines()[0]}") from None
-                return True
-            now = time.monotonic()
-            if give_up() or (limit_s is not None and now - started > limit_s):
+        if self.actor is None:
+            return False
+        if self._checked:
+            return True
+        done, _ = ray.wait([self._ready], timeout=timeout_s)
+        if not done:
+            return False
+        try:
+            found = ray.get(self._ready)
+        except _lost_errors():  # its node died as it started: place it again
+            self._replace()
+            return False
+        failures = found.get("failures")
+        self._where = {key: value for key, value in found.items() if key != "failures"} | {"slot": self.index}
+        if failures:
+            self._take_out(failures)
+            self._replace()
+            return False
+        self._checked = True
+        return True
+
+    def _take_out(self, failures: list[dict[str, str]], game_id: str | None = None) -> str:
+        """Takes this slot's node out of rotation for its bots' failures; brings their logs home."""
+        node, host = str(self._where.get("node")), str(self._where.get("host"))
+        failures = sorted(failures, key=lambda failure: failure["name"])
+        paths = [self.health.save_log(f"{game_id or 'check'}-{host}-{node[:8]}-{failure['name']}.log", failure["log"])
+                 for failure in failures]
+        names = " and ".join(repr(failure["name"]) for failure in failures)
+        why = (f"bot {names} failed {'its' if len(failures) == 1 else 'their'} check there "
+               f"({failures[0]['reason'][:200]})" + (f"; logs: {', '.join(map(str, paths))}" if paths[0] else ""))
+        self.health.take_out(node, host, why)
+        return why
+
+    def _replace(self) -> None:
+        self._kill()
+        self.generation += 1
+        self.start()
+
+    def await_ready(self, give_up: Callable[[], bool]) -> bool:
+        """Waits until the actor is placed and checked; False on `give_up()`."""
+        while not self.poll(POLL_S):
+            if give_up() or self.executor._closing.is_set():
                 self._kill()
                 return False
-            if now - noticed > NOTICE_EVERY_S:
-                noticed = now
-                print(f"foxgeese: game slot {self.index} is waiting for a free CPU in the Ray cluster",
-                      file=sys.stderr)
+        return True
 
     def where(self) -> dict[str, Any]:
         return dict(self._where)
@@ -217,7 +368,7 @@ class ActorSlot(Slot):
                 if kind == "events":
                     emit(payload)
                 elif kind == "done":
-                    return payload
+                    return self._judged(job, *payload)
                 else:
                     raise TournamentError(f"game {job.game['id']}: {payload}")
         except _lost_errors() as error:
@@ -225,11 +376,34 @@ class ActorSlot(Slot):
                              f"{str(self._where.get('node', '?'))[:12]} died: {type(error).__name__}") from None
         raise WorkerLost(f"Ray actor {self._where.get('pid')} ended the game without a result")
 
+    def _judged(self, job: GameJob, entry: dict[str, Any], logs: dict[str, str]) -> dict[str, Any]:
+        """A finished game's entry, its forfeiting bot's log brought home; a game lost to a node
+        that failed its bots (or forfeits far too often) is a lost game, played again elsewhere."""
+        ray = _ray()
+        game_id = job.game["id"]
+        for side, text in logs.items():
+            path = self.health.save_log(f"{game_id}-{side}.log", text)
+            if path is not None:
+                entry["record"]["bots"][side]["stderr"] = path
+                entry["record"].get("stderr", {})[side] = path
+        node, host = str(self._where.get("node")), str(self._where.get("host"))
+        if entry["termination"] == "no-show":  # a bot that did not start: is it this machine?
+            try:
+                failures = ray.get(self.actor.check_bots.remote())
+            except _lost_errors():
+                failures = []
+            if failures:
+                why = self._take_out(failures, game_id)
+                raise WorkerLost(f"Ray node {host} ({node[:12]}) out of rotation: {why}")
+        anomaly = self.health.count(node, entry)
+        if anomaly is not None:
+            self.health.take_out(node, host, anomaly)
+            raise WorkerLost(f"Ray node {host} ({node[:12]}) out of rotation: {anomaly}")
+        return entry
+
     def restart(self, give_up: Callable[[], bool]) -> bool:
-        self._kill()
-        self.generation += 1
-        self.start()
-        return self.await_ready(None, give_up)
+        self._replace()
+        return self.await_ready(give_up)
 
     def _kill(self) -> None:
         if self.actor is not None:
@@ -244,8 +418,9 @@ class ActorSlot(Slot):
         if self.actor is None:
             return
         ray = _ray()
-        try:
-            ray.get(self.actor.close.remote(), timeout=15)
-        except Exception:  # noqa: BLE001 - a dead or hung actor: killed below
-            pass
+        if self.taken:
+            try:
+                ray.get(self.actor.close.remote(), timeout=15)
+            except Exception:  # noqa: BLE001 - a dead or hung actor: killed below
+                pass
         self._kill()

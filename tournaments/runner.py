@@ -39,6 +39,7 @@ from foxgeese.tournaments.journal import (
     read_identity,
     read_journal,
 )
+from foxgeese.tournaments.ray_nodes import check_address
 from foxgeese.tournaments.report import game_entries, sprt_stop
 from foxgeese.tournaments.schedule import ScheduledGame, make_schedule
 from foxgeese.tournaments.sprt import sprt_of_counts
@@ -47,6 +48,7 @@ from foxgeese.tournaments.worker import GameJob, PlayerDef, WorkerSetup, game_se
 
 IDENTITY_FORMAT = 1
 MAX_ATTEMPTS = 3  # a game whose worker dies this often stops the tournament: something kills it
+WORKER_KEYS = ("host", "node")  # what a journal line says of the machine that played it
 
 
 @dataclass
@@ -89,7 +91,7 @@ def player_defs(loaded: LoadedConfig, base_dir: Path | None = None) -> list[Play
     players = []
     for player in loaded.config.players:
         cwd = None
-        if player.command is not None:
+        if player.command is not None or player.cwd is not None:
             folder = player.working_dir(loaded.base_dir)
             try:
                 cwd = str(folder.relative_to(base))
@@ -175,7 +177,7 @@ class Runner:
     """
 
     def __init__(self, loaded: LoadedConfig, directory: Path, listener: Listener | None = None,
-                 concurrency: int | None = None, referee_options: dict[str, Any] | None = None,
+                 concurrency: int | str | None = None, referee_options: dict[str, Any] | None = None,
                  executor: str | Executor | None = None, ray_address: str | None = None,
                  events_pub: str | None = None) -> None:
         self.loaded = loaded
@@ -183,7 +185,7 @@ class Runner:
         self.directory = Path(directory)
         self.listener = listener
         self.on_start: Callable[[RunState], None] | None = None
-        self.concurrency = concurrency or self.config.concurrency
+        self.concurrency: int | str = concurrency or self.config.concurrency  # or "auto": one slot a CPU
         self.referee_options = dict(referee_options or {})  # e.g. timeouts, passed to each Referee
         self.executor = executor if executor is not None else ("ray" if ray_address else self.config.executor)
         self.ray_address = ray_address
@@ -194,6 +196,8 @@ class Runner:
         self.errors: list[BaseException] = []
         self.events: EventStream | None = None
         self._pending: deque[ScheduledGame] = deque()
+        self._ended: list[threading.Event] = []  # one per slot thread, set when it returns
+        self._slots_done = False  # no slot thread is started any more
         self._attempts: dict[str, int] = {}
         self._write_lock = threading.Lock()
         self._finished: queue.SimpleQueue[tuple[ScheduledGame, dict[str, Any]] | None] = queue.SimpleQueue()
@@ -202,9 +206,11 @@ class Runner:
 
     def run(self) -> RunState:
         """Plays every missing game (or until an SPRT decides); raises TournamentError on user errors."""
-        self.directory.mkdir(parents=True, exist_ok=True)
         for bot in bot_configs(self.loaded).values():
             bot.check()  # a missing program fails here, before any game
+        if self.executor == "ray":  # a wrong address fails here, in seconds, before the directory is made
+            check_address(self.ray_address or (self.config.ray.address if self.config.ray else None))
+        self.directory.mkdir(parents=True, exist_ok=True)
         with DirectoryLock(self.directory):
             self._load()
             pending = len(self._pending)
@@ -213,7 +219,7 @@ class Runner:
                                  games_total=self.state.scheduled, games_done=self.state.games_done,
                                  executor=self._executor_name(), concurrency=self.concurrency)
                 if pending:
-                    self._play(min(self.concurrency, pending))
+                    self._play(pending)
                 self.events.emit("tournament_ended", games_played=self.state.games_done - self.state.done_before,
                                  games_total=self.state.scheduled, games_done=self.state.games_done,
                                  interrupted=self.state.interrupted)
@@ -257,7 +263,7 @@ class Runner:
         if self.executor == "ray":
             from foxgeese.tournaments.ray_executor import RayExecutor
 
-            return RayExecutor(self.loaded, self.ray_address)
+            return RayExecutor(self.loaded, self.ray_address, self.directory)
         return LocalExecutor(self.config.affinity)
 
     def _setup(self, index: int, generation: int) -> WorkerSetup:
@@ -265,35 +271,59 @@ class Runner:
         suffix = f".{generation}" if generation else ""
         log_dir = self.directory / "logs" / f"run{os.getpid()}-w{index}{suffix}"
         return WorkerSetup(player_defs(self.loaded), str(self.loaded.base_dir), str(log_dir.resolve()),
-                           dict(self.referee_options))
+                           dict(self.referee_options), check_job=self._job(self.schedule[0]))
 
-    def _play(self, slots_wanted: int) -> None:
+    def _play(self, pending: int) -> None:
         with JournalWriter(self.directory) as journal, self._make_executor() as executor:
-            slots = executor.slots(slots_wanted, self._setup)
+            auto = self.concurrency == "auto"
+            wanted = executor.auto_slots() if auto else int(self.concurrency)
+            executor.on_new_slot = self._add_slot
             journaler = threading.Thread(target=self._journal_loop, args=(journal,), name="journal", daemon=True)
             journaler.start()
-            ended = [threading.Event() for _ in slots]
-            threads = [threading.Thread(target=self._serve, args=(slot, done), name=f"slot-{index}", daemon=True)
-                       for index, (slot, done) in enumerate(zip(slots, ended))]
-            for thread in threads:
-                thread.start()
             try:
-                _wait_all(ended)
+                for slot in executor.slots(min(wanted, pending), self._setup, grow=auto):
+                    self._add_slot(slot)
+                self._wait_slots()
             except KeyboardInterrupt:
                 self.stop.set()
                 self.state.interrupted = True
                 print("stopping after the games in progress (Ctrl-C again to abandon them)", file=sys.stderr)
                 try:
-                    _wait_all(ended)
+                    self._wait_slots()
                 except KeyboardInterrupt:
                     self.abandon.set()
                     print("abandoning the games in progress; a rerun plays them", file=sys.stderr)
                     executor.abort()  # ends the workers (and their bots) now
-                    for done in ended:
+                    for done in self._ended:
                         done.wait(10)
             finally:
+                with self._write_lock:
+                    self._slots_done = True  # a slot that becomes ready from now on is closed unused
                 self._finished.put(None)
                 journaler.join()
+
+    def _add_slot(self, slot: Slot) -> bool:
+        """Starts a slot's thread (at the start, or when the executor found room for one more);
+        False when no game is left for it."""
+        with self._write_lock:
+            if self._slots_done or (self._ended and (self.stop.is_set() or not self._pending)):
+                return False
+            done = threading.Event()
+            self._ended.append(done)
+            threading.Thread(target=self._serve, args=(slot, done), name=f"slot-{len(self._ended)}",
+                             daemon=True).start()
+            return True
+
+    def _wait_slots(self) -> None:
+        """Until every slot thread has ended, slots added meanwhile included."""
+        while True:
+            with self._write_lock:
+                ended = list(self._ended)
+            _wait_all(ended)
+            with self._write_lock:
+                if len(self._ended) == len(ended):
+                    self._slots_done = True
+                    return
 
     def _take(self) -> ScheduledGame | None:
         with self._write_lock:
@@ -326,6 +356,7 @@ class Runner:
                     if not slot.restart(self._nothing_left):
                         return
                     continue
+                entry["worker"] = {key: value for key, value in slot.where().items() if key in WORKER_KEYS}
                 self._finished.put((game, entry))
         except BaseException as error:  # surfaced by run(); the unfinished game stays unplayed
             self.errors.append(error)

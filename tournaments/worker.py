@@ -25,13 +25,14 @@ from pathlib import Path
 from typing import Any
 
 from foxgeese.engine import Side, get_variant
-from foxgeese.protocol.botconfig import BotConfig
+from foxgeese.protocol.botconfig import CMD_PREFIX, BotConfig
 from foxgeese.protocol.match import MoveEvent
 from foxgeese.protocol.referee import Referee
 from foxgeese.tournaments.events import encoded
 from foxgeese.tournaments.journal import FORFEITS
 from foxgeese.tournaments.schedule import ScheduledGame
 
+STARTUP_FAILURES = ("no-show", "crash", "protocol-error")  # endings of a bot that did not start or speak
 SEED_LIMIT = 2**31  # game seeds fit a signed 32-bit int in any language
 EVENT_DELAY_S = 0.1  # a move event reaches the runner at most this long after the move (docs/tournaments.md)
 
@@ -54,9 +55,13 @@ class PlayerDef:
     sandbox: bool = False
 
     def bot_config(self, base_dir: Path) -> Any:
-        if self.spec is not None:
-            return BotConfig.from_spec(self.spec, name=self.name, sandbox=self.sandbox)
+        """The bot as this machine launches it: a `command` or `cmd:` bot runs in `cwd`, resolved
+        from `base_dir` (the config's folder, or its copy on a Ray node), so relative paths mean the
+        same wherever the runner was started."""
         workdir = (base_dir / self.cwd) if self.cwd else base_dir
+        if self.spec is not None:
+            cwd = workdir.resolve() if self.spec.strip().startswith(CMD_PREFIX) else None
+            return BotConfig.from_spec(self.spec, name=self.name, sandbox=self.sandbox, cwd=cwd)
         return BotConfig(self.name, list(self.command), cwd=workdir.resolve(), env=dict(self.env),
                          sandbox=self.sandbox)
 
@@ -81,6 +86,7 @@ class WorkerSetup:
     base_dir: str
     log_dir: str | None
     referee_options: dict[str, Any] = field(default_factory=dict)
+    check_job: GameJob | None = None  # a game of the tournament, for `GamePlayer.check_bots`
 
 
 def journal_entry(game: ScheduledGame, record: Any, seed: int | None = None,
@@ -144,6 +150,52 @@ class GamePlayer:
             on_move=emit, seed=job.seed, adjudicator=_table_adjudicator(job.adjudicate),
         )
         return journal_entry(game, record, seed=job.seed, config_hash=job.config_hash)
+
+
+    def check_bots(self, job: GameJob) -> list[dict[str, str]]:
+        """Starts every bot of the config and has it say hello: one ply of `job`'s variant with a
+        partner (the real referee, so the bots stay for the games that follow). A game that ends as
+        one bot fails may leave its partner unheard: that one is checked again with a bot that said
+        hello. The bots that did not start, or broke the protocol: [{"name", "reason", "log"}]."""
+        unheard = list(self.bots)
+        heard: list[str] = []
+        failures: list[dict[str, str]] = []
+        for number in range(1, 2 * len(unheard) + 1):
+            if not unheard:
+                break
+            partner = heard[0] if heard else unheard[1] if len(unheard) > 1 else unheard[0]
+            game = {**job.game, "id": f"check-{number}", "predator": unheard[0], "prey": partner, "opening": []}
+            entry = self.play(GameJob(game, job.seed, job.time_control, 1, job.config_hash), lambda move: None)
+            for seat in entry["record"]["bots"].values():
+                name = seat.get("name")
+                if name not in unheard:
+                    continue
+                if seat.get("bot_name"):
+                    heard.append(name)
+                elif entry["termination"] in STARTUP_FAILURES and entry["forfeit"] in (name, None):
+                    failures.append({"name": name, "reason": entry["reason"], "log": log_tail(seat.get("stderr"))})
+                else:
+                    continue
+                unheard.remove(name)
+        return failures
+
+    def forfeit_logs(self, entry: dict[str, Any]) -> dict[str, str]:
+        """The end of the log of the bot that forfeited `entry`'s game, by its side ({} for none)."""
+        return {side: log_tail(seat.get("stderr")) for side, seat in entry["record"]["bots"].items()
+                if entry.get("forfeit") is not None and seat.get("name") == entry["forfeit"]}
+
+
+def log_tail(path: str | None, limit: int = 64_000) -> str:
+    """The end of a bot's log file on this machine ('' when there is none)."""
+    if not path:
+        return ""
+    try:
+        with open(path, "rb") as log:
+            log.seek(0, os.SEEK_END)
+            log.seek(max(0, log.tell() - limit))
+            return log.read().decode("utf-8", "replace")
+    except OSError:
+        return ""
 
 
 def move_event(move: Any) -> Any:

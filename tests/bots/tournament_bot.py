@@ -60,6 +60,7 @@ def main() -> int:
         elif kind == "turn":
             reply = {"game_id": message["game_id"], "request_id": message["request_id"]}
             if args.mode == "crash":
+                print(f"tournament bot: crashing on purpose in game {message['game_id']}", file=sys.stderr, flush=True)
                 os._exit(3)
             if args.mode == "hang":
                 while os.getppid() == parent:

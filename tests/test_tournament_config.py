@@ -101,9 +101,33 @@ def test_all_problems_are_reported_at_once(tmp_path: Path) -> None:
 
 def test_gauntlet_and_names_are_checked(tmp_path: Path) -> None:
     lines = problems(tmp_path, GOOD + "format: gauntlet\ngauntlet_player: nobody\n")
-    assert "gauntlet_player 'nobody' is not a player; allowed: r1, r2, r3" in lines[0]
+    assert lines[0].endswith(":17: gauntlet_player: 'nobody' is not a player; allowed: r1, r2, r3")
     lines = problems(tmp_path, GOOD.replace("name: r2", "name: r1"))
-    assert "repeated: r1" in lines[0]
+    assert lines == [f"{tmp_path / 't.yaml'}:8: players[1].name: player name 'r1' is used twice (first by "
+                     "players[0]); player names must be unique"]
+
+
+def test_every_problem_comes_at_once_each_with_its_line(tmp_path: Path) -> None:
+    """A duplicate name and a gauntlet without its player used to wait until every other problem
+    was fixed, and came without a line."""
+    text = GOOD.replace("name: r2", "name: r1").replace("spec: random:seed=3", "spec: randomm")
+    lines = problems(tmp_path, text + "format: gauntlet\nbogus: 1\n")
+    assert [line.split(": ", 2)[1] for line in lines] == ["players[1].name", "players[2]", "format", "bogus"]
+    assert [int(line.split(": ", 1)[0].rsplit(":", 1)[1]) for line in lines] == [8, 10, 16, 17]
+    assert "needs 'gauntlet_player'" in lines[2]
+
+
+def test_the_model_checks_names_without_the_file_too() -> None:
+    from foxgeese.tournaments.config import TournamentConfig
+
+    with pytest.raises(ValueError, match="used twice"):
+        TournamentConfig.model_validate({"name": "t", "variants": [{"id": "standard"}],
+                                         "players": [{"name": "a", "spec": "random"}, {"name": "a", "spec": "random"}]})
+
+
+def test_a_bare_number_of_seconds_is_a_time_control(tmp_path: Path) -> None:
+    loaded = load_config(write(tmp_path, GOOD.replace("time_control: 2+0.1", "time_control: 10")))
+    assert loaded.config.time_control == "10+0"
 
 
 def test_cli_prints_one_line_per_problem_and_exits_2(tmp_path: Path) -> None:

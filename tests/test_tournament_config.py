@@ -64,7 +64,8 @@ def test_unknown_key_lists_the_allowed_ones(tmp_path: Path) -> None:
     lines = problems(tmp_path, GOOD + "concurency: 2\n")
     assert lines == [f"{tmp_path / 't.yaml'}:16: concurency: unknown key; allowed keys: name, variants, players, "
                      "games_per_pairing, time_control, format, gauntlet_player, concurrency, seed, "
-                     "opening_plies, max_plies, adjudicate, output_dir, sprt, executor, affinity, ray, events"]
+                     "opening_plies, max_plies, adjudicate, adjudicate_from_ply, output_dir, sprt, executor, affinity, ray, "
+                     "events"]
     nested = problems(tmp_path, GOOD.replace("    spec: random:seed=2", "    spec: random:seed=2\n    colour: red"))
     assert nested == [f"{tmp_path / 't.yaml'}:10: players[1].colour: unknown key; allowed keys: "
                       "name, spec, command, cwd, env, sandbox"]
@@ -123,6 +124,17 @@ def test_the_model_checks_names_without_the_file_too() -> None:
     with pytest.raises(ValueError, match="used twice"):
         TournamentConfig.model_validate({"name": "t", "variants": [{"id": "standard"}],
                                          "players": [{"name": "a", "spec": "random"}, {"name": "a", "spec": "random"}]})
+
+
+def test_tables_adjudication_of_a_variant_solved_from_the_start_needs_a_first_ply(tmp_path: Path) -> None:
+    """Hare and Hounds is solved from the start: tables would end every game at its first move."""
+    text = GOOD + "adjudicate: tables\n"
+    lines = problems(tmp_path, text)
+    assert lines == [f"{tmp_path / 't.yaml'}:16: adjudicate: tables would end every hare-and-hounds game after its "
+                     "first move (the variant is solved from the start); set adjudicate_from_ply: N (tables end no "
+                     "game before ply N) or drop adjudicate"]
+    assert load_config(write(tmp_path, text + "adjudicate_from_ply: 30\n")).config.adjudicate_from_ply == 30
+    assert "applies only with adjudicate" in problems(tmp_path, GOOD + "adjudicate_from_ply: 30\n")[0]
 
 
 def test_a_bare_number_of_seconds_is_a_time_control(tmp_path: Path) -> None:

@@ -42,6 +42,9 @@ DEFAULT_OUTPUT_ROOT = "tournament-out"
 MAX_GAMES = 1_000_000  # games one config may schedule (a tournament of more is a typo)
 MAX_SEED = 2**63 - 1
 MAX_PROBLEMS = 20  # problems listed; the rest are counted
+# Variants whose start the shipped solver always knows: adjudication by tables would decide every game
+# at its first move. (`standard` is too when its tables are on disk: the runner warns then.)
+SOLVED_FROM_THE_START = ("hare-and-hounds",)
 
 
 class _Strict(BaseModel):
@@ -178,6 +181,7 @@ class TournamentConfig(_Strict):
     opening_plies: int = Field(0, ge=0, le=40)
     max_plies: int | None = Field(None, ge=1, le=100_000)
     adjudicate: Literal["tables"] | None = None  # end a game once a solved table proves its result
+    adjudicate_from_ply: int | None = Field(None, ge=1, le=100_000)  # ... but not before this ply
     output_dir: str | None = None
     sprt: SprtConfig | None = None
     executor: Literal["local", "ray"] = "local"
@@ -233,6 +237,8 @@ class TournamentConfig(_Strict):
             data.pop(key, None)
         if data.get("adjudicate") is None:
             data.pop("adjudicate", None)  # configs from before the key keep their hash
+        if data.get("adjudicate_from_ply") is None:
+            data.pop("adjudicate_from_ply", None)
         for player in data["players"]:
             player.pop("sandbox", None)  # how a bot is confined, not which games it plays
         return data
@@ -343,6 +349,14 @@ def cross_problems(data: dict[str, Any]) -> list[tuple[tuple[Any, ...], str]]:
             out.append((("gauntlet_player",), f"{shown(gauntlet)} is not a player; allowed: {allowed}"))
     elif gauntlet is not None and fmt in ("round-robin", None):
         out.append((("gauntlet_player",), "'gauntlet_player' applies only to format 'gauntlet'"))
+    variants_raw = data.get("variants") if isinstance(data.get("variants"), list) else []
+    solved = [v.get("id") for v in variants_raw if isinstance(v, dict) and v.get("id") in SOLVED_FROM_THE_START]
+    if data.get("adjudicate") == "tables" and data.get("adjudicate_from_ply") is None and solved:
+        out.append((("adjudicate",), f"tables would end every {solved[0]} game after its first move (the variant "
+                    "is solved from the start); set adjudicate_from_ply: N (tables end no game before ply N) "
+                    "or drop adjudicate"))
+    if data.get("adjudicate_from_ply") is not None and data.get("adjudicate") != "tables":
+        out.append((("adjudicate_from_ply",), "applies only with adjudicate: tables"))
     if data.get("sprt") is not None and players and len(players) != 2:
         out.append((("sprt",), f"'sprt' is for a match of exactly two players (got {len(players)})"))
     variants = data.get("variants")

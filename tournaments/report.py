@@ -178,7 +178,21 @@ def _variant_summary(label: str, variant: dict[str, Any], players: list[str],
             cell["games"] += 1
     return {"label": label, "id": variant["id"], "options": variant["options"], "sides": sides,
             "games": len(games), "crosstable": table, "terminations": dict(sorted(terminations.items())),
-            "adjudicated": terminations.get("adjudicated", 0), "role_advantage": role_advantage(games)}
+            "adjudicated": terminations.get("adjudicated", 0), "adjudicated_by": _adjudicating_tables(games),
+            "role_advantage": role_advantage(games)}
+
+
+def _adjudicating_tables(games: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The tables named by the adjudicated games (journal `tables`), each with its games and plies."""
+    found: dict[str, dict[str, Any]] = {}
+    for game in games:
+        tables = game.get("tables")
+        if game["termination"] != "adjudicated" or not isinstance(tables, dict):
+            continue
+        line = found.setdefault(str(tables.get("digest")), {**tables, "games": 0, "plies": 0})
+        line["games"] += 1
+        line["plies"] += game["plies"]
+    return list(found.values())
 
 
 def good_entries(directory: Path, problems: list[str] | None = None) -> tuple[dict[str, Any], list[dict[str, Any]]]:
@@ -344,10 +358,32 @@ def _render_variant(variant: dict[str, Any], order: list[str], ratings: dict[str
     console.print(table)
     endings = ", ".join(f"{kind} {count}" for kind, count in variant["terminations"].items()) or "none"
     console.print(f"endings: {endings}")
-    if variant.get("adjudicated"):
-        console.print(f"adjudicated by tables: {variant['adjudicated']} of {variant['games']} games (their results "
-                      "are the tables', not the players')")
+    for line in adjudication_lines(variant):
+        console.print(line)
     console.print(role_line(sides["predator"], variant.get("role_advantage")))
+
+
+def adjudication_lines(variant: dict[str, Any]) -> list[str]:
+    """What adjudication did in a variant: how many games, after how many plies, by which tables."""
+    count = variant.get("adjudicated", 0)
+    if not count:
+        return []
+    by = variant.get("adjudicated_by") or []
+    named = "; ".join(f"{line['key']} {_geese(line['geese'])} (digest {line['digest']}): {line['games']} games, "
+                      f"{line['plies'] / line['games']:.0f} plies on average" for line in by) or "tables not named"
+    lines = [f"adjudicated by tables: {count} of {variant['games']} games (their results are the tables' verdicts, "
+             f"not played out): {named}"]
+    if len(by) > 1:
+        lines.append("warning: the adjudicated games were judged by different tables (they changed during the run)")
+    if count * 2 > variant["games"]:
+        lines.append(f"warning: most games of {variant['label']} were decided by tables, not by the players")
+    return lines
+
+
+def _geese(counts: list[int]) -> str:
+    if not counts:
+        return ""
+    return f"{counts[0]}-{counts[-1]} geese" if len(counts) > 1 else f"{counts[0]} geese"
 
 
 def role_line(predator: str, advantage: dict[str, Any] | None) -> str:

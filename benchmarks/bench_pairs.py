@@ -6,7 +6,9 @@ rates beside the nominal ones, over thousands of simulated runs from a known tru
 The model (tournaments/simulation.py): A is D Elo stronger than B; each opening gives the
 predator an advantage drawn around the role advantage with a spread (the same in both games of
 its pair); a share of games is drawn. Coverage: how often pairs.py's interval holds the true pair
-score's Elo (and the role advantage's), next to the interval that takes the games as independent.
+score's Elo (and the role advantage's), next to the interval that takes the games as independent
+(runs where one side won every pair count with the two-sided interval of the score; the report
+gives a one-sided bound there).
 SPRT: how often a test with alpha = beta = 0.05 accepts H1 when the truth is elo0, and H0 when it
 is elo1.
 """
@@ -40,7 +42,7 @@ def main() -> None:
     print(f"{'D':>5} {'role':>5} {'spread':>6} {'draws':>5} {'pairs':>5} {'true Elo':>8} {'Elo cov.':>8} "
           f"{'true role':>9} {'role cov.':>9} {'games-independent cov.':>22}")
     for truth in TRUTHS:
-        for pairs in (20, 100, 400):
+        for pairs in (5, 20, 100, 400):
             found = coverage(truth, pairs, args.runs, rng)
             print(f"{truth.elo:>5.0f} {truth.role:>5.0f} {truth.opening_spread:>6.0f} {truth.draws:>5.2f} "
                   f"{pairs:>5} {found['elo_true']:>8.1f} {found['elo']:>8.3f} {found['role_true']:>9.1f} "

@@ -24,7 +24,8 @@ def test_estimate_is_the_pentanomial_mean_and_variance() -> None:
     counts = [1, 2, 5, 6, 2]  # pairs scoring 0, 0.25, ... 1
     scores = [0.0] * 1 + [0.25] * 2 + [0.5] * 5 + [0.75] * 6 + [1.0] * 2
     mean = sum(scores) / len(scores)
-    variance = sum((x - mean) ** 2 for x in scores) / len(scores)
+    virtual = [(0.0, 0.5), (1.0, 0.5)]  # half a pair at each extreme in the variance
+    variance = (sum((x - mean) ** 2 for x in scores) + sum(w * (x - mean) ** 2 for x, w in virtual)) / (len(scores) + 1)
     found = estimate(counts)
     assert found is not None and found.pairs == 16
     assert found.elo == pytest.approx(400 * math.log10(mean / (1 - mean)))
@@ -33,6 +34,11 @@ def test_estimate_is_the_pentanomial_mean_and_variance() -> None:
     assert found.nelo == pytest.approx((mean - 0.5) / math.sqrt(2 * variance) * 800 / math.log(10))
     assert found.los == pytest.approx(0.5 * (1 + math.erf((mean - 0.5) / math.sqrt(variance / 16) / math.sqrt(2))))
     assert estimate([0, 0, 0, 0, 0]) is None
+
+
+def test_three_equal_pairs_do_not_make_a_narrow_interval() -> None:
+    found = estimate([0, 0, 3, 0, 0])
+    assert found is not None and found.elo == 0 and found.elo_high is not None and found.elo_high > 150
 
 
 def test_a_player_who_won_every_pair_gets_a_bound_not_an_estimate() -> None:

@@ -13,8 +13,12 @@ count (`Pentanomial`). From the pairs' mean score `m` and their variance `v`:
   distribution over the five pair scores nearest the observed one (maximum likelihood) whose mean
   is the expected score at elo_j (fishtest's `LLR_logistic`).
 
-Empty cells get 1e-3 of a pair (fishtest's regularization), so a variance is never zero; a
-player who won (or lost) every pair has no finite Elo: it gets a one-sided bound instead.
+The variance behind an interval counts half a virtual pair at each extreme (0 and 2 points)
+besides the real ones: three pairs that all scored 1 of 2 say little about how pairs vary, and
+without it their interval would be a few Elo wide; with many pairs it fades out (benchmarks/
+bench_pairs.py: coverage stays at 95%). The SPRT uses fishtest's regularization instead (1e-3 of
+a pair in each empty cell). A player who won (or lost) every pair has no finite Elo: it gets a
+one-sided bound instead.
 
 The role advantage is measured the same way with the predator in place of a player: over a pair
 each player is the predator once, so their strengths cancel, and the predator's pair score says
@@ -71,13 +75,16 @@ class PairEstimate:
                 "bound": None if self.elo is not None else "lower" if self.score == 1.0 else "upper"}
 
 
-def _moments(counts: Sequence[float]) -> tuple[float, float, float]:
-    """Mean and variance of the pair score, and the total, after regularizing empty cells."""
-    weights = [count if count > 0 else REGULARIZE for count in counts]
-    total = sum(weights)
-    mean = sum(w * s for w, s in zip(weights, SCORES)) / total
-    variance = sum(w * (s - mean) ** 2 for w, s in zip(weights, SCORES)) / total
-    return mean, variance, total
+VIRTUAL = (0.5, 0.0, 0.0, 0.0, 0.5)  # half a pair at each extreme, in the variance of an interval
+
+
+def _moments(counts: Sequence[int]) -> tuple[float, float]:
+    """The mean pair score, and the pairs' variance about it with the virtual pairs added."""
+    pairs = sum(counts)
+    mean = sum(c * s for c, s in zip(counts, SCORES)) / pairs
+    weights = [c + v for c, v in zip(counts, VIRTUAL)]
+    variance = sum(w * (s - mean) ** 2 for w, s in zip(weights, SCORES)) / sum(weights)
+    return mean, variance
 
 
 def estimate(counts: Sequence[int]) -> PairEstimate | None:
@@ -86,8 +93,8 @@ def estimate(counts: Sequence[int]) -> PairEstimate | None:
     pairs = sum(counts)
     if not pairs:
         return None
-    raw = sum(c * s for c, s in zip(counts, SCORES)) / pairs
-    mean, variance, _ = _moments(counts)
+    mean, variance = _moments(counts)
+    raw = mean
     error = math.sqrt(variance / pairs)
     los = normal_cdf((mean - 0.5) / error)
     spread = math.sqrt(2.0 * variance)

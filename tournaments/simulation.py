@@ -19,7 +19,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from foxgeese.tournaments.pairs import REGULARIZE, SCORES, Z95, elo_of, score_of
+from foxgeese.tournaments.pairs import REGULARIZE, SCORES, VIRTUAL, Z95, elo_of, score_of
 
 SCORE_ARRAY = np.array(SCORES)
 
@@ -89,11 +89,10 @@ def counts_of_scores(pair_scores: np.ndarray) -> np.ndarray:
 
 def intervals(counts: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """pairs.estimate's 95% interval of the mean pair score, for many count rows at once."""
-    weights = np.where(counts > 0, counts, REGULARIZE).astype(float)
-    total = weights.sum(axis=-1)
     pairs = counts.sum(axis=-1)
-    mean = (weights * SCORE_ARRAY).sum(axis=-1) / total
-    variance = (weights * (SCORE_ARRAY - mean[..., None]) ** 2).sum(axis=-1) / total
+    mean = (counts * SCORE_ARRAY).sum(axis=-1) / pairs
+    weights = counts + np.array(VIRTUAL)
+    variance = (weights * (SCORE_ARRAY - mean[..., None]) ** 2).sum(axis=-1) / weights.sum(axis=-1)
     error = np.sqrt(variance / pairs)
     return mean - Z95 * error, mean + Z95 * error
 

@@ -17,8 +17,8 @@ The variance behind an interval counts half a virtual pair at each extreme (0 an
 besides the real ones: three pairs that all scored 1 of 2 say little about how pairs vary, and
 without it their interval would be a few Elo wide; with many pairs it fades out (benchmarks/
 bench_pairs.py: coverage stays at 95%). The SPRT uses fishtest's regularization instead (1e-3 of
-a pair in each empty cell). A player who won (or lost) every pair has no finite Elo: it gets a
-one-sided bound instead.
+a pair in each empty cell). A player who won (or lost) every pair has no finite Elo: it gets the
+finite end of its interval as a one-sided bound instead.
 
 The role advantage is measured the same way with the predator in place of a player: over a pair
 each player is the predator once, so their strengths cancel, and the predator's pair score says
@@ -60,8 +60,8 @@ class PairEstimate:
     pairs: int
     score: float  # mean score per game, 0..1
     elo: float | None  # None: every pair was won (or lost); `elo_bound` is then the one-sided bound
-    elo_low: float | None
-    elo_high: float | None
+    elo_low: float | None  # None: the interval reaches a score of 0 (no finite Elo)
+    elo_high: float | None  # None: it reaches 1
     nelo: float | None
     nelo_low: float | None
     nelo_high: float | None
@@ -101,14 +101,12 @@ def estimate(counts: Sequence[int]) -> PairEstimate | None:
     nelo = (mean - 0.5) / spread * NELO_PER_T
     nelo_low = (mean - Z95 * error - 0.5) / spread * NELO_PER_T
     nelo_high = (mean + Z95 * error - 0.5) / spread * NELO_PER_T
-    if raw in (0.0, 1.0):  # won or lost every pair: no finite estimate, only a one-sided 95% bound
-        bound = 0.025 ** (1.0 / pairs)  # P(a pair is won) >= this, so the mean pair score too
-        elo_bound = elo_of(bound) if raw == 1.0 else -elo_of(bound)
+    low, high = mean - Z95 * error, mean + Z95 * error
+    if raw in (0.0, 1.0):  # won or lost every pair: no finite estimate, only the interval's finite end
+        elo_bound = elo_of(low) if raw == 1.0 else elo_of(high)
         return PairEstimate(counts, pairs, raw, None, None, None, None, None, None, los, elo_bound)
-    low = max(mean - Z95 * error, 1e-6)
-    high = min(mean + Z95 * error, 1 - 1e-6)
-    return PairEstimate(counts, pairs, raw, elo_of(mean), elo_of(low), elo_of(high), nelo, nelo_low, nelo_high,
-                        los)
+    return PairEstimate(counts, pairs, raw, elo_of(mean), elo_of(low) if low > 0 else None,
+                        elo_of(high) if high < 1 else None, nelo, nelo_low, nelo_high, los)
 
 
 def _nearest_with_mean(probabilities: Sequence[float], target: float) -> list[float]:

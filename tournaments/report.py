@@ -17,6 +17,7 @@ from rich.table import Table
 
 from foxgeese.engine import Side, get_variant
 from foxgeese.files import write_json_atomic
+from foxgeese.players.solver.adjudicate import short
 from foxgeese.players.solver.analyse import tournament_accuracy
 from foxgeese.tournaments.journal import belonging, load_identity, scan_journal
 from foxgeese.tournaments.pairs import head_to_head, role_advantage
@@ -250,21 +251,38 @@ def write_results(
 
 
 def accuracy(lines: list[dict[str, Any]]) -> dict[str, Any]:
-    """Mistakes against perfect play per bot, in the games a solved table can judge ({} if none)."""
+    """Mistakes against perfect play per bot, the tables that judged them, and what no table knew
+    (`analyse.tournament_accuracy`)."""
     return tournament_accuracy(entry["record"] for entry in game_entries(lines) if entry.get("record"))
 
 
+def accuracy_notes(accuracy: dict[str, Any]) -> list[str]:
+    """Which tables judged, and the command that builds what was missing: lines under the table."""
+    notes = [f"judged by: {short(tables)}" for tables in accuracy.get("tables") or [] if tables.get("files")]
+    return notes + [f"not judged: {hint}" for hint in accuracy.get("missing") or []]
+
+
+def by_geese(counts: dict[Any, int]) -> str:
+    """`13:40 12:7` (judged moves per goose count, most geese first)."""
+    return " ".join(f"{geese}:{count}" for geese, count in sorted(counts.items(), key=lambda i: -int(i[0])))
+
+
 def _render_accuracy(accuracy: dict[str, Any], console: Console) -> None:
-    if not accuracy:
-        return
-    table = Table(title="Accuracy against perfect play (moves made in solved positions)", title_justify="left")
-    for column in ("player", "games", "judged moves", "mistakes", "per game", "first mistake ply"):
-        table.add_column(column, justify="left" if column == "player" else "right")
-    for name, line in sorted(accuracy.items()):
-        first = line["mean_first_mistake_ply"]
-        table.add_row(name, str(line["games"]), str(line["judged_moves"]), str(line["mistakes"]),
-                      f"{line['mistakes_per_game']:.2f}", "-" if first is None else f"{first:.1f}")
-    console.print(table)
+    bots = accuracy.get("bots") or {}
+    if bots:
+        table = Table(title="Accuracy against perfect play (judged: moves with a real choice in a solved position; "
+                            "forced: no move there could be a mistake)", title_justify="left")
+        for column in ("player", "games", "judged", "forced", "mistakes", "per game", "first mistake ply",
+                       "judged per goose count"):
+            table.add_column(column, justify="left" if column == "player" else "right")
+        for name, line in sorted(bots.items()):
+            first = line["mean_first_mistake_ply"]
+            table.add_row(name, str(line["games"]), str(line["judged_moves"]), str(line["forced_moves"]),
+                          str(line["mistakes"]), f"{line['mistakes_per_game']:.2f}",
+                          "-" if first is None else f"{first:.1f}", by_geese(line["judged_by_geese"]))
+        console.print(table)
+    for note in accuracy_notes(accuracy):
+        console.print(note)
 
 
 def _number(value: float | None) -> str:
@@ -405,9 +423,10 @@ def elo_text(line: dict[str, Any]) -> str:
     if line["elo"] is None:
         sign = "≥" if line["bound"] == "lower" else "≤"
         what = "won" if line["bound"] == "lower" else "lost"
-        return f"{sign} {_signed(line['elo_bound'])} Elo (95% bound; {what} all {line['pairs']} pairs)"
+        return f"{sign} {_signed(line['elo_bound'])} Elo (95%; {what} all {line['pairs']} pairs)"
     low, high = line["elo_ci95"]
-    return f"{_signed(line['elo'])} Elo [{_signed(low)}, {_signed(high)}]"
+    return (f"{_signed(line['elo'])} Elo [{'-∞' if low is None else _signed(low)}, "
+            f"{'+∞' if high is None else _signed(high)}]")
 
 
 def nelo_text(line: dict[str, Any]) -> str:

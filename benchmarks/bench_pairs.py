@@ -56,7 +56,8 @@ def main() -> None:
             runs = run_sprts(truth, elo0, elo1, 0.05, 0.05, args.sprt_runs, 20_000, rng)
             error = (runs.h1 if wrong == "h1" else runs.h0) / args.sprt_runs
             print(f"{elo0:>5.0f} {elo1:>5.0f} {base.role:>5.0f} {base.opening_spread:>6.0f} {base.draws:>5.2f} "
-                  f"{'elo0' if wrong == 'h1' else 'elo1':>6} {error:>6.3f} {runs.undecided:>9} {runs.mean_pairs:>10.0f}")
+                  f"{'elo0' if wrong == 'h1' else 'elo1':>6} {error:>6.3f} {runs.undecided:>9} "
+                  f"{runs.mean_pairs:>10.0f}")
     print(f"\n{time.monotonic() - started:.0f} s")
 
 

@@ -4,6 +4,8 @@ into the game record and the tournament report."""
 
 from __future__ import annotations
 
+from test_players_support import BudgetRecorder
+
 from foxgeese.engine import Clock, Game, Side, get_variant
 from foxgeese.players import mcts, minimax
 from foxgeese.players.base import Deadline, safety_budget_ms, time_budget_ms
@@ -12,7 +14,6 @@ from foxgeese.players.minimax import MinimaxPlayer
 from foxgeese.protocol.botconfig import BotConfig
 from foxgeese.protocol.referee import Referee
 from foxgeese.tournaments.report import cut_moves, cut_warnings
-from test_players_support import BudgetRecorder
 
 CLOCK = Clock(remaining_ms=2000, increment_ms=100)  # a game clock would give a move 141 ms; safety: 1015
 

@@ -8,6 +8,7 @@ import random
 import numpy as np
 import pytest
 
+from foxgeese.tournaments.pairs import SCORES, _nearest_with_mean
 from foxgeese.tournaments.ratings import (
     GameResult,
     RatingsError,
@@ -15,7 +16,6 @@ from foxgeese.tournaments.ratings import (
     expected_score,
     fit,
 )
-from foxgeese.tournaments.pairs import SCORES, _nearest_with_mean
 from foxgeese.tournaments.sprt import sprt
 
 

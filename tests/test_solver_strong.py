@@ -402,7 +402,8 @@ def test_a_tournament_with_adjudicate_tables_ends_solved_games_with_the_proven_w
     assert len(games) == 2
     for game in games:  # every position is solved: ended at ply 6, by whoever wins from there
         assert game["termination"] == "adjudicated" and game["plies"] == 6
-        assert game["reason"] == f"tables: the {game['winner']} win{'s' if game['winner'] == 'hare' else ''} with best play"
+        verb = "wins" if game["winner"] == "hare" else "win"
+        assert game["reason"] == f"tables: the {game['winner']} {verb} with best play"
         assert game["tables"]["key"] == "hare-and-hounds" and len(game["tables"]["digest"]) == 16
     assert "adjudicated by tables: 2 of 2 games" in done.stdout and game["tables"]["digest"] in done.stdout
     table = tmp_path / "tables" / "hare-and-hounds.fgt"

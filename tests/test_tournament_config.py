@@ -64,8 +64,8 @@ def test_unknown_key_lists_the_allowed_ones(tmp_path: Path) -> None:
     lines = problems(tmp_path, GOOD + "concurency: 2\n")
     assert lines == [f"{tmp_path / 't.yaml'}:16: concurency: unknown key; allowed keys: name, variants, players, "
                      "games_per_pairing, time_control, format, gauntlet_player, concurrency, seed, "
-                     "opening_plies, max_plies, adjudicate, adjudicate_from_ply, output_dir, sprt, executor, affinity, ray, "
-                     "events"]
+                     "opening_plies, max_plies, adjudicate, adjudicate_from_ply, output_dir, sprt, executor, "
+                     "affinity, ray, events"]
     nested = problems(tmp_path, GOOD.replace("    spec: random:seed=2", "    spec: random:seed=2\n    colour: red"))
     assert nested == [f"{tmp_path / 't.yaml'}:10: players[1].colour: unknown key; allowed keys: "
                       "name, spec, command, cwd, env, sandbox"]

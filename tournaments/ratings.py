@@ -78,8 +78,9 @@ class Ratings:
         return {
             "model": "Bradley-Terry (logistic Elo), draws = half a win, one predator-advantage term per variant",
             "anchor": "mean rating 0",
-            "interval": "95%, normal approximation: " + ("the Fisher information widened by the twin pairs' design effect" if self.robust
-                                                          else "the observed Fisher information"),
+            "interval": "95%, normal approximation: " + (
+                "the Fisher information widened by the twin pairs' design effect" if self.robust
+                else "the observed Fisher information"),
             "prior_draws": self.prior_draws,
             "games": self.games,
             "log_likelihood": self.log_likelihood,

@@ -220,21 +220,22 @@ def tournament_accuracy(records: Iterable[dict[str, Any]], tables: str | None = 
     for the moves no table knew, the command that builds the tables they need."""
     judge = Judge(tables)
     games, variants = [], {}
+    unknown: dict[Any, dict[int, int]] = {}  # per variant: moves no table knew, by goose count
     for record in records:
-        games.append(analyse_record(record, judge))
+        game = analyse_record(record, judge)
+        games.append(game)
         variant = get_variant(record["variant"], **dict(record.get("options") or {}))
-        variants[(variant.id, variant.options)] = variant
+        key = (variant.id, variant.options)
+        variants[key] = variant
+        counts = unknown.setdefault(key, {})
+        for side in game.sides.values():
+            for geese, count in side.unknown_by_geese.items():
+                counts[geese] = counts.get(geese, 0) + count
     by_bot = accuracy_by_bot(games)
-    unknown: dict[int, int] = {}
-    for line in by_bot.values():
-        for geese, count in line["unknown_by_geese"].items():
-            unknown[geese] = unknown.get(geese, 0) + count
-    judged = any(line["judged_moves"] or line["forced_moves"] for line in by_bot.values())
     return {
-        "bots": {name: line for name, line in by_bot.items() if line["judged_moves"] or line["forced_moves"]}
-        if judged else {},
+        "bots": {name: line for name, line in by_bot.items() if line["judged_moves"] or line["forced_moves"]},
         "tables": [fingerprint(variant, tables) for variant in variants.values()],
-        "missing": [hint for variant in variants.values() if (hint := build_hint(variant, unknown))],
+        "missing": [hint for key, variant in variants.items() if (hint := build_hint(variant, unknown[key]))],
     }
 
 

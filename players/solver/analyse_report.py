@@ -38,7 +38,8 @@ def analyse(path: str, tables: str | None, as_json: bool) -> None:
                 parts.append(f"{side_name} {side.bot}: no move with a real choice in a solved position{forced}")
                 continue
             first = f", first at ply {side.first_mistake_ply}" if side.first_mistake_ply else ""
-            parts.append(f"{side_name} {side.bot}: {side.mistakes} mistakes in {side.judged} judged moves{forced}{first}")
+            parts.append(f"{side_name} {side.bot}: {side.mistakes} mistakes in {side.judged} judged moves"
+                         f"{forced}{first}")
         click.echo(f"{game.game_id or 'game'} ({game.result}): " + "; ".join(parts))
     if not any(line["judged_moves"] or line["forced_moves"] for line in by_bot.values()):
         click.echo("no move was made in a solved position: build tables with `foxgeese solve standard --geese 13` "
@@ -49,7 +50,8 @@ def analyse(path: str, tables: str | None, as_json: bool) -> None:
     for bot, line in sorted(by_bot.items()):
         first = "-" if line["mean_first_mistake_ply"] is None else f"{line['mean_first_mistake_ply']:.1f}"
         click.echo(f"{bot:<24} {line['games']:>5} {line['judged_moves']:>7} {line['forced_moves']:>7} "
-                   f"{line['mistakes']:>8} {line['mistakes_per_game']:>8.2f} {line['games_with_mistake']:>8} {first:>9}")
+                   f"{line['mistakes']:>8} {line['mistakes_per_game']:>8.2f} {line['games_with_mistake']:>8} "
+                   f"{first:>9}")
     click.echo("(judged: moves with a real choice in a solved position, where some move would have been a mistake; "
                "forced: solved positions where no move could be; a mistake throws away a win or a draw; "
                "first ply: mean ply of a game's first mistake)")

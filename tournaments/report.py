@@ -112,9 +112,13 @@ def summarize(identity: dict[str, Any], entries: list[dict[str, Any]]) -> dict[s
     complete = len(games) == identity["scheduled"] or sprt_stop(entries) is not None
     if config.get("sprt"):
         test = config["sprt"]
-        state = sprt(pair_scores(games, players[0]), test["elo0"], test["elo1"], test["alpha"], test["beta"])
-        results["sprt"] = {"first_player": players[0], **test, **state.to_json()}
         stop = sprt_stop(entries)
+        # A stopped test is judged on the games journaled before its stop line: games in progress
+        # then are journaled after it and count in the standings, not in the decision.
+        tested = games if stop is None else game_entries(entries[: next(
+            index for index, entry in enumerate(entries) if entry is stop)])
+        state = sprt(pair_scores(tested, players[0]), test["elo0"], test["elo1"], test["alpha"], test["beta"])
+        results["sprt"] = {"first_player": players[0], **test, **state.to_json()}
         results["sprt"]["stopped"] = stop is not None
         if state.decision is None and complete:
             results["sprt"]["why_undecided"] = (

@@ -361,7 +361,8 @@ def cross_problems(data: dict[str, Any]) -> list[tuple[tuple[Any, ...], str]]:
         out.append((("sprt",), f"'sprt' is for a match of exactly two players (got {len(players)})"))
     variants = data.get("variants")
     per_pair = data.get("games_per_pairing", 2)
-    if isinstance(variants, list) and isinstance(per_pair, int) and not isinstance(per_pair, bool):
+    if isinstance(variants, list) and isinstance(per_pair, int) and not isinstance(per_pair, bool) \
+            and 2 <= per_pair <= MAX_GAMES:  # else the key's own error says it
         count = len(players)
         pairings = count - 1 if fmt == "gauntlet" else count * (count - 1) // 2
         games = pairings * len(variants) * per_pair

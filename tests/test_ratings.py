@@ -198,3 +198,21 @@ def test_sprt_is_the_gsprt_of_the_nearest_pentanomials_and_decides() -> None:
     assert sprt([1.0] * 30, 0, 50, 0.05, 0.05).decision == "H1"
     assert sprt([0.0] * 30, 0, 50, 0.05, 0.05).decision == "H0"
     assert sprt([], 0, 50, 0.05, 0.05).decision is None
+
+
+def test_twin_pairs_widen_the_intervals_when_their_games_agree_and_never_narrow_them() -> None:
+    """Pairs whose two games go the same way (the opening decides for one player) carry less than
+    two independent games: the design effect widens the interval. Pairs whose games cancel (the
+    role decides) would narrow it by the sandwich alone; the model's interval is kept then."""
+    agree, cancel = [], []
+    for index in range(12):  # a wins both games of 7 pairs, b both of 5
+        a_wins = index < 7
+        agree += [GameResult("a", "b", "v", 1.0 if a_wins else 0.0), GameResult("b", "a", "v", 0.0 if a_wins else 1.0)]
+        cancel += [GameResult("a", "b", "v", 1.0), GameResult("b", "a", "v", 1.0 if index % 2 else 0.0)]
+    pairs = [str(index // 2) for index in range(24)]
+    plain, paired = fit(agree), fit(agree, clusters=pairs)
+    assert paired.robust and paired.elo == pytest.approx(plain.elo)
+    assert paired.ci95[0] > 1.3 * plain.ci95[0]
+    difference, half_width = paired.difference("a", "b")
+    assert difference == pytest.approx(paired.elo[0] - paired.elo[1]) and half_width == pytest.approx(2 * paired.ci95[0])
+    assert fit(cancel, clusters=pairs).ci95[0] == pytest.approx(fit(cancel).ci95[0])

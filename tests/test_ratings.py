@@ -214,5 +214,6 @@ def test_twin_pairs_widen_the_intervals_when_their_games_agree_and_never_narrow_
     assert paired.robust and paired.elo == pytest.approx(plain.elo)
     assert paired.ci95[0] > 1.3 * plain.ci95[0]
     difference, half_width = paired.difference("a", "b")
-    assert difference == pytest.approx(paired.elo[0] - paired.elo[1]) and half_width == pytest.approx(2 * paired.ci95[0])
+    assert difference == pytest.approx(paired.elo[0] - paired.elo[1])
+    assert half_width == pytest.approx(2 * paired.ci95[0])
     assert fit(cancel, clusters=pairs).ci95[0] == pytest.approx(fit(cancel).ci95[0])

@@ -412,7 +412,8 @@ def role_line(predator: str, advantage: dict[str, Any] | None) -> str:
     """`fox advantage (12 twin pairs, roles swapped): +58 Elo [-51, +181], fox scored 58%` (pairs.py)."""
     if not advantage:
         return f"{predator} advantage: no complete twin pair yet"
-    head = f"{predator} advantage ({advantage['pairs']} twin pairs, roles swapped): "
+    count = advantage["pairs"]
+    head = f"{predator} advantage ({count} twin pair{'' if count == 1 else 's'}, roles swapped): "
     tail = f", {predator} scored {advantage['score']:.0%}"
     return head + elo_text(advantage) + tail
 

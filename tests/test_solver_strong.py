@@ -412,3 +412,24 @@ def test_a_tournament_with_adjudicate_tables_ends_solved_games_with_the_proven_w
     config.write_text(text.replace("games_per_pairing: 2", "games_per_pairing: 4"))
     again = subprocess.run(command, capture_output=True, text=True, timeout=300, env=env)
     assert "the tables changed since games of this tournament were adjudicated" in again.stderr
+
+
+def test_the_runner_warns_when_the_tables_already_decide_every_opening(strong, tmp_path, monkeypatch):
+    """`standard` is solved from its book positions when their tables are on disk: adjudication would
+    end every game at its first move, so the runner warns (and not once adjudicate_from_ply is set)."""
+    from foxgeese.tournaments.config import load_config
+    from foxgeese.tournaments.runner import table_warnings
+
+    (tmp_path / "book.txt").write_text("".join(" ".join(opening_to(TOP, seed)) + "\n" for seed in (1, 2)))
+    config = tmp_path / "c.yaml"
+    text = ("name: c\nvariants:\n  - id: standard\n    book: book.txt\nplayers:\n  - {name: a, spec: random}\n"
+            "  - {name: b, spec: random}\nadjudicate: tables\n")
+    config.write_text(text)
+    monkeypatch.setenv("FOXGEESE_TABLES", str(strong.directory))
+    (warning,) = table_warnings(load_config(config), [])
+    assert warning.startswith("standard: the tables (standard-sideways0 4-8 geese") and "adjudicate_from_ply" in warning
+    config.write_text(text + "adjudicate_from_ply: 80\n")
+    assert table_warnings(load_config(config), []) == []
+    monkeypatch.setenv("FOXGEESE_TABLES", str(tmp_path / "none"))
+    config.write_text(text)
+    assert table_warnings(load_config(config), []) == []  # no tables: nothing decides the starts

@@ -13,8 +13,8 @@ from foxgeese.players.solver.player import SolverPlayer
 HARE_HOUNDS = get_variant("hare-and-hounds")
 
 
-def _record(players: dict[Side, object], seed: int, game_seed: bool = True) -> dict:
-    game = play_game(Game(HARE_HOUNDS), players, max_plies=60, seed=seed if game_seed else None)
+def _record(players: dict[Side, object], seed: int) -> dict:
+    game = play_game(Game(HARE_HOUNDS), players, max_plies=60, seed=seed)
     sides = [HARE_HOUNDS.side_name(Side.PREDATOR), HARE_HOUNDS.side_name(Side.PREY)]
     moves = []
     position = HARE_HOUNDS.start_position()
@@ -26,8 +26,7 @@ def _record(players: dict[Side, object], seed: int, game_seed: bool = True) -> d
 
 
 def test_a_random_hare_against_perfect_hounds_has_no_move_to_judge(tmp_path) -> None:
-    record = _record({Side.PREDATOR: RandomPlayer(seed=3), Side.PREY: SolverPlayer(tables=str(tmp_path))}, 3,
-                     game_seed=False)  # the solver's new_game takes no seed
+    record = _record({Side.PREDATOR: RandomPlayer(seed=3), Side.PREY: SolverPlayer(tables=str(tmp_path))}, 3)
     game = analyse_record(record, Judge(str(tmp_path)))
     hare, hounds = game.sides["hare"], game.sides["hounds"]
     hare_moves = sum(1 for move in record["moves"] if move["side"] == "hare")

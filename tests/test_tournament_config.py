@@ -137,6 +137,13 @@ def test_tables_adjudication_of_a_variant_solved_from_the_start_needs_a_first_pl
     assert "applies only with adjudicate" in problems(tmp_path, GOOD + "adjudicate_from_ply: 30\n")[0]
 
 
+def test_a_folder_named_like_a_bundled_config_does_not_hide_it(tmp_path: Path, monkeypatch) -> None:
+    """`foxgeese tournament run ladder --out ladder`, run again from the same folder."""
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "ladder").mkdir()
+    assert load_config("ladder").config.name == "ladder"
+
+
 def test_a_bare_number_of_seconds_is_a_time_control(tmp_path: Path) -> None:
     loaded = load_config(write(tmp_path, GOOD.replace("time_control: 2+0.1", "time_control: 10")))
     assert loaded.config.time_control == "10+0"

@@ -32,7 +32,8 @@ class Choice:
 
     `info` keys (all optional): `score` (int, from the mover's point of view, centi-points),
     `mate` (plies to a forced win, negative when losing), `depth`, `nodes`, `pv` (list of move
-    strings), `playouts`, `time_ms`.
+    strings), `playouts`, `time_ms`, and `cut` (true: the clock stopped a fixed depth, node or
+    playout budget before it was spent; `depth`/`nodes`/`playouts` then say how far it got).
     """
 
     move: Move | None  # None resigns (the human player's `quit`); searches always give a move
@@ -93,6 +94,28 @@ def time_budget_ms(clock: Clock | None, *, margin_ms: int = SAFETY_MARGIN_MS) ->
         planned = min(per_move, remaining if remaining is not None else per_move)
     elif remaining is not None:
         planned = min(remaining / MOVES_TO_GO + increment * 0.8, MAX_BUDGET_MS, remaining / 2)
+    else:
+        return None
+    return int(max(MIN_BUDGET_MS, planned * (1 - SAFETY_SHARE) - margin_ms))
+
+
+def safety_budget_ms(clock: Clock | None, *, margin_ms: int = SAFETY_MARGIN_MS) -> int | None:
+    """The longest a move with a fixed budget (depth, nodes, playouts) may take, or None.
+
+    Such a move plays its whole budget whatever the load, so that the same seed gives the same
+    game on a busy machine as on a quiet one; the clock is only a safety limit against losing on
+    time: the whole per-move allowance, else half of what is left plus the increment (so a move
+    never leaves the side without time). When it binds, the move's info says `cut`.
+    """
+    if clock is None:
+        return None
+    per_move = getattr(clock, "per_move_ms", None)
+    remaining = getattr(clock, "remaining_ms", None)
+    increment = getattr(clock, "increment_ms", None) or 0
+    if per_move:
+        planned = min(per_move, remaining if remaining is not None else per_move)
+    elif remaining is not None:
+        planned = remaining / 2 + increment
     else:
         return None
     return int(max(MIN_BUDGET_MS, planned * (1 - SAFETY_SHARE) - margin_ms))

@@ -18,7 +18,15 @@ from typing import Protocol
 from foxgeese.engine import Clock, Game, Move, Side, Variant
 from foxgeese.engine.board import GRID_WIDTH
 from foxgeese.engine.rules import PREDATOR, Rules, State, rules_for
-from foxgeese.players.base import Choice, Deadline, Player, combine_budgets, reseed, time_budget_ms
+from foxgeese.players.base import (
+    Choice,
+    Deadline,
+    Player,
+    combine_budgets,
+    reseed,
+    safety_budget_ms,
+    time_budget_ms,
+)
 from foxgeese.players.evaluation import Evaluation, evaluation_for
 from foxgeese.players.minimax import history_keys
 from foxgeese.players.score import Score
@@ -220,6 +228,7 @@ class MCTS:
         self.selection = selection or (ImplicitUCT(implicit) if implicit else uct_value)
         self.solve = solve
         self.implicit = implicit
+        self.timed_out = False  # the last `run` was stopped by its deadline
 
     def new_root(self, state: State) -> Node:
         turn = Side(state[2])  # a hand-made root state may carry a plain int
@@ -328,10 +337,12 @@ class MCTS:
     def run(self, root: Node, *, playouts: int | None, deadline: Deadline, seen: set[int] | None = None) -> int:
         """Playouts until a limit or until the root is solved; returns how many were made."""
         done = 0
+        self.timed_out = False
         while root.solved is None:
             if playouts is not None and done >= playouts:
                 break
             if done % TIME_CHECK_PLAYOUTS == 0 and deadline.passed():
+                self.timed_out = True
                 break
             self.playout(root, seen)
             done += 1
@@ -447,7 +458,8 @@ class MctsPlayer(Player):
             self._root = None
         root = self._reused_root(game, state) or search.new_root(state)
         reused = root.visits
-        budget = combine_budgets(self.time, time_budget_ms(clock))
+        fixed = self.playouts is not None  # the clock is then a safety limit only
+        budget = combine_budgets(self.time, safety_budget_ms(clock) if fixed else time_budget_ms(clock))
         playouts = self.playouts
         if playouts is None and budget is None:
             playouts = DEFAULT_PLAYOUTS
@@ -466,6 +478,8 @@ class MctsPlayer(Player):
             "pv": [str(m) for m in self.principal_variation(root)],
             "time_ms": int((time.monotonic() - started) * 1000.0),
         }
+        if fixed and search.timed_out:
+            info["cut"] = True
         return Choice(best.move, info)
 
     @staticmethod

@@ -16,7 +16,15 @@ from dataclasses import dataclass, field
 
 from foxgeese.engine import Clock, Game, Side, Variant
 from foxgeese.engine.rules import PREDATOR, PREY, Rules, State, rules_for
-from foxgeese.players.base import Choice, Deadline, Player, combine_budgets, game_seed_material, time_budget_ms
+from foxgeese.players.base import (
+    Choice,
+    Deadline,
+    Player,
+    combine_budgets,
+    game_seed_material,
+    safety_budget_ms,
+    time_budget_ms,
+)
 from foxgeese.players.evaluation import Evaluation, evaluation_for
 from foxgeese.players.score import Score
 
@@ -93,6 +101,7 @@ class AlphaBeta:
         self.next_check = TIME_CHECK_NODES
         self.max_nodes: int | None = None
         self.deadline = Deadline(None)
+        self.timed_out = False  # the last search was stopped by its deadline
         self.path: set[int] = set()
         self.stall_in_key = rules.checks_stalling
         self.check_repetition = rules.checks_repetition
@@ -129,12 +138,16 @@ class AlphaBeta:
         time_ms: float | None = None,
         seen: set[int] | None = None,
         soft_nodes: int | None = None,
+        time_is_budget: bool = True,
     ) -> SearchResult:
         """Iterative deepening until a limit; returns the best move of the deepest finished work.
 
         `soft_nodes`: once `depth` is reached, keep deepening while fewer nodes than this were spent
-        (no iteration is cut short by it, so the result stays deterministic)."""
+        (no iteration is cut short by it, so the result stays deterministic). `time_is_budget`
+        False: `time_ms` is only a safety limit, so no iteration is skipped for want of time
+        (`timed_out` tells whether it bound)."""
         started = time.monotonic()
+        self.timed_out = False
         if len(self.tt) > TT_LIMIT:
             self.tt.clear()
         self.nodes = 0
@@ -166,7 +179,7 @@ class AlphaBeta:
             if soft_nodes is not None and current >= (depth or 1) and self.nodes >= soft_nodes:
                 break
             left = self.deadline.left_ms()
-            if time_ms is not None and left is not None and left < time_ms * 0.55:
+            if time_is_budget and time_ms is not None and left is not None and left < time_ms * 0.55:
                 break  # the next iteration would not finish
         best.nodes = self.nodes
         best.time_ms = (time.monotonic() - started) * 1000.0
@@ -207,6 +220,7 @@ class AlphaBeta:
         if self.nodes >= self.next_check:
             self.next_check = self.nodes + TIME_CHECK_NODES
             if self.deadline.passed():
+                self.timed_out = True
                 raise SearchStopped()
             if len(self.tt) > TT_LIMIT:  # a long search must not grow the table without bound
                 self.tt.clear()
@@ -400,7 +414,8 @@ class MinimaxPlayer(Player):
         position = game.position
         engine = self.engine_for(position.variant)
         rules = engine.rules
-        budget = combine_budgets(self.time, time_budget_ms(clock))
+        fixed = self.depth is not None or self.nodes is not None  # the clock is then a safety limit only
+        budget = combine_budgets(self.time, safety_budget_ms(clock) if fixed else time_budget_ms(clock))
         depth, soft_nodes = self.depth, None
         if depth is None and self.nodes is None and budget is None:
             depth, soft_nodes = DEFAULT_DEPTH, DEFAULT_SOFT_NODES
@@ -411,6 +426,7 @@ class MinimaxPlayer(Player):
             time_ms=budget,
             seen=history_keys(game, rules),
             soft_nodes=soft_nodes,
+            time_is_budget=not fixed or self.time is not None,
         )
         info = {
             **result.verdict(position.turn).info(),
@@ -419,4 +435,6 @@ class MinimaxPlayer(Player):
             "pv": [str(m) for m in result.pv],
             "time_ms": int(result.time_ms),
         }
+        if fixed and engine.timed_out:
+            info["cut"] = True
         return Choice(result.move, info)

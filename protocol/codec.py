@@ -203,7 +203,7 @@ def wire_type(value: Any) -> str:
 
 @dataclass(frozen=True)
 class Field:
-    """One field of a message: its msgpack kind and bounds. `kind` is str, int, list (of str) or dict."""
+    """One field of a message: its msgpack kind and bounds. `kind` is str, int, bool, list (of str) or dict."""
 
     kind: type
     required: bool = True
@@ -238,6 +238,7 @@ _MOVE_KEYS = ("type", "v", "game_id", "request_id", "move")
 INFO_FIELDS: dict[str, Field] = {
     "score": INFO_INT, "mate": INFO_INT, "depth": INFO_INT, "seldepth": INFO_INT, "nodes": INFO_INT,
     "time_ms": INFO_INT, "pv": Field(list, required=False, max_len=256, item_len=256),
+    "playouts": INFO_INT, "cut": Field(bool, required=False),
 }
 
 
@@ -271,6 +272,10 @@ def check(message: dict[str, Any]) -> dict[str, Any]:
 
 def _checked(name: str, value: Any, spec: Field) -> Any:
     kind = spec.kind
+    if kind is bool:
+        if value.__class__ is not bool:
+            raise ProtocolError(f"field {name}: expected msgpack bool, got {wire_type(value)}")
+        return value
     if kind is int:
         if value.__class__ is not int:
             raise ProtocolError(f"field {name}: expected msgpack int, got {wire_type(value)}")

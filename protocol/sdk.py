@@ -80,7 +80,7 @@ def clean_info(info: Any) -> dict[str, Any] | None:
     kept: dict[str, Any] = {}
     for key, spec in codec.INFO_FIELDS.items():
         value = info.get(key)
-        if value is None or isinstance(value, bool) or not isinstance(value, spec.kind):
+        if value is None or isinstance(value, bool) != (spec.kind is bool) or not isinstance(value, spec.kind):
             continue
         if isinstance(value, list):  # pv: move texts
             value = [str(item) for item in value][: spec.max_len]

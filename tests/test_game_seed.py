@@ -31,7 +31,7 @@ def moves_of(spec: str, game_seed: int | None, warm_up_games: int = 0) -> list[s
     return [str(move) for move in game.moves]
 
 
-@pytest.mark.parametrize("spec", ["random", "random:seed=3", "mcts:playouts=30", "minimax:depth=1,seed=2"])
+@pytest.mark.parametrize("spec", ["random", "random:seed=3", "mcts:playouts=30", "minimax:depth=1,seed=2", "solver"])
 def test_a_players_moves_depend_only_on_the_game_seed(spec):
     assert moves_of(spec, 42) == moves_of(spec, 42, warm_up_games=2)
 

@@ -52,8 +52,12 @@ def test_the_report_holds_every_section_and_every_game_replays(tournament: Path)
     page, replayable = html_report(load_results(tournament), journal)
     assert replayable == len(games) == 12
     for heading in ("Standings", "Elo with 95% intervals", "standard: 6 games", "hare-and-hounds: 6 games",
-                    "Likelihood of superiority", "Endings and forfeits per bot", "Games"):
+                    "Likelihood of superiority", "Head to head over twin pairs", "Accuracy against perfect play",
+                    "Endings and forfeits per bot", "Games"):
         assert f"{heading}</h2>" in page
+    # the pairs' table holds every pair of players (each met in 2 twin pairs), accuracy names its tables
+    assert "mm1 − rnd" in page or "rnd − mm1" in page
+    assert "judged by: hare-and-hounds" in page and "hare advantage (" in page
     assert "<th>as fox</th><th>as geese</th>" in page and "<th>as hare</th><th>as hounds</th>" in page
     assert "illegal-move" in page
     assert page.count('class="elo-row"') == 3

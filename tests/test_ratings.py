@@ -8,6 +8,7 @@ import random
 import numpy as np
 import pytest
 
+from foxgeese.tournaments.pairs import SCORES, _nearest_with_mean
 from foxgeese.tournaments.ratings import (
     GameResult,
     RatingsError,
@@ -163,16 +164,56 @@ def test_disconnected_players_are_refused() -> None:
         fit(games("a", "b", 1, 1, 1) + games("c", "d", 1, 1, 1))
 
 
-def test_sprt_llr_matches_a_hand_computation_and_decides() -> None:
+def test_sprt_is_the_gsprt_of_the_nearest_pentanomials_and_decides() -> None:
+    """The LLR compares the two most likely pentanomial distributions with the means s0 and s1: each
+    must have that mean and beat every other distribution with it (random feasible moves), and with
+    many pairs the LLR comes near the normal approximation N·(s1−s0)·(2m−s0−s1)/(2σ²)."""
     pairs = [1.0, 0.5, 0.75, 0.5, 1.0, 0.25]
     state = sprt(pairs, elo0=0, elo1=50, alpha=0.05, beta=0.05)
-    values = pairs + [0.0, 1.0]
-    w = [1.0] * len(pairs) + [0.5, 0.5]
-    mean = sum(a * b for a, b in zip(values, w)) / sum(w)
-    variance = sum(b * (a - mean) ** 2 for a, b in zip(values, w)) / sum(w)
+    counts = [0, 1, 2, 1, 2]
+    weights = [c if c else 1e-3 for c in counts]
+    observed = [w / sum(weights) for w in weights]
     s0, s1 = 0.5, 1 / (1 + 10 ** (-50 / 400))
-    assert state.llr == pytest.approx(len(pairs) * (s1 - s0) * (2 * mean - s0 - s1) / (2 * variance))
+    rng = random.Random(3)
+    for target in (s0, s1):
+        q = _nearest_with_mean(observed, target)
+        assert sum(q) == pytest.approx(1) and sum(a * b for a, b in zip(q, SCORES)) == pytest.approx(target)
+        best = sum(p * math.log(v) for p, v in zip(observed, q))
+        for _ in range(200):  # a move that keeps the sum and the mean: orthogonal to (1,..) and SCORES
+            step = [rng.gauss(0, 0.01) for _ in SCORES]
+            for basis in ([1.0] * 5, [x - 0.5 for x in SCORES]):
+                dot = sum(a * b for a, b in zip(step, basis)) / sum(b * b for b in basis)
+                step = [a - dot * b for a, b in zip(step, basis)]
+            moved = [a + b for a, b in zip(q, step)]
+            if min(moved) > 0:
+                assert sum(p * math.log(v) for p, v in zip(observed, moved)) <= best + 1e-12
+    q0, q1 = _nearest_with_mean(observed, s0), _nearest_with_mean(observed, s1)
+    assert state.llr == pytest.approx(sum(weights) * sum(p * math.log(b / a) for p, a, b in zip(observed, q0, q1)))
     assert state.lower == pytest.approx(math.log(0.05 / 0.95)) and state.decision is None
-    assert sprt([1.0] * 12, 0, 50, 0.05, 0.05).decision == "H1"
-    assert sprt([0.0] * 12, 0, 50, 0.05, 0.05).decision == "H0"
+    many = [0.0] * 100 + [0.25] * 400 + [0.5] * 900 + [0.75] * 450 + [1.0] * 150
+    mean = sum(many) / len(many)
+    variance = sum((x - mean) ** 2 for x in many) / len(many)
+    normal = len(many) * (s1 - s0) * (2 * mean - s0 - s1) / (2 * variance)
+    assert sprt(many, 0, 50, 0.05, 0.05).llr == pytest.approx(normal, rel=0.05)
+    assert sprt([1.0] * 30, 0, 50, 0.05, 0.05).decision == "H1"
+    assert sprt([0.0] * 30, 0, 50, 0.05, 0.05).decision == "H0"
     assert sprt([], 0, 50, 0.05, 0.05).decision is None
+
+
+def test_twin_pairs_widen_the_intervals_when_their_games_agree_and_never_narrow_them() -> None:
+    """Pairs whose two games go the same way (the opening decides for one player) carry less than
+    two independent games: the design effect widens the interval. Pairs whose games cancel (the
+    role decides) would narrow it by the sandwich alone; the model's interval is kept then."""
+    agree, cancel = [], []
+    for index in range(12):  # a wins both games of 7 pairs, b both of 5
+        a_wins = index < 7
+        agree += [GameResult("a", "b", "v", 1.0 if a_wins else 0.0), GameResult("b", "a", "v", 0.0 if a_wins else 1.0)]
+        cancel += [GameResult("a", "b", "v", 1.0), GameResult("b", "a", "v", 1.0 if index % 2 else 0.0)]
+    pairs = [str(index // 2) for index in range(24)]
+    plain, paired = fit(agree), fit(agree, clusters=pairs)
+    assert paired.robust and paired.elo == pytest.approx(plain.elo)
+    assert paired.ci95[0] > 1.3 * plain.ci95[0]
+    difference, half_width = paired.difference("a", "b")
+    assert difference == pytest.approx(paired.elo[0] - paired.elo[1])
+    assert half_width == pytest.approx(2 * paired.ci95[0])
+    assert fit(cancel, clusters=pairs).ci95[0] == pytest.approx(fit(cancel).ci95[0])

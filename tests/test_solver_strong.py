@@ -229,7 +229,8 @@ def test_the_solver_never_turns_a_won_position_into_a_loss_through_the_real_refe
                                        game_id=f"won-{seed}")
             assert record.winner == ("geese" if winner == Side.PREY else "fox"), record.result_line()
             solver_side = analyse_record(record.to_dict(), judge).sides[record.winner]
-            assert solver_side.judged > 0 and solver_side.mistakes == 0
+            # every move in a solved position counts, judged (a mistake was possible) or forced (none was)
+            assert solver_side.judged + solver_side.forced > 0 and solver_side.mistakes == 0
             played += 1
     assert played == 3
 
@@ -383,19 +384,52 @@ def test_the_table_adjudicator_names_the_proven_winner_only_where_tables_are_exa
 
 
 def test_a_tournament_with_adjudicate_tables_ends_solved_games_with_the_proven_winner(tmp_path):
+    """From the stated ply on; the journal and the report name the tables, and a resumed run whose
+    tables changed says so."""
     import json
 
     config = tmp_path / "adj.yaml"
-    config.write_text("name: adj\nvariants:\n  - id: hare-and-hounds\nplayers:\n"
-                      "  - name: r1\n    spec: random:seed=1\n  - name: r2\n    spec: random:seed=2\n"
-                      "games_per_pairing: 2\nadjudicate: tables\n")
+    text = ("name: adj\nvariants:\n  - id: hare-and-hounds\nplayers:\n"
+            "  - name: r1\n    spec: random:seed=1\n  - name: r2\n    spec: random:seed=2\n"
+            "games_per_pairing: 2\nadjudicate: tables\nadjudicate_from_ply: 6\nseed: 4\n")
+    config.write_text(text)
     env = dict(os.environ, FOXGEESE_TABLES=str(tmp_path / "tables"))
-    done = subprocess.run([sys.executable, "-m", "foxgeese", "tournament", "run", str(config), "--out",
-                           str(tmp_path / "run"), "--quiet"], capture_output=True, text=True, timeout=300, env=env)
+    command = [sys.executable, "-m", "foxgeese", "tournament", "run", str(config), "--out", str(tmp_path / "run"),
+               "--quiet"]
+    done = subprocess.run(command, capture_output=True, text=True, timeout=300, env=env)
     assert done.returncode == 0, done.stderr
     games = [json.loads(line) for line in (tmp_path / "run" / "journal.jsonl").read_text().splitlines()]
     games = [g for g in games if g.get("type") == "game"]
     assert len(games) == 2
-    for game in games:  # the start is solved: the hounds win with best play
-        assert (game["termination"], game["winner"]) == ("adjudicated", "hounds")
-        assert game["reason"] == "tables: the hounds win with best play"
+    for game in games:  # every position is solved: ended at ply 6, by whoever wins from there
+        assert game["termination"] == "adjudicated" and game["plies"] == 6
+        verb = "wins" if game["winner"] == "hare" else "win"
+        assert game["reason"] == f"tables: the {game['winner']} {verb} with best play"
+        assert game["tables"]["key"] == "hare-and-hounds" and len(game["tables"]["digest"]) == 16
+    assert "adjudicated by tables: 2 of 2 games" in done.stdout and game["tables"]["digest"] in done.stdout
+    table = tmp_path / "tables" / "hare-and-hounds.fgt"
+    table.write_bytes(table.read_bytes() + b"\0")  # another build of the tables
+    config.write_text(text.replace("games_per_pairing: 2", "games_per_pairing: 4"))
+    again = subprocess.run(command, capture_output=True, text=True, timeout=300, env=env)
+    assert "the tables changed since games of this tournament were adjudicated" in again.stderr
+
+
+def test_the_runner_warns_when_the_tables_already_decide_every_opening(strong, tmp_path, monkeypatch):
+    """`standard` is solved from its book positions when their tables are on disk: adjudication would
+    end every game at its first move, so the runner warns (and not once adjudicate_from_ply is set)."""
+    from foxgeese.tournaments.config import load_config
+    from foxgeese.tournaments.runner import table_warnings
+
+    (tmp_path / "book.txt").write_text("".join(" ".join(opening_to(TOP, seed)) + "\n" for seed in (1, 2)))
+    config = tmp_path / "c.yaml"
+    text = ("name: c\nvariants:\n  - id: standard\n    book: book.txt\nplayers:\n  - {name: a, spec: random}\n"
+            "  - {name: b, spec: random}\nadjudicate: tables\n")
+    config.write_text(text)
+    monkeypatch.setenv("FOXGEESE_TABLES", str(strong.directory))
+    (warning,) = table_warnings(load_config(config), [])
+    assert warning.startswith("standard: the tables (standard-sideways0 4-8 geese") and "adjudicate_from_ply" in warning
+    config.write_text(text + "adjudicate_from_ply: 80\n")
+    assert table_warnings(load_config(config), []) == []
+    monkeypatch.setenv("FOXGEESE_TABLES", str(tmp_path / "none"))
+    config.write_text(text)
+    assert table_warnings(load_config(config), []) == []  # no tables: nothing decides the starts

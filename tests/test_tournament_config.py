@@ -64,7 +64,8 @@ def test_unknown_key_lists_the_allowed_ones(tmp_path: Path) -> None:
     lines = problems(tmp_path, GOOD + "concurency: 2\n")
     assert lines == [f"{tmp_path / 't.yaml'}:16: concurency: unknown key; allowed keys: name, variants, players, "
                      "games_per_pairing, time_control, format, gauntlet_player, concurrency, seed, "
-                     "opening_plies, max_plies, adjudicate, output_dir, sprt, executor, affinity, ray, events"]
+                     "opening_plies, max_plies, adjudicate, adjudicate_from_ply, output_dir, sprt, executor, "
+                     "affinity, ray, events"]
     nested = problems(tmp_path, GOOD.replace("    spec: random:seed=2", "    spec: random:seed=2\n    colour: red"))
     assert nested == [f"{tmp_path / 't.yaml'}:10: players[1].colour: unknown key; allowed keys: "
                       "name, spec, command, cwd, env, sandbox"]
@@ -101,9 +102,51 @@ def test_all_problems_are_reported_at_once(tmp_path: Path) -> None:
 
 def test_gauntlet_and_names_are_checked(tmp_path: Path) -> None:
     lines = problems(tmp_path, GOOD + "format: gauntlet\ngauntlet_player: nobody\n")
-    assert "gauntlet_player 'nobody' is not a player; allowed: r1, r2, r3" in lines[0]
+    assert lines[0].endswith(":17: gauntlet_player: 'nobody' is not a player; allowed: r1, r2, r3")
     lines = problems(tmp_path, GOOD.replace("name: r2", "name: r1"))
-    assert "repeated: r1" in lines[0]
+    assert lines == [f"{tmp_path / 't.yaml'}:8: players[1].name: player name 'r1' is used twice (first by "
+                     "players[0]); player names must be unique"]
+
+
+def test_every_problem_comes_at_once_each_with_its_line(tmp_path: Path) -> None:
+    """A duplicate name and a gauntlet without its player used to wait until every other problem
+    was fixed, and came without a line."""
+    text = GOOD.replace("name: r2", "name: r1").replace("spec: random:seed=3", "spec: randomm")
+    lines = problems(tmp_path, text + "format: gauntlet\nbogus: 1\n")
+    assert [line.split(": ", 2)[1] for line in lines] == ["players[1].name", "players[2]", "format", "bogus"]
+    assert [int(line.split(": ", 1)[0].rsplit(":", 1)[1]) for line in lines] == [8, 10, 16, 17]
+    assert "needs 'gauntlet_player'" in lines[2]
+
+
+def test_the_model_checks_names_without_the_file_too() -> None:
+    from foxgeese.tournaments.config import TournamentConfig
+
+    with pytest.raises(ValueError, match="used twice"):
+        TournamentConfig.model_validate({"name": "t", "variants": [{"id": "standard"}],
+                                         "players": [{"name": "a", "spec": "random"}, {"name": "a", "spec": "random"}]})
+
+
+def test_tables_adjudication_of_a_variant_solved_from_the_start_needs_a_first_ply(tmp_path: Path) -> None:
+    """Hare and Hounds is solved from the start: tables would end every game at its first move."""
+    text = GOOD + "adjudicate: tables\n"
+    lines = problems(tmp_path, text)
+    assert lines == [f"{tmp_path / 't.yaml'}:16: adjudicate: tables would end every hare-and-hounds game after its "
+                     "first move (the variant is solved from the start); set adjudicate_from_ply: N (tables end no "
+                     "game before ply N) or drop adjudicate"]
+    assert load_config(write(tmp_path, text + "adjudicate_from_ply: 30\n")).config.adjudicate_from_ply == 30
+    assert "applies only with adjudicate" in problems(tmp_path, GOOD + "adjudicate_from_ply: 30\n")[0]
+
+
+def test_a_folder_named_like_a_bundled_config_does_not_hide_it(tmp_path: Path, monkeypatch) -> None:
+    """`foxgeese tournament run ladder --out ladder`, run again from the same folder."""
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "ladder").mkdir()
+    assert load_config("ladder").config.name == "ladder"
+
+
+def test_a_bare_number_of_seconds_is_a_time_control(tmp_path: Path) -> None:
+    loaded = load_config(write(tmp_path, GOOD.replace("time_control: 2+0.1", "time_control: 10")))
+    assert loaded.config.time_control == "10+0"
 
 
 def test_cli_prints_one_line_per_problem_and_exits_2(tmp_path: Path) -> None:

@@ -289,3 +289,18 @@ def test_concurrency_is_a_number_or_auto(tmp_path: Path) -> None:
     done = foxgeese_here("tournament", "run", str(path))
     assert done.stderr == (f"foxgeese: {path}:11: concurrency: 'many' is not allowed; give a number of game slots "
                            "from 1 to 64, or auto\n")
+
+
+def test_an_sprt_that_runs_out_of_games_says_why_and_how_to_extend(tmp_path: Path) -> None:
+    players = bot("a", "--seed", "1") + bot("b", "--seed", "2")
+    path = config_file(tmp_path, players, "games_per_pairing: 4\ntime_control: 5+0.1\nopening_plies: 2\nseed: 3\n"
+                                          "max_plies: 40\nsprt: {elo0: 0, elo1: 5}\n")
+    out = tmp_path / "out"
+    Runner(load_config(path), out).run()
+    results = load_results(out)
+    assert results["sprt"]["decision"] is None and results["complete"] and not results["sprt"]["stopped"]
+    assert results["sprt"]["why_undecided"] == (
+        "the game limit was reached: all 4 games (games_per_pairing 4) were played before the LLR crossed a bound; "
+        "raise games_per_pairing and run again with the same --out to extend it (the games played count)")
+    done = foxgeese_here("tournament", "report", str(out))
+    assert "SPRT undecided: the game limit was reached" in done.stdout.replace("\n", " ")

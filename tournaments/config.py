@@ -42,6 +42,9 @@ DEFAULT_OUTPUT_ROOT = "tournament-out"
 MAX_GAMES = 1_000_000  # games one config may schedule (a tournament of more is a typo)
 MAX_SEED = 2**63 - 1
 MAX_PROBLEMS = 20  # problems listed; the rest are counted
+# Variants whose start the shipped solver always knows: adjudication by tables would decide every game
+# at its first move. (`standard` is too when its tables are on disk: the runner warns then.)
+SOLVED_FROM_THE_START = ("hare-and-hounds",)
 
 
 class _Strict(BaseModel):
@@ -192,6 +195,7 @@ class TournamentConfig(_Strict):
     opening_plies: int = Field(0, ge=0, le=40)
     max_plies: int | None = Field(None, ge=1, le=100_000)
     adjudicate: Literal["tables"] | None = None  # end a game once a solved table proves its result
+    adjudicate_from_ply: int | None = Field(None, ge=1, le=100_000)  # ... but not before this ply
     output_dir: str | None = None
     sprt: SprtConfig | None = None
     executor: Literal["local", "ray"] = "local"
@@ -222,6 +226,14 @@ class TournamentConfig(_Strict):
         """YAML reads a bare `off` as false: take it as meant."""
         return "off" if value is False else value
 
+    @field_validator("time_control", mode="before")
+    @classmethod
+    def _bare_seconds(cls, value: Any) -> Any:
+        """`time_control: 10` (a YAML number) is 10 seconds a game, no increment: `10+0`."""
+        if isinstance(value, (int, float)) and not isinstance(value, bool):
+            return f"{value:g}+0"
+        return value
+
     @field_validator("time_control")
     @classmethod
     def _time_control(cls, value: str) -> str:
@@ -232,28 +244,12 @@ class TournamentConfig(_Strict):
             raise ValueError(str(error)) from None
 
     @model_validator(mode="after")
-    def _consistent(self) -> TournamentConfig:
-        names = [player.name for player in self.players]
-        doubles = sorted({name for name in names if names.count(name) > 1})
-        if doubles:
-            raise ValueError(f"player names must be unique; repeated: {', '.join(doubles)}")
-        if self.format == "gauntlet":
-            if self.gauntlet_player is None:
-                raise ValueError("format 'gauntlet' needs 'gauntlet_player' (one of the player names)")
-            if self.gauntlet_player not in names:
-                raise ValueError(
-                    f"gauntlet_player {self.gauntlet_player!r} is not a player; allowed: {', '.join(names)}"
-                )
-        elif self.gauntlet_player is not None:
-            raise ValueError("'gauntlet_player' applies only to format 'gauntlet'")
-        if self.sprt is not None and len(self.players) != 2:
-            raise ValueError(f"'sprt' is for a match of exactly two players (got {len(self.players)})")
-        count = len(self.players)
-        pairings = count - 1 if self.format == "gauntlet" else count * (count - 1) // 2
-        games = pairings * len(self.variants) * self.games_per_pairing
-        if games > MAX_GAMES:
-            raise ValueError(f"this config schedules {games} games (at most {MAX_GAMES}); "
-                             "lower games_per_pairing or the number of players")
+    def _consistent(self, info: ValidationInfo) -> TournamentConfig:
+        if (info.context or {}).get("cross_checked"):
+            return self  # parse_config checked these on the raw YAML, beside every other problem
+        problems = cross_problems(self.model_dump())
+        if problems:
+            raise ValueError(problems[0][1])
         return self
 
     def canonical(self) -> dict[str, Any]:
@@ -263,6 +259,8 @@ class TournamentConfig(_Strict):
             data.pop(key, None)
         if data.get("adjudicate") is None:
             data.pop("adjudicate", None)  # configs from before the key keep their hash
+        if data.get("adjudicate_from_ply") is None:
+            data.pop("adjudicate_from_ply", None)
         for player in data["players"]:
             player.pop("sandbox", None)  # how a bot is confined, not which games it plays
         return data
@@ -318,15 +316,82 @@ def parse_config(text: str | bytes, path: Path, label: str | None = None) -> Loa
     if not isinstance(data, dict):
         raise ConfigError([f"{label}: the file must hold a mapping of keys (name, variants, players, ...)"])
     base_dir = path.resolve().parent
+    crossed = [_where(label, root, loc) + f"{key_path(loc)}: {message}" for loc, message in cross_problems(data)]
     try:
-        config = TournamentConfig.model_validate(data, context={"base_dir": str(base_dir)})
+        config = TournamentConfig.model_validate(data, context={"base_dir": str(base_dir), "cross_checked": True})
     except ValidationError as error:
         items = error.errors()
-        problems = [_describe(item, label, root) for item in items[:MAX_PROBLEMS]]
-        if len(items) > MAX_PROBLEMS:
-            problems.append(f"{label}: and {len(items) - MAX_PROBLEMS} more problems")
-        raise ConfigError(problems) from None
+        problems = sorted([_describe(item, label, root) for item in items] + crossed, key=_line_order)
+        raise ConfigError(_capped(problems, label)) from None
+    if crossed:
+        raise ConfigError(_capped(crossed, label))
     return LoadedConfig(config=config, path=path, base_dir=base_dir)
+
+
+def _capped(problems: list[str], label: str) -> list[str]:
+    if len(problems) <= MAX_PROBLEMS:
+        return problems
+    return problems[:MAX_PROBLEMS] + [f"{label}: and {len(problems) - MAX_PROBLEMS} more problems"]
+
+
+def _line_order(problem: str) -> int:
+    """Problems in the order of their lines in the file (those without a line last)."""
+    head = problem.split(": ", 1)[0]
+    number = head.rsplit(":", 1)[-1]
+    return int(number) if number.isdigit() else 1 << 30
+
+
+def _where(label: str, root: yaml.Node | None, loc: tuple[Any, ...]) -> str:
+    line = _line_of(root, loc)
+    return f"{label}:{line}: " if line else f"{label}: "
+
+
+def cross_problems(data: dict[str, Any]) -> list[tuple[tuple[Any, ...], str]]:
+    """Problems between keys (player names, format, gauntlet_player, sprt, the number of games), each
+    with the key path it belongs to. Read from the raw YAML mapping, so they come with the other
+    problems in one go; a key of the wrong type is left to the schema's own error."""
+    out: list[tuple[tuple[Any, ...], str]] = []
+    players = data.get("players")
+    players = players if isinstance(players, list) else []
+    names = [player.get("name") if isinstance(player, dict) else None for player in players]
+    seen: dict[Any, int] = {}
+    for index, name in enumerate(names):
+        if isinstance(name, str) and name in seen:
+            out.append((("players", index, "name"), f"player name {shown(name)} is used twice "
+                        f"(first by players[{seen[name]}]); player names must be unique"))
+        elif isinstance(name, str):
+            seen[name] = index
+    fmt = data.get("format", "round-robin")
+    gauntlet = data.get("gauntlet_player")
+    if fmt == "gauntlet":
+        if gauntlet is None:
+            out.append((("format",), "format 'gauntlet' needs 'gauntlet_player' (one of the player names)"))
+        elif isinstance(gauntlet, str) and names and gauntlet not in names:
+            allowed = ", ".join(str(name) for name in names if isinstance(name, str))
+            out.append((("gauntlet_player",), f"{shown(gauntlet)} is not a player; allowed: {allowed}"))
+    elif gauntlet is not None and fmt in ("round-robin", None):
+        out.append((("gauntlet_player",), "'gauntlet_player' applies only to format 'gauntlet'"))
+    variants_raw = data.get("variants") if isinstance(data.get("variants"), list) else []
+    solved = [v.get("id") for v in variants_raw if isinstance(v, dict) and v.get("id") in SOLVED_FROM_THE_START]
+    if data.get("adjudicate") == "tables" and data.get("adjudicate_from_ply") is None and solved:
+        out.append((("adjudicate",), f"tables would end every {solved[0]} game after its first move (the variant "
+                    "is solved from the start); set adjudicate_from_ply: N (tables end no game before ply N) "
+                    "or drop adjudicate"))
+    if data.get("adjudicate_from_ply") is not None and data.get("adjudicate") != "tables":
+        out.append((("adjudicate_from_ply",), "applies only with adjudicate: tables"))
+    if data.get("sprt") is not None and players and len(players) != 2:
+        out.append((("sprt",), f"'sprt' is for a match of exactly two players (got {len(players)})"))
+    variants = data.get("variants")
+    per_pair = data.get("games_per_pairing", 2)
+    if isinstance(variants, list) and isinstance(per_pair, int) and not isinstance(per_pair, bool) \
+            and 2 <= per_pair <= MAX_GAMES:  # else the key's own error says it
+        count = len(players)
+        pairings = count - 1 if fmt == "gauntlet" else count * (count - 1) // 2
+        games = pairings * len(variants) * per_pair
+        if games > MAX_GAMES:
+            out.append(((), f"this config schedules {games} games (at most {MAX_GAMES}); "
+                            "lower games_per_pairing or the number of players"))
+    return out
 
 
 def key_path(loc: tuple[Any, ...]) -> str:

@@ -14,7 +14,17 @@ from typing import Any
 
 from foxgeese.tournaments.journal import FORFEITS
 from foxgeese.tournaments.replay import ReplayError, asset, replay_data, result_text, script_json
-from foxgeese.tournaments.report import game_entries, variant_label
+from foxgeese.tournaments.report import (
+    accuracy_notes,
+    adjudication_lines,
+    by_geese,
+    cut_warnings,
+    elo_text,
+    game_entries,
+    nelo_text,
+    role_line,
+    variant_label,
+)
 
 PLOT_WIDTH = 640
 PLOT_LABEL = 130
@@ -63,12 +73,17 @@ def html_report(results: dict[str, Any], journal: list[dict[str, Any]]) -> tuple
     for variant in results["variants"]:
         body.append(_variant(variant, order, ratings))
     body.append(_los(ratings, [name for name in order if name in rated]))
+    body.append(_pairs(results.get("pairs") or []))
+    body.append(_accuracy(results.get("accuracy") or {}))
+    body += [f"<p class=warning>{escape(line)}</p>" for line in cut_warnings(results.get("cuts") or {})]
     body.append(_endings_per_bot(games, order))
     if "sprt" in results:
         test = results["sprt"]
         body.append(f"<h2>SPRT</h2><p>{escape(test['first_player'])}: LLR {test['llr']:.2f} in "
                     f"[{test['lower']:.2f}, {test['upper']:.2f}] after {test['pairs']} pairs: "
                     f"{escape(str(test['decision'] or 'undecided'))}</p>")
+        if test.get("why_undecided"):
+            body.append(f"<p>{escape(test['why_undecided'])}</p>")
     body.append("<h2 id=games>Games</h2><p class=note>Click a game to replay it; step with the buttons "
                 "or the arrow keys.</p><table class=games><tr><th>game</th><th>variant</th><th>predator</th>"
                 "<th>prey</th><th>result</th><th>ending</th><th>plies</th><th></th></tr>"
@@ -89,7 +104,7 @@ def html_report(results: dict[str, Any], journal: list[dict[str, Any]]) -> tuple
 
 def _standings(results: dict[str, Any], order: list[str], rated: dict[str, Any]) -> str:
     out = ["<h2>Standings</h2><table class=standings><tr><th>#</th><th>player</th><th>Elo</th><th>±95%</th>"
-           "<th>games</th><th>score</th><th>W</th><th>D</th><th>L</th><th>forfeits</th></tr>"]
+           "<th>games</th><th>score</th><th>W</th><th>D</th><th>L</th><th>adjudicated</th><th>forfeits</th></tr>"]
     for rank, name in enumerate(order, 1):
         line = results["standings"][name]
         rating = rated.get(name)
@@ -97,7 +112,8 @@ def _standings(results: dict[str, Any], order: list[str], rated: dict[str, Any])
         ci = _ci_text(rating["ci95"]) if rating else "–"
         out.append(f"<tr><td>{rank}</td><td>{escape(name)}</td><td>{elo}</td><td>{ci}</td><td>{line['games']}</td>"
                    f"<td>{line['score']:g}</td><td>{line['wins']}</td><td>{line['draws']}</td>"
-                   f"<td>{line['losses']}</td><td>{sum(line['forfeits'].values())}</td></tr>")
+                   f"<td>{line['losses']}</td><td>{line.get('adjudicated', 0)}</td>"
+                   f"<td>{sum(line['forfeits'].values())}</td></tr>")
     out.append("</table>")
     return "".join(out)
 
@@ -179,12 +195,48 @@ def _variant(variant: dict[str, Any], order: list[str], ratings: dict[str, Any])
         out.append(f"<td>{line['score']:g}/{line['games']}</td></tr>")
     out.append("</table>")
     endings = ", ".join(f"{escape(kind)} {count}" for kind, count in variant["terminations"].items()) or "none"
-    out.append(f"<p>endings: {endings}")
-    advantage = ratings.get("predator_advantage", {}).get(variant["label"])
-    if advantage:
-        out.append(f"; {escape(sides['predator'])} advantage {advantage['elo']:+.0f} ± "
-                   f"{_ci_text(advantage['ci95'])} Elo")
-    out.append("</p>")
+    out.append(f"<p>endings: {endings}</p>")
+    out += [f"<p>{escape(line)}</p>" for line in adjudication_lines(variant)]
+    out.append(f"<p>{escape(role_line(sides['predator'], variant.get('role_advantage')))}</p>")
+    return "".join(out)
+
+
+def _pairs(pairs: list[dict[str, Any]]) -> str:
+    """The head-to-head table over twin pairs (report.summarize's `pairs`)."""
+    if not pairs:
+        return ""
+    out = ["<h2>Head to head over twin pairs</h2><p class=note>first minus second; pentanomial: pairs scoring "
+           "0, ½, 1, 1½, 2 points of 2; Elo and normalized Elo with 95% intervals</p><table class=pairs><tr>"
+           "<th>pair</th><th>pairs</th><th>0-½-1-1½-2</th><th>Elo [95%]</th><th>nElo [95%]</th><th>LOS</th></tr>"]
+    for line in pairs:
+        out.append(f"<tr><td>{escape(line['first'])} − {escape(line['second'])}</td><td>{line['pairs']}</td>"
+                   f"<td>{'-'.join(map(str, line['pentanomial']))}</td>"
+                   f"<td>{escape(elo_text(line).replace(' Elo', ''))}</td><td>{escape(nelo_text(line))}</td>"
+                   f"<td>{line['los']:.2f}</td></tr>")
+    out.append("</table>")
+    return "".join(out)
+
+
+def _accuracy(accuracy: dict[str, Any]) -> str:
+    """Mistakes against perfect play per bot, and which tables judged (or what would)."""
+    bots = accuracy.get("bots") or {}
+    notes = accuracy_notes(accuracy)
+    if not bots and not notes:
+        return ""
+    out = ["<h2>Accuracy against perfect play</h2><p class=note>judged: moves with a real choice in a solved "
+           "position (some move there would have been a mistake); forced: solved positions where no move could "
+           "be; a mistake throws away a win or a draw</p>"]
+    if bots:
+        out.append("<table class=accuracy><tr><th>player</th><th>games</th><th>judged</th><th>forced</th>"
+                   "<th>mistakes</th><th>per game</th><th>first mistake ply</th><th>judged per goose count</th></tr>")
+        for name, line in sorted(bots.items()):
+            first = line["mean_first_mistake_ply"]
+            out.append(f"<tr><td>{escape(name)}</td><td>{line['games']}</td><td>{line['judged_moves']}</td>"
+                       f"<td>{line['forced_moves']}</td><td>{line['mistakes']}</td>"
+                       f"<td>{line['mistakes_per_game']:.2f}</td><td>{'–' if first is None else f'{first:.1f}'}</td>"
+                       f"<td>{escape(by_geese(line['judged_by_geese']))}</td></tr>")
+        out.append("</table>")
+    out += [f"<p class=note>{escape(note)}</p>" for note in notes]
     return "".join(out)
 
 

@@ -16,6 +16,13 @@ the covariance is carried through the same linear map).
 A player who wins or loses everything has no finite maximum. `prior_draws` virtual draws per pair
 of players that met in a variant (half with each in the predator role) keep every estimate finite;
 `prior_draws=0` gives the plain maximum-likelihood estimate when it exists.
+
+Paired games: the two games of a twin pair (one opening, roles swapped) are not independent. Given
+`clusters` (a label per game: its pair), the cluster-robust (sandwich) covariance
+H⁻¹·(Σ over pairs of gᶜ·gᶜᵀ)·H⁻¹·C/(C−1) (gᶜ: the pair's score vector) is compared with the
+model's H⁻¹, and H⁻¹ is widened by the largest ratio of their variances when that exceeds 1 (a
+design effect): correlated games never narrow an interval. With fewer pairs than parameters the
+model's H⁻¹ stays. The sharp comparison of two players is the pentanomial one (pairs.py).
 """
 
 from __future__ import annotations
@@ -59,12 +66,21 @@ class Ratings:
     games: int
     prior_draws: float
     log_likelihood: float
+    robust: bool = False  # covariance widened by the twin pairs' design effect
+
+    def difference(self, first: str, second: str) -> tuple[float, float]:
+        """Elo of `first` minus `second` and the half-width of its 95% interval (from the covariance)."""
+        i, j = self.players.index(first), self.players.index(second)
+        variance = self.covariance[i][i] + self.covariance[j][j] - 2 * self.covariance[i][j]
+        return self.elo[i] - self.elo[j], Z95 * math.sqrt(max(variance, 0.0))
 
     def to_json(self) -> dict[str, object]:
         return {
             "model": "Bradley-Terry (logistic Elo), draws = half a win, one predator-advantage term per variant",
             "anchor": "mean rating 0",
-            "interval": "95%, normal approximation from the observed Fisher information",
+            "interval": "95%, normal approximation: " + (
+                "the Fisher information widened by the twin pairs' design effect" if self.robust
+                else "the observed Fisher information"),
             "prior_draws": self.prior_draws,
             "games": self.games,
             "log_likelihood": self.log_likelihood,
@@ -136,6 +152,7 @@ def fit(
     variants: Sequence[str] | None = None,
     prior_draws: float = DEFAULT_PRIOR_DRAWS,
     role_advantage: bool = True,
+    clusters: Sequence[str] | None = None,
 ) -> Ratings:
     """Maximum-likelihood Elo (mean 0) with per-variant predator advantage and 95% intervals."""
     if not results:
@@ -184,6 +201,13 @@ def fit(
     p = 1.0 / (1.0 + np.exp(-x))
     information = K * K * (design.T * (weights * p * (1 - p))) @ design
     covariance_theta = np.linalg.inv(information)
+    robust = False
+    if clusters is not None:
+        sandwich = _clustered(results, clusters, players, variants, theta, covariance_theta, role_advantage)
+        if sandwich is not None:
+            model = np.diag(covariance_theta)
+            ratio = float(np.max(np.diag(sandwich) / np.where(model > 0, model, np.inf)))
+            covariance_theta, robust = covariance_theta * max(1.0, ratio), True
     if not role_advantage:
         theta = np.concatenate([theta, np.zeros(m)])
         padded = np.zeros((n - 1 + m, n - 1 + m))
@@ -218,7 +242,34 @@ def fit(
         games=len(results),
         prior_draws=prior_draws,
         log_likelihood=value,
+        robust=robust,
     )
+
+
+def _clustered(results: Sequence[GameResult], clusters: Sequence[str], players: list[str], variants: list[str],
+               theta: np.ndarray, bread: np.ndarray, role_advantage: bool) -> np.ndarray | None:
+    """The sandwich covariance with the games' scores summed per cluster (None: too few clusters)."""
+    n = len(players)
+    index = {name: i for i, name in enumerate(players)}
+    vindex = {name: i for i, name in enumerate(variants)}
+    width = len(theta)
+    sums: dict[str, np.ndarray] = {}
+    for game, cluster in zip(results, clusters):
+        row = np.zeros(n - 1 + len(variants))
+        p, q = index[game.predator], index[game.prey]
+        if p:
+            row[p - 1] += 1.0
+        if q:
+            row[q - 1] -= 1.0
+        row[n - 1 + vindex[game.variant]] = 1.0
+        row = row[:width] if not role_advantage else row
+        expected = 1.0 / (1.0 + math.exp(-K * float(row @ theta)))
+        sums[cluster] = sums.get(cluster, np.zeros(width)) + K * row * (game.predator_score - expected)
+    count = len(sums)
+    if count <= width:
+        return None
+    meat = sum(np.outer(g, g) for g in sums.values())
+    return bread @ meat @ bread * (count / (count - 1))
 
 
 def _normal_cdf(z: float) -> float:

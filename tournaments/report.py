@@ -17,8 +17,10 @@ from rich.table import Table
 
 from foxgeese.engine import Side, get_variant
 from foxgeese.files import write_json_atomic
+from foxgeese.players.solver.adjudicate import short
 from foxgeese.players.solver.analyse import tournament_accuracy
 from foxgeese.tournaments.journal import belonging, load_identity, scan_journal
+from foxgeese.tournaments.pairs import head_to_head, role_advantage
 from foxgeese.tournaments.ratings import GameResult, RatingsError, fit
 from foxgeese.tournaments.sprt import sprt
 
@@ -75,6 +77,9 @@ def summarize(identity: dict[str, Any], entries: list[dict[str, Any]]) -> dict[s
         variants.append(_variant_summary(label, variant, players, in_variant))
     standings = {name: _blank_line() for name in players}
     for game in games:
+        if game["termination"] == "adjudicated":
+            for name in (game["predator"], game["prey"]):
+                standings[name]["adjudicated"] += 1
         for name, score in ((game["predator"], game["predator_score"]), (game["prey"], 1 - game["predator_score"])):
             line = standings[name]
             line["games"] += 1
@@ -94,23 +99,63 @@ def summarize(identity: dict[str, Any], entries: list[dict[str, Any]]) -> dict[s
     try:
         ratings = fit([GameResult(g["predator"], g["prey"], variant_label(g["variant"], g["options"]),
                                   g["predator_score"]) for g in games],
-                      players=players, variants=[v["label"] for v in variants])
+                      players=players, variants=[v["label"] for v in variants],
+                      clusters=[min(g["id"], g["twin"]) for g in games])
         results["ratings"] = ratings.to_json()
+        results["ratings"]["differences"] = [
+            {"first": a, "second": b, "elo": ratings.difference(a, b)[0], "ci95": ratings.difference(a, b)[1]}
+            for index, a in enumerate(ratings.players) for b in ratings.players[index + 1:]]
     except RatingsError as error:
         results["ratings"] = {"error": str(error)}
+    results["pairs"] = head_to_head(games, players)
+    results["cuts"] = cut_moves(games)
+    complete = len(games) == identity["scheduled"] or sprt_stop(entries) is not None
     if config.get("sprt"):
         test = config["sprt"]
-        state = sprt(pair_scores(games, players[0]), test["elo0"], test["elo1"], test["alpha"], test["beta"])
-        results["sprt"] = {"first_player": players[0], **test, **state.to_json()}
         stop = sprt_stop(entries)
+        # A stopped test is judged on the games journaled before its stop line: games in progress
+        # then are journaled after it and count in the standings, not in the decision.
+        tested = games if stop is None else game_entries(entries[: next(
+            index for index, entry in enumerate(entries) if entry is stop)])
+        state = sprt(pair_scores(tested, players[0]), test["elo0"], test["elo1"], test["alpha"], test["beta"])
+        results["sprt"] = {"first_player": players[0], **test, **state.to_json()}
         results["sprt"]["stopped"] = stop is not None
-    results["complete"] = len(games) == identity["scheduled"] or sprt_stop(entries) is not None
+        if state.decision is None and complete:
+            results["sprt"]["why_undecided"] = (
+                f"the game limit was reached: all {identity['scheduled']} games "
+                f"(games_per_pairing {config.get('games_per_pairing')}) were played before the LLR "
+                f"crossed a bound; raise games_per_pairing and run again with the same --out to extend it "
+                "(the games played count)")
+    results["complete"] = complete
     results["accuracy"] = accuracy(entries)
     return results
 
 
 def _blank_line() -> dict[str, Any]:
-    return {"games": 0, "score": 0.0, "wins": 0, "draws": 0, "losses": 0, "forfeits": {}}
+    return {"games": 0, "score": 0.0, "wins": 0, "draws": 0, "losses": 0, "forfeits": {}, "adjudicated": 0}
+
+
+def cut_moves(games: list[dict[str, Any]]) -> dict[str, dict[str, int]]:
+    """Per player: moves made, and moves whose fixed budget the clock cut (`cut` in the move's info)."""
+    out: dict[str, dict[str, int]] = {}
+    for game in games:
+        record = game.get("record") or {}
+        seats = {side: (seat or {}).get("name") for side, seat in (record.get("bots") or {}).items()}
+        for move in record.get("moves") or []:
+            name = seats.get(move.get("side"))
+            if name is None or move.get("book"):
+                continue
+            line = out.setdefault(name, {"moves": 0, "cut": 0})
+            line["moves"] += 1
+            line["cut"] += bool((move.get("info") or {}).get("cut"))
+    return out
+
+
+def cut_warnings(cuts: dict[str, dict[str, int]]) -> list[str]:
+    """One line per player whose fixed budget the clock cut: such games depend on the machine's load."""
+    return [f"warning: the clock cut {line['cut']} of {line['moves']} moves of {name} before its fixed budget "
+            "was spent, so its games depend on the machine's load; give it a longer time_control"
+            for name, line in sorted(cuts.items()) if line["cut"]]
 
 
 def _variant_summary(label: str, variant: dict[str, Any], players: list[str],
@@ -137,7 +182,22 @@ def _variant_summary(label: str, variant: dict[str, Any], players: list[str],
             cell["score"] += score
             cell["games"] += 1
     return {"label": label, "id": variant["id"], "options": variant["options"], "sides": sides,
-            "games": len(games), "crosstable": table, "terminations": dict(sorted(terminations.items()))}
+            "games": len(games), "crosstable": table, "terminations": dict(sorted(terminations.items())),
+            "adjudicated": terminations.get("adjudicated", 0), "adjudicated_by": _adjudicating_tables(games),
+            "role_advantage": role_advantage(games)}
+
+
+def _adjudicating_tables(games: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The tables named by the adjudicated games (journal `tables`), each with its games and plies."""
+    found: dict[str, dict[str, Any]] = {}
+    for game in games:
+        tables = game.get("tables")
+        if game["termination"] != "adjudicated" or not isinstance(tables, dict):
+            continue
+        line = found.setdefault(str(tables.get("digest")), {**tables, "games": 0, "plies": 0})
+        line["games"] += 1
+        line["plies"] += game["plies"]
+    return list(found.values())
 
 
 def good_entries(directory: Path, problems: list[str] | None = None) -> tuple[dict[str, Any], list[dict[str, Any]]]:
@@ -195,21 +255,38 @@ def write_results(
 
 
 def accuracy(lines: list[dict[str, Any]]) -> dict[str, Any]:
-    """Mistakes against perfect play per bot, in the games a solved table can judge ({} if none)."""
+    """Mistakes against perfect play per bot, the tables that judged them, and what no table knew
+    (`analyse.tournament_accuracy`)."""
     return tournament_accuracy(entry["record"] for entry in game_entries(lines) if entry.get("record"))
 
 
+def accuracy_notes(accuracy: dict[str, Any]) -> list[str]:
+    """Which tables judged, and the command that builds what was missing: lines under the table."""
+    notes = [f"judged by: {short(tables)}" for tables in accuracy.get("tables") or [] if tables.get("files")]
+    return notes + [f"not judged: {hint}" for hint in accuracy.get("missing") or []]
+
+
+def by_geese(counts: dict[Any, int]) -> str:
+    """`13:40 12:7` (judged moves per goose count, most geese first)."""
+    return " ".join(f"{geese}:{count}" for geese, count in sorted(counts.items(), key=lambda i: -int(i[0])))
+
+
 def _render_accuracy(accuracy: dict[str, Any], console: Console) -> None:
-    if not accuracy:
-        return
-    table = Table(title="Accuracy against perfect play (moves made in solved positions)", title_justify="left")
-    for column in ("player", "games", "judged moves", "mistakes", "per game", "first mistake ply"):
-        table.add_column(column, justify="left" if column == "player" else "right")
-    for name, line in sorted(accuracy.items()):
-        first = line["mean_first_mistake_ply"]
-        table.add_row(name, str(line["games"]), str(line["judged_moves"]), str(line["mistakes"]),
-                      f"{line['mistakes_per_game']:.2f}", "-" if first is None else f"{first:.1f}")
-    console.print(table)
+    bots = accuracy.get("bots") or {}
+    if bots:
+        table = Table(title="Accuracy against perfect play (judged: moves with a real choice in a solved position; "
+                            "forced: no move there could be a mistake)", title_justify="left")
+        for column in ("player", "games", "judged", "forced", "mistakes", "per game", "first mistake ply",
+                       "judged per goose count"):
+            table.add_column(column, justify="left" if column == "player" else "right")
+        for name, line in sorted(bots.items()):
+            first = line["mean_first_mistake_ply"]
+            table.add_row(name, str(line["games"]), str(line["judged_moves"]), str(line["forced_moves"]),
+                          str(line["mistakes"]), f"{line['mistakes_per_game']:.2f}",
+                          "-" if first is None else f"{first:.1f}", by_geese(line["judged_by_geese"]))
+        console.print(table)
+    for note in accuracy_notes(accuracy):
+        console.print(note)
 
 
 def _number(value: float | None) -> str:
@@ -229,7 +306,7 @@ def render(results: dict[str, Any], console: Console) -> None:
     console.print(f"[bold]{results['name']}[/bold]: {results['played']} of {results['scheduled']} games played")
     ratings = results["ratings"]
     standings = Table(title="Standings (Elo: max. likelihood, mean 0, 95% interval)", title_justify="left")
-    for column in ("player", "Elo", "±95%", "games", "score", "W", "D", "L", "forfeits"):
+    for column in ("player", "Elo", "±95%", "games", "score", "W", "D", "L", "adjudicated", "forfeits"):
         standings.add_column(column, justify="left" if column == "player" else "right")
     rated = ratings.get("players", {})
     order = sorted(results["standings"], key=lambda n: -(rated.get(n, {}).get("elo", 0.0) if rated
@@ -239,7 +316,7 @@ def render(results: dict[str, Any], console: Console) -> None:
         rating = rated.get(name)
         standings.add_row(name, _elo(rating["elo"]) if rating else "-", f"{rating['ci95']:.0f}" if rating else "-",
                           str(line["games"]), _score(line["score"]), str(line["wins"]), str(line["draws"]),
-                          str(line["losses"]), str(sum(line["forfeits"].values())))
+                          str(line["losses"]), str(line.get("adjudicated", 0)), str(sum(line["forfeits"].values())))
     console.print(standings)
     if "error" in ratings:
         console.print(f"ratings: {ratings['error']}")
@@ -265,7 +342,10 @@ def render(results: dict[str, Any], console: Console) -> None:
             table.add_row(name, *("" if other == name else f"{ratings['los'][name][other]:.2f}"
                                   for other in rated_order))
         console.print(table)
+    _render_pairs(results.get("pairs") or [], console)
     _render_accuracy(results.get("accuracy") or {}, console)
+    for warning in cut_warnings(results.get("cuts") or {}):
+        console.print(warning)
     if "sprt" in results:
         test = results["sprt"]
         verdict = {"H1": "H1 accepted", "H0": "H0 accepted", None: "undecided"}[test["decision"]]
@@ -273,6 +353,8 @@ def render(results: dict[str, Any], console: Console) -> None:
                       f"alpha={test['alpha']} beta={test['beta']}: LLR {test['llr']:.2f} "
                       f"[{test['lower']:.2f}, {test['upper']:.2f}] after {test['pairs']} pairs: {verdict}"
                       + (" (match stopped)" if test["stopped"] else ""))
+        if test.get("why_undecided"):
+            console.print(f"SPRT undecided: {test['why_undecided']}")
 
 
 def _render_variant(variant: dict[str, Any], order: list[str], ratings: dict[str, Any], console: Console) -> None:
@@ -296,11 +378,81 @@ def _render_variant(variant: dict[str, Any], order: list[str], ratings: dict[str
                       f"{_score(line['as_prey']['score'])}/{line['as_prey']['games']}",
                       f"{_score(line['score'])}/{line['games']}")
     console.print(table)
-    advantage = ratings.get("predator_advantage", {}).get(variant["label"])
     endings = ", ".join(f"{kind} {count}" for kind, count in variant["terminations"].items()) or "none"
     console.print(f"endings: {endings}")
-    if advantage:
-        console.print(f"{sides['predator']} advantage: {advantage['elo']:+.0f} ± {advantage['ci95']:.0f} Elo")
+    for line in adjudication_lines(variant):
+        console.print(line)
+    console.print(role_line(sides["predator"], variant.get("role_advantage")))
+
+
+def adjudication_lines(variant: dict[str, Any]) -> list[str]:
+    """What adjudication did in a variant: how many games, after how many plies, by which tables."""
+    count = variant.get("adjudicated", 0)
+    if not count:
+        return []
+    by = variant.get("adjudicated_by") or []
+    named = "; ".join(f"{line['key']} {_geese(line['geese'])} (digest {line['digest']}): {line['games']} games, "
+                      f"{line['plies'] / line['games']:.0f} plies on average" for line in by) or "tables not named"
+    lines = [f"adjudicated by tables: {count} of {variant['games']} games (their results are the tables' verdicts, "
+             f"not played out): {named}"]
+    if len(by) > 1:
+        lines.append("warning: the adjudicated games were judged by different tables (they changed during the run)")
+    if count * 2 > variant["games"]:
+        lines.append(f"warning: most games of {variant['label']} were decided by tables, not by the players")
+    return lines
+
+
+def _geese(counts: list[int]) -> str:
+    if not counts:
+        return ""
+    return f"{counts[0]}-{counts[-1]} geese" if len(counts) > 1 else f"{counts[0]} geese"
+
+
+def role_line(predator: str, advantage: dict[str, Any] | None) -> str:
+    """`fox advantage (12 twin pairs, roles swapped): +58 Elo [-51, +181], fox scored 58%` (pairs.py)."""
+    if not advantage:
+        return f"{predator} advantage: no complete twin pair yet"
+    count = advantage["pairs"]
+    head = f"{predator} advantage ({count} twin pair{'' if count == 1 else 's'}, roles swapped): "
+    tail = f", {predator} scored {advantage['score']:.0%}"
+    return head + elo_text(advantage) + tail
+
+
+def _signed(value: float) -> str:
+    text = _elo(value)
+    return text if text.startswith("-") or text == "0" else "+" + text
+
+
+def elo_text(line: dict[str, Any]) -> str:
+    """`+58 Elo [-51, +181]`, or a one-sided bound when every pair went one way."""
+    if line["elo"] is None:
+        sign = "≥" if line["bound"] == "lower" else "≤"
+        what = "won" if line["bound"] == "lower" else "lost"
+        return f"{sign} {_signed(line['elo_bound'])} Elo (95%; {what} all {line['pairs']} pairs)"
+    low, high = line["elo_ci95"]
+    return (f"{_signed(line['elo'])} Elo [{'-∞' if low is None else _signed(low)}, "
+            f"{'+∞' if high is None else _signed(high)}]")
+
+
+def nelo_text(line: dict[str, Any]) -> str:
+    if line["nelo"] is None:
+        return "-"
+    low, high = line["nelo_ci95"]
+    return f"{_signed(line['nelo'])} [{_signed(low)}, {_signed(high)}]"
+
+
+def _render_pairs(pairs: list[dict[str, Any]], console: Console) -> None:
+    if not pairs:
+        return
+    table = Table(title="Head to head over twin pairs (first minus second; pentanomial: pairs scoring 0, ½, 1, "
+                        "1½, 2 points of 2; 95% intervals)", title_justify="left")
+    for column in ("pair", "pairs", "0-½-1-1½-2", "Elo [95%]", "nElo [95%]", "LOS"):
+        table.add_column(column, justify="left" if column == "pair" else "right")
+    for line in pairs:
+        table.add_row(f"{line['first']} − {line['second']}", str(line["pairs"]),
+                      "-".join(map(str, line["pentanomial"])), elo_text(line).replace(" Elo", ""),
+                      nelo_text(line), f"{line['los']:.2f}")
+    console.print(table)
 
 
 def standings_line(rows: list[dict[str, Any]]) -> str:

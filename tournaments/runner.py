@@ -27,6 +27,7 @@ from typing import Any
 
 from foxgeese.engine import Game, Side, get_variant
 from foxgeese.files import write_json_atomic
+from foxgeese.players.solver.adjudicate import fingerprint, short, solved_start
 from foxgeese.tournaments.config import LoadedConfig, changed_keys
 from foxgeese.tournaments.errors import ConfigChangedError, JournalError, TournamentError
 from foxgeese.tournaments.events import EventStream
@@ -248,6 +249,8 @@ class Runner:
                                f"{'; '.join(strangers[:3])}{more}; `foxgeese tournament repair "
                                f"{self.directory}` drops them, or use another --out directory")
         done = game_entries(entries)
+        for warning in table_warnings(self.loaded, done):
+            print(f"foxgeese: warning: {warning}", file=sys.stderr)
         done_ids = {entry["id"] for entry in done}
         for entry in done:
             self.state.count(entry)
@@ -334,7 +337,8 @@ class Runner:
     def _job(self, game: ScheduledGame) -> GameJob:
         return GameJob(game=game.to_json(), seed=game_seed(self.config.seed, game.id),
                        time_control=self.config.time_control, max_plies=self.config.max_plies,
-                       config_hash=self.state.identity["config_hash"], adjudicate=self.config.adjudicate)
+                       config_hash=self.state.identity["config_hash"], adjudicate=self.config.adjudicate,
+                       adjudicate_from_ply=self.config.adjudicate_from_ply)
 
     def _serve(self, slot: Slot, ended: threading.Event) -> None:
         """One slot's thread: take a game, play it, hand it to the journal thread and take the next
@@ -422,6 +426,40 @@ class Runner:
                     self.stop.set()
         if self.listener is not None:
             self.listener(self.state, entry)
+
+
+def table_warnings(loaded: LoadedConfig, done: list[dict[str, Any]]) -> list[str]:
+    """With `adjudicate: tables`: the variants whose starts (or openings) the tables already decide,
+    so every game would end at its first move, and the tables that changed since games of this
+    tournament were adjudicated (a resumed run's games would be judged by other tables)."""
+    config = loaded.config
+    if config.adjudicate != "tables":
+        return []
+    out = []
+    for variant_config in config.variants:
+        variant = get_variant(variant_config.id, **variant_config.options)
+        now = fingerprint(variant)
+        label = variant_config.id + "".join(f" {key}={value}" for key, value in sorted(variant_config.options.items()))
+        before = sorted({entry["tables"]["digest"] for entry in done if isinstance(entry.get("tables"), dict)
+                         and entry["tables"].get("key") == now["key"]} - {now["digest"]})
+        if before:
+            out.append(f"{label}: the tables changed since games of this tournament were adjudicated (digest "
+                       f"{', '.join(before)} then, now {short(now)}): the games played before were judged by "
+                       "other tables; use another --out directory for a clean comparison")
+        if config.adjudicate_from_ply is None:
+            starts = [_after(variant, opening) for opening in variant_config.openings] or [variant.start_position()]
+            if any(solved_start(position) for position in starts):
+                out.append(f"{label}: the tables ({short(now)}) already know the value of the games' starts, so "
+                           "adjudicate: tables ends every game at its first move; set adjudicate_from_ply: N to "
+                           "let the players play N plies first")
+    return out
+
+
+def _after(variant: Any, opening: tuple[str, ...]) -> Any:
+    game = Game(variant)
+    for text in opening:
+        game.push(game.parse_move(text))
+    return game.position
 
 
 def _wait_all(ended: list[threading.Event]) -> None:

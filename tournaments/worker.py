@@ -76,6 +76,7 @@ class GameJob:
     max_plies: int | None
     config_hash: str
     adjudicate: str | None = None  # "tables": end a game once a solved table proves its result
+    adjudicate_from_ply: int | None = None  # ... but not before this ply
 
 
 @dataclass
@@ -132,6 +133,7 @@ class GamePlayer:
         base = Path(setup.base_dir)
         self.bots = {player.name: player.bot_config(base) for player in setup.players}
         self.referee = Referee(log_dir=setup.log_dir, **setup.referee_options)
+        self._tables: dict[Any, dict[str, Any]] = {}  # the adjudicating tables' fingerprint per variant
 
     def close(self) -> None:
         self.referee.close()
@@ -147,9 +149,23 @@ class GamePlayer:
         record = self.referee.play_game(
             variant, {Side.PREDATOR: self.bots[game.predator], Side.PREY: self.bots[game.prey]},
             job.time_control, opening=list(game.opening), max_plies=job.max_plies, game_id=game.id,
-            on_move=emit, seed=job.seed, adjudicator=_table_adjudicator(job.adjudicate),
+            on_move=emit, seed=job.seed, adjudicator=_table_adjudicator(job.adjudicate, job.adjudicate_from_ply),
         )
-        return journal_entry(game, record, seed=job.seed, config_hash=job.config_hash)
+        entry = journal_entry(game, record, seed=job.seed, config_hash=job.config_hash)
+        if job.adjudicate == "tables":
+            entry["tables"] = self.tables_of(variant)
+        return entry
+
+    def tables_of(self, variant: Any) -> dict[str, Any]:
+        """The fingerprint of the tables that adjudicate `variant` here (taken once per worker: a
+        table rebuilt during a run is a rerun's to notice)."""
+        key = (variant.id, variant.options)
+        if key not in self._tables:
+            from foxgeese.players.solver.adjudicate import fingerprint
+
+            found = fingerprint(variant)
+            self._tables[key] = {name: found[name] for name in ("key", "geese", "digest", "dir")}
+        return self._tables[key]
 
 
     def check_bots(self, job: GameJob) -> list[dict[str, str]]:
@@ -209,13 +225,13 @@ def move_event(move: Any) -> Any:
                     "clocks": move.clocks})
 
 
-def _table_adjudicator(kind: str | None) -> Any:
+def _table_adjudicator(kind: str | None, from_ply: int | None = None) -> Any:
     if kind != "tables":
         return None
     # Here, not at the top: the tables bring numpy and numba, a second of every worker's start-up.
     from foxgeese.players.solver.adjudicate import table_adjudicator
 
-    return table_adjudicator()
+    return table_adjudicator(from_ply=from_ply)
 
 
 class EventBatches:

@@ -14,6 +14,9 @@ from collections.abc import Callable
 
 from foxgeese.engine import Position, Winner
 from foxgeese.players.solver.analyse import Judge
+from foxgeese.players.solver.fingerprint import fingerprint, short
+
+__all__ = ["exact", "fingerprint", "short", "solved_start", "table_adjudicator"]
 
 
 def exact(position: Position) -> bool:
@@ -23,11 +26,21 @@ def exact(position: Position) -> bool:
     return variant.id == "standard" and not variant.option_dict.get("sideways")
 
 
-def table_adjudicator(tables: str | None = None) -> Callable[[Position], tuple[Winner, str] | None]:
-    """A fresh adjudicator over the tables in `tables` (default $FOXGEESE_TABLES or the cache)."""
+def solved_start(position: Position, tables: str | None = None) -> bool:
+    """Whether tables adjudication would end a game from `position` at its first move: the tables
+    know its value (Hare and Hounds always; `standard` when the tables of its goose count are there)."""
+    return exact(position) and Judge(tables).value(position) is not None
+
+
+def table_adjudicator(tables: str | None = None, from_ply: int | None = None
+                      ) -> Callable[[Position], tuple[Winner, str] | None]:
+    """A fresh adjudicator over the tables in `tables` (default $FOXGEESE_TABLES or the cache);
+    `from_ply`: it ends no game before that ply (counted from the start, the opening included)."""
     judge = Judge(tables)
 
     def adjudicate(position: Position) -> tuple[Winner, str] | None:
+        if from_ply is not None and position.ply < from_ply:
+            return None
         if not exact(position) or position.outcome() is not None:
             return None  # the rules end finished games themselves
         value = judge.value(position)

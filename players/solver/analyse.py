@@ -1,7 +1,11 @@
 """Accuracy against perfect play: for every move made in a solved position, did it throw away a win?
 
 A move is a *mistake* when the mover's value (win > draw > loss, from the tables) is worse after
-it than before: a won position turned into a draw or a loss, or a draw into a loss. Judges, in
+it than before: a won position turned into a draw or a loss, or a draw into a loss. Only moves
+with a real choice are *judged*: positions where some legal move would have been a mistake. A
+move where every choice keeps the value (a lost position, or a won ending any move still wins)
+is *forced*, counted apart: otherwise a random player's moves in trivial endings would read as
+"71 judged, 0 mistakes", as good as a search's. Judges, in
 order: the strong solve of `standard` without sideways (bit tables on disk), the Hare and Hounds
 solution (always: it is built in half a second), the int16 endgame tables of the other fox
 variants where they are on disk, and beyond them the two-bit win/draw/loss tables of `standard`
@@ -20,6 +24,7 @@ from pathlib import Path
 from typing import Any
 
 from foxgeese.engine import Position, Side, get_variant
+from foxgeese.players.solver.fingerprint import fingerprint
 from foxgeese.players.solver.hare_hounds_solution import solution
 from foxgeese.players.solver.strong import StrongTables
 from foxgeese.players.solver.tables import TableSet
@@ -69,9 +74,13 @@ class Judge:
 @dataclass
 class SideAccuracy:
     bot: str
-    judged: int = 0  # moves made in a solved position
+    judged: int = 0  # moves made in a solved position where some move would have been a mistake
     mistakes: int = 0
     first_mistake_ply: int | None = None
+    forced: int = 0  # moves made in a solved position where no move could be a mistake
+    unknown: int = 0  # moves made where no table knows the position
+    judged_by_geese: dict[int, int] = field(default_factory=dict)  # judged moves per prey count
+    unknown_by_geese: dict[int, int] = field(default_factory=dict)
 
 
 @dataclass
@@ -97,14 +106,34 @@ def analyse_record(record: dict[str, Any], judge: Judge) -> GameAccuracy:
         after_position = position.play(move)
         after = judge.value(after_position)
         side = sides[variant.side_name(position.turn)]
-        if before is not None and after is not None and not entry.get("book"):  # book moves are no bot's
+        geese = position.prey.bit_count()
+        if entry.get("book"):
+            pass  # book moves are no bot's
+        elif before is None or after is None:
+            side.unknown += 1
+            side.unknown_by_geese[geese] = side.unknown_by_geese.get(geese, 0) + 1
+        elif not _can_err(position, before, judge):
+            side.forced += 1
+        else:
             side.judged += 1
+            side.judged_by_geese[geese] = side.judged_by_geese.get(geese, 0) + 1
             if -after < before:
                 side.mistakes += 1
                 if side.first_mistake_ply is None:
                     side.first_mistake_ply = ply
         position, before = after_position, after
     return game
+
+
+def _can_err(position: Position, value: int, judge: Judge) -> bool:
+    """Whether some legal move in `position` (worth `value` to the mover) would lower that value."""
+    if value == -1:
+        return False  # a lost position cannot be lost more
+    for move in position.legal_moves():
+        after = judge.value(position.play(move))
+        if after is not None and -after < value:
+            return True
+    return False
 
 
 def _bot_name(seat: Any) -> str:
@@ -162,10 +191,16 @@ def accuracy_by_bot(games: Iterable[GameAccuracy]) -> dict[str, dict[str, Any]]:
     out: dict[str, dict[str, Any]] = {}
     for game in games:
         for side in game.sides.values():
+            line = out.setdefault(side.bot, {"games": 0, "judged_moves": 0, "mistakes": 0, "forced_moves": 0,
+                                             "unknown_moves": 0, "games_with_mistake": 0, "first_mistake_plies": [],
+                                             "judged_by_geese": {}, "unknown_by_geese": {}})
+            line["forced_moves"] += side.forced
+            line["unknown_moves"] += side.unknown
+            for key, counts in (("judged_by_geese", side.judged_by_geese), ("unknown_by_geese", side.unknown_by_geese)):
+                for geese, count in counts.items():
+                    line[key][geese] = line[key].get(geese, 0) + count
             if not side.judged:
                 continue
-            line = out.setdefault(side.bot, {"games": 0, "judged_moves": 0, "mistakes": 0,
-                                             "games_with_mistake": 0, "first_mistake_plies": []})
             line["games"] += 1
             line["judged_moves"] += side.judged
             line["mistakes"] += side.mistakes
@@ -173,13 +208,55 @@ def accuracy_by_bot(games: Iterable[GameAccuracy]) -> dict[str, dict[str, Any]]:
                 line["games_with_mistake"] += 1
                 line["first_mistake_plies"].append(side.first_mistake_ply)
     for line in out.values():
-        line["mistakes_per_game"] = round(line["mistakes"] / line["games"], 3)
+        line["mistakes_per_game"] = round(line["mistakes"] / line["games"], 3) if line["games"] else 0.0
         plies = line["first_mistake_plies"]
         line["mean_first_mistake_ply"] = round(sum(plies) / len(plies), 1) if plies else None
     return out
 
 
-def tournament_accuracy(records: Iterable[dict[str, Any]], tables: str | None = None) -> dict[str, dict[str, Any]]:
-    """What the tournament report shows: `accuracy_by_bot` over the games a table can judge."""
+def tournament_accuracy(records: Iterable[dict[str, Any]], tables: str | None = None) -> dict[str, Any]:
+    """What the tournament report shows: `accuracy_by_bot` over the games' moves ({"bots": {}} when
+    no move had a real choice in a solved position), the tables that judged (`fingerprint`), and
+    for the moves no table knew, the command that builds the tables they need."""
     judge = Judge(tables)
-    return accuracy_by_bot(analyse_record(record, judge) for record in records)
+    games, variants = [], {}
+    unknown: dict[Any, dict[int, int]] = {}  # per variant: moves no table knew, by goose count
+    for record in records:
+        game = analyse_record(record, judge)
+        games.append(game)
+        variant = get_variant(record["variant"], **dict(record.get("options") or {}))
+        key = (variant.id, variant.options)
+        variants[key] = variant
+        counts = unknown.setdefault(key, {})
+        for side in game.sides.values():
+            for geese, count in side.unknown_by_geese.items():
+                counts[geese] = counts.get(geese, 0) + count
+    by_bot = accuracy_by_bot(games)
+    return {
+        "bots": {name: line for name, line in by_bot.items() if line["judged_moves"] or line["forced_moves"]},
+        "tables": [fingerprint(variant, tables) for variant in variants.values()],
+        "missing": [hint for key, variant in variants.items() if (hint := build_hint(variant, unknown[key]))],
+    }
+
+
+# Building the tables a judge needs: the command, and its time and disk (docs/solver.md's figures).
+STRONG_BUILDS = {13: "4 to 13 geese: about 5 minutes on two cores, 1.5 GB of memory, 3.3 GB of disk",
+                 17: "4 to 17 geese: about 19 minutes on two cores, 3.2 GB of memory, 12.4 GB of disk"}
+
+
+def build_hint(variant: Any, unknown_by_geese: dict[int, int]) -> str | None:
+    """The command that builds what would judge the moves no table knew, or None."""
+    if not unknown_by_geese:
+        return None
+    most = max(unknown_by_geese)
+    moves = sum(unknown_by_geese.values())
+    if variant.id == "standard" and not variant.option_dict.get("sideways"):
+        size = min((g for g in STRONG_BUILDS if g >= most), default=17)
+        return (f"{moves} moves of {variant.id} (up to {most} geese): no table knows them; "
+                f"`foxgeese solve standard --geese {size}` builds the tables that do ({STRONG_BUILDS[size]})")
+    if has_wdl_tables(variant):
+        flag = " --sideways" if variant.option_dict.get("sideways") else ""
+        return (f"{moves} moves of {variant.id}{flag} (up to {most} geese): "
+                f"`foxgeese solve {variant.id}{flag} --geese {most}` builds win/draw/loss tables up to there "
+                "(time and disk grow steeply with the goose count: docs/solver.md)")
+    return f"{moves} moves of {variant.id}: no table knows them"

@@ -349,11 +349,17 @@ def is_seed(value: Any) -> bool:
 
 
 def read_token_fd(fd: int) -> str:
-    """Reads the token behind an inherited descriptor (a socket the referee filled), then closes it."""
+    """Reads the token behind an inherited descriptor (the referee's sealed memory file), then closes it.
+
+    Positioned reads from offset 0 (pread): another process of the same user that duplicated the
+    descriptor shares its file offset, and could move it to the end to make a plain read() find nothing.
+    """
     chunks = []
+    offset = 0
     try:
-        while chunk := os.read(fd, 256):
+        while chunk := os.pread(fd, 256, offset):
             chunks.append(chunk)
+            offset += len(chunk)
     finally:
         os.close(fd)
     return b"".join(chunks).decode("ascii", "replace").strip()

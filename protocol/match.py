@@ -394,9 +394,25 @@ class Match:
 
     # -------------------------------------------------------------- events: messages
 
+    def refused(self, side: Side, why: str, now: float) -> list[Action]:
+        """A hello from the process tree of `side`'s bot was refused: before its own hello the seat
+        cannot be filled (`no-show`), after it the bot broke the protocol."""
+        seat = self.seats.get(side)
+        if seat is None or self.over:
+            return []
+        if not seat.connected:
+            seat.failed = why
+            return self.advance(now)
+        return self.fault(side, why, now)
+
     def fault(self, side: Side, reason: str, now: float) -> list[Action]:
-        """A frame from `side`'s bot broke the protocol (the codec said why)."""
-        if self.phase in ("ready", "play"):
+        """A frame from `side`'s bot broke the protocol (the codec said why).
+
+        Judged the same in every phase of the game, seating included: a bot is in its game from the
+        moment it is seated, so what it says out of place is a protocol error whether or not the
+        other seat is filled yet (the referee ignores only what arrived between games)."""
+        seat = self.seats.get(side)
+        if self.phase in ("ready", "play") or (seat is not None and seat.connected and self.phase == "hello"):
             self._end(Ending(self.names[side.other], RefereeTermination.PROTOCOL_ERROR.value,
                              f"{self.names[side]}: {reason}", side))
         return self.advance(now)
@@ -415,6 +431,8 @@ class Match:
         if self.over:
             return []
         try:
+            if kind == codec.HELLO:
+                raise ProtocolError("a second 'hello' on a connection that was welcomed")
             if kind not in (codec.READY, codec.MOVE, codec.RESIGN) or self.phase == "hello":
                 when = "now" if self.phase != "hello" else "before new_game"
                 raise ProtocolError(f"unexpected '{kind}' message {when}")

@@ -42,7 +42,7 @@ from foxgeese.protocol.match import (
     Send,
     StartClock,
 )
-from foxgeese.protocol.process import BotLaunchError, BotProcess, descends_from, peer_pid
+from foxgeese.protocol.process import BotLaunchError, BotProcess, peer_pid, process_chain
 from foxgeese.protocol.record import GameRecord, SeatRecord
 from foxgeese.protocol.timecontrol import TimeControl
 
@@ -190,6 +190,10 @@ class Referee:
         self._pending: dict[str, _Bot] = {}  # launched bots awaiting hello, by their token
         self._remote_pending: list[_Bot] = []
         self._ignored: set[bytes] = set()
+        self._used_tokens: set[str] = set()  # launched bots' tokens once used: still no one else's
+        self._offences: dict[BotConfig, str] = {}  # config -> a refusal of an idle bot, for its next seat
+        # Newcomers' first messages read between games, held for the next game's seats (see _run).
+        self._held: list[tuple[list[bytes], int | None, float]] | None = None
         self._launches = itertools.count(1)
         self._game_ids = itertools.count(1)
         self._match: Match | None = None
@@ -307,9 +311,18 @@ class Referee:
         work began (`_busy_since`: that return, or the sending of a turn, after which the referee
         writes the record while the bot thinks). So no message is stamped later than it arrived,
         and the referee's work is never charged to a bot.
+
+        What arrived before this game began (a reused bot's messages between games) is read first,
+        with no seat taken: it is judged as arrived between games, and ignored.
         """
+        self._busy_since = time.monotonic()
+        self._held = []  # newcomers' hellos, for the seats about to be set
+        self._drain()
+        held, self._held = self._held, None
         for side in _SIDES:
             self._seat(side, self._acquire(seats[side], list(self._bot_of.values())))
+        for frames, fd, arrival in held:
+            self._dispatch(frames, arrival, fd)
         monotonic = time.monotonic
         self._busy_since = monotonic()
         self._carry_out(match.advance(self._busy_since))
@@ -398,7 +411,8 @@ class Referee:
         if reused and time.monotonic() - bot.pinged_at >= self.ping_interval_s:
             self._ping(bot)
         limit = self.join_timeout_s if config.is_remote else self.hello_timeout_s
-        match.seat(side, info, connected=reused, hello=bot.hello, reused=reused, failed=bot.refusal,
+        failed = self._offences.pop(config, "") or bot.refusal
+        match.seat(side, info, connected=reused and not failed, hello=bot.hello, reused=reused, failed=failed,
                    hello_deadline=bot.launched_at + limit if bot.launched_at >= 0 else -math.inf,
                    waiting_text=_no_hello_within(limit), rtt_ms=bot.rtt_ms)
 
@@ -494,7 +508,9 @@ class Referee:
         identity = frames[0]
         bot = self._by_identity.get(identity)
         if bot is None:
-            if identity not in self._ignored:
+            if self._held is not None:  # between games: a newcomer may be for a seat of the next one
+                self._held.append((frames, fd, arrival))
+            elif identity not in self._ignored:
                 self._on_stranger(identity, frames[1:], fd, arrival)
             return
         try:
@@ -531,7 +547,14 @@ class Referee:
             self._carry_out(self._match.fault(side, reason, now))  # type: ignore[union-attr]
 
     def _on_stranger(self, identity: bytes, payload: list[bytes], fd: int | None, now: float) -> None:
-        """A first message on a new connection must be a valid `hello` with a known token."""
+        """A first message on a new connection must be a valid `hello` with a known token.
+
+        On ipc:// the kernel names the process that connected (SO_PEERCRED). When it belongs to the
+        process tree of a bot this referee launched, that bot answers for the hello: it is seated
+        only with its own token, on its first connection, and any hello from its tree that is
+        refused loses its game (a bot that presents another seat's token, stolen however, loses;
+        the seat it tried to take is untouched). A process of no launched tree cannot present a
+        launched bot's token at all."""
         try:
             if len(payload) != 1:
                 raise ProtocolError("a message must be one frame")
@@ -542,32 +565,44 @@ class Referee:
         if message["type"] != codec.HELLO:
             self._ignored.add(identity)
             return
+        peer = peer_pid(fd) if fd is not None else None
+        owner = self._launched_owner(peer) if peer is not None else None
         version = message.get("v")
         token = message.get("token")
         bot = self._pending.get(token) if token.__class__ is str else None
         if bot is None and token == self.token and self._remote_pending:
             name = message.get("name")
             bot = next((b for b in self._remote_pending if b.config.name == name), self._remote_pending[0])
+        blamed = owner or bot
         if version.__class__ is not int or version not in codec.SUPPORTED_VERSIONS:
             why = "missing field v" if "v" not in message else (
                 f"protocol version {codec.cut(repr(version), 20)} is not supported")
-            self._refuse(identity, bot, why, now, supported=list(codec.SUPPORTED_VERSIONS))
+            self._refuse(identity, blamed, why, now, supported=list(codec.SUPPORTED_VERSIONS))
             return
         try:
             hello = codec.check(message)
         except ProtocolError as error:
-            self._refuse(identity, bot, f"bad hello: {error}", now)
+            self._refuse(identity, blamed, f"bad hello: {error}", now)
+            return
+        if owner is not None and bot is not owner:
+            if token != owner.token and (bot is not None or token in self._used_tokens):
+                why = "this token belongs to another bot"
+            elif owner.identity is not None:
+                why = "this bot is connected already (a token is good for one connection)"
+            else:
+                why = "wrong token"
+            self._refuse(identity, owner, why, now)
             return
         if bot is None:
             remote = token == self.token
             self._refuse(identity, None, "no seat is waiting for a remote bot" if remote else "wrong token", now)
             return
-        if bot.process is not None and fd is not None:
-            peer = peer_pid(fd)  # on ipc://: the process that connected must be this seat's own bot
-            if peer is not None and not descends_from(peer, bot.process.pid):
-                self._refuse(identity, None, "this token belongs to another process", now)
-                return
+        if bot.process is not None and peer is not None and owner is not bot:
+            # on ipc://, the process that connected must be this seat's own bot
+            self._refuse(identity, None, "this token belongs to another process", now)
+            return
         self._pending.pop(bot.token, None)
+        self._used_tokens.add(bot.token)
         if bot in self._remote_pending:
             self._remote_pending.remove(bot)
         if self.trace is not None:
@@ -583,6 +618,14 @@ class Referee:
         if side is not None:
             self._carry_out(self._match.connected(side, hello, now))  # type: ignore[union-attr]
 
+    def _launched_owner(self, pid: int) -> _Bot | None:
+        """The launched bot (seated or idle) whose process tree `pid` belongs to, if any."""
+        chain = process_chain(pid)
+        for bot in self._bots:
+            if bot.process is not None and bot.process.pid in chain:
+                return bot
+        return None
+
     def _ping(self, bot: _Bot) -> None:
         """Liveness probe; the pong's round trip is kept as the bot's transport time estimate."""
         bot.ping_id += 1
@@ -590,7 +633,8 @@ class Referee:
         self._send(bot, codec.PING, {"id": bot.ping_id})
 
     def _refuse(self, identity: bytes, bot: _Bot | None, reason: str, now: float, **extra: Any) -> None:
-        """Answers `refused` and ignores the connection from now on; the seat (if known) keeps why."""
+        """Answers `refused` and ignores the connection from now on; the bot answering for it (if
+        known) keeps why, and loses its game: at once when seated, else its next one."""
         reason = codec.cut(reason)
         try:
             self._socket.send_multipart([identity, codec.encode(codec.REFUSED, reason=reason, **extra)], zmq.NOBLOCK)
@@ -600,14 +644,19 @@ class Referee:
         if bot is None:
             self._last_refusal = reason
             return
-        bot.refusal = reason
         side = self._side_of.get(bot)
-        if side is None:
-            return
         if bot.config.is_remote:  # the shared token: another connection may still take the seat
-            self._match.waiting(side, f"no valid hello within {self.join_timeout_s:g}s (refused: {reason})")  # type: ignore[union-attr]
-        else:  # its own token: the launched bot itself is broken
-            self._carry_out(self._match.lost(side, f"refused: {reason}", now))  # type: ignore[union-attr]
+            bot.refusal = reason
+            if side is not None:
+                self._match.waiting(side, f"no valid hello within {self.join_timeout_s:g}s (refused: {reason})")  # type: ignore[union-attr]
+            return
+        if bot.identity is None:
+            bot.refusal = reason
+        if side is not None:
+            self._carry_out(self._match.refused(side, f"refused: {reason}", now))  # type: ignore[union-attr]
+        else:  # an idle bot of the pool, between its games: it is ended, and its next seat starts lost
+            self._offences[bot.config] = f"refused: {reason} (a hello from its process between games)"
+            self._retire(bot)
 
     # ------------------------------------------------------------- bot pool
 

@@ -68,7 +68,7 @@ class Checker:
         self.cwd = cwd
         self.failures = 0
         self.timeouts = 0
-        self.token = secrets.token_hex(8)
+        self.token = secrets.token_urlsafe(16)  # 128 bits, as the referee's
         self.rng = random.Random(20240607)
         self.request_id = 40
         self.identity: bytes | None = None
@@ -181,12 +181,15 @@ class Checker:
         side = variant.side_by_name(side_name)
         if game.position.turn == side:
             self._turn(f"turn {where} {'start' if not label else 'position'}", game_id, game)
+        last = game
         if mid_game:
             reached = self._mid_game(start, side)
             if reached is not None:
                 self._turn(f"turn {where} mid-game (ply {len(reached.moves)})", game_id, reached)
+                last = reached
         self._send(codec.GAME_OVER, game_id=game_id, winner="draw", termination="aborted",
-                   reason="conformance check")
+                   reason="conformance check", last_move=str(last.moves[-1]) if last.moves else "",
+                   position=last.position.text())
         self._ping(f"game_over {where}, then ping")
 
     def _mid_game(self, start: Position, side: Any) -> Game | None:

@@ -11,7 +11,6 @@ One game at a time per instance; run several instances (each with its own socket
 
 from __future__ import annotations
 
-import functools
 import ipaddress
 import itertools
 import math
@@ -26,7 +25,7 @@ from typing import Any, cast
 import zmq
 from zmq.utils.monitor import recv_monitor_message
 
-from foxgeese.engine import Game, Side, get_variant
+from foxgeese.engine import Game, Side, Variant, get_variant
 from foxgeese.engine.userinput import shown
 from foxgeese.protocol import codec, sandbox, workdir
 from foxgeese.protocol.botconfig import BotConfig
@@ -45,6 +44,7 @@ from foxgeese.protocol.match import (
 from foxgeese.protocol.process import BotLaunchError, BotProcess, peer_pid, process_chain
 from foxgeese.protocol.record import GameRecord, SeatRecord
 from foxgeese.protocol.timecontrol import TimeControl
+from foxgeese.protocol.turncache import TurnCache
 
 # The socket drops a peer whose message is this big outright; between the protocol cap and this the
 # message is read and judged a protocol error, so the offending bot gets a proper record.
@@ -134,8 +134,10 @@ class Referee:
         trace: Callable[[str, str, dict[str, Any]], None] | None = None,
         heartbeat_s: float | None = None,
         ping_interval_s: float = 5.0,
+        cache: TurnCache | None = None,
     ) -> None:
         self.bind_public = bind_public
+        self.cache = cache if cache is not None else TurnCache()  # what recurs across its games (turncache.py)
         # A bot between games is pinged again when its last ping is older than this: the round
         # trip changes slowly, and a ping before every game of a fast match cost its seating a
         # send, a pong and a wake-up of the bot.
@@ -247,7 +249,7 @@ class Referee:
 
     def play_game(
         self,
-        variant: Any,
+        variant: Variant | str,
         seats: dict[Side, BotConfig],
         time_control: TimeControl | str,
         opening: tuple[str, ...] | list[str] = (),
@@ -271,7 +273,7 @@ class Referee:
         if isinstance(variant, str):
             variant = get_variant(variant)
         if isinstance(time_control, str):
-            time_control = TimeControl.parse(time_control)
+            time_control = self.cache.time_control(time_control)
         if set(seats) != _BOTH_SIDES:
             raise RefereeConfigError("seats must name a bot for both Side.PREDATOR and Side.PREY")
         if seed is None:
@@ -282,7 +284,8 @@ class Referee:
         for text in opening:
             game.push(game.parse_move(text))  # a bad opening is the caller's error: it raises
         match = Match(variant, game, time_control, game_id or self._new_game_id(), seed=seed, max_plies=max_plies,
-                      lag_margin_ms=self.lag_margin_ms, ready_timeout_s=self.ready_timeout_s, adjudicator=adjudicator)
+                      lag_margin_ms=self.lag_margin_ms, ready_timeout_s=self.ready_timeout_s, adjudicator=adjudicator,
+                      cache=self.cache)
         match.events = on_move is not None
         self._match, self._on_move = match, on_move
         try:
@@ -414,7 +417,7 @@ class Referee:
         failed = self._offences.pop(config, "") or bot.refusal
         match.seat(side, info, connected=reused and not failed, hello=bot.hello, reused=reused, failed=failed,
                    hello_deadline=bot.launched_at + limit if bot.launched_at >= 0 else -math.inf,
-                   waiting_text=_no_hello_within(limit), rtt_ms=bot.rtt_ms)
+                   waiting_text=f"no hello within {limit:g}s", rtt_ms=bot.rtt_ms)
 
     def _finish(self) -> None:
         game_id = self._match.game_id  # type: ignore[union-attr]
@@ -709,12 +712,6 @@ class Referee:
             self._remote_pending.remove(bot)
         if bot in self._bots:
             self._bots.remove(bot)
-
-
-@functools.lru_cache(maxsize=16)
-def _no_hello_within(limit_s: float) -> str:
-    """Why a seat stayed empty, for a referee's hello or join timeout (the same few every game)."""
-    return f"no hello within {limit_s:g}s"
 
 
 def _source_fd(frame: zmq.Frame) -> int | None:

@@ -29,7 +29,6 @@ import sys
 import time
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
-from functools import lru_cache
 from typing import Any
 
 import zmq
@@ -126,6 +125,7 @@ class BotSession:
         self.state: _GameState | None = None
         self.games_played = 0
         self.bot_id: str | None = None
+        self.move_texts = MoveTexts()
 
     # -- the loop ---------------------------------------------------------------------------
 
@@ -237,7 +237,7 @@ class BotSession:
         if move is None:  # a player gives up by choosing no move (the human player's `quit`)
             self._send(socket, codec.RESIGN, game_id=game_id, request_id=request_id)
             return
-        text = _move_text(move)
+        text = self.move_texts.text(move)
         info = clean_info(info) if info is not None else None
         if info:
             self._send(socket, codec.MOVE, game_id=game_id, request_id=request_id, move=text, info=info)
@@ -265,7 +265,7 @@ class BotSession:
                 state.moves, known = [], 0
             for item in moves[known:]:
                 text = str(item)
-                game.push(_parse_move(text))
+                game.push(self.move_texts.parse(text))
                 state.moves.append(text)
             reached, sent = game.position.text(), message.get("position")
             if reached != sent and (not isinstance(sent, str) or Position.from_text(sent).text() != reached):
@@ -277,8 +277,7 @@ class BotSession:
             state.game, state.moves = None, []
             return Game.from_position(Position.from_text(codec.require(message, "position", str)))
 
-    @staticmethod
-    def _remember(state: _GameState, game: Game, move: Any, text: str) -> None:
+    def _remember(self, state: _GameState, game: Game, move: Any, text: str) -> None:
         """Plays the bot's own move (sent as `text`) on the cached game, while the opponent thinks."""
         if state.game is not game or len(game.moves) != len(state.moves):
             return  # not the cached game, or a player left it changed: the next turn rebuilds it
@@ -286,7 +285,7 @@ class BotSession:
             played = move
         else:  # text from a move function, perhaps not canonical (" B5-A4 ")
             try:
-                played = _parse_move(text)
+                played = self.move_texts.parse(text)
             except ValueError:
                 return  # the referee refuses it and ends the game
             text = str(played)
@@ -340,28 +339,35 @@ def token_from_environment() -> str:
     return os.environ.get(codec.ENV_TOKEN, "")
 
 
-@lru_cache(maxsize=8192)
-def _parse_move(text: str) -> Move:
-    """Move.parse, remembered: the same few thousand move texts come back game after game."""
-    return Move.parse(text)
+class MoveTexts:
+    """Move texts both ways, remembered by one bot session and bounded (emptied when full): the same
+    few thousand come back game after game, and parsing or str(move) costs more than the look-up."""
 
+    def __init__(self, limit: int = 8192) -> None:
+        self.limit = limit
+        self._moves: dict[str, Move] = {}
+        self._texts: dict[Move, str] = {}
 
-# Move -> its canonical text, for the moves the players choose: the same few hundred of a variant
-# come back game after game, and str(move) costs more than the look-up. Bounded like `_parse_move`.
-_MOVE_TEXTS: dict[Move, str] = {}
-_MOVE_TEXTS_LIMIT = 8192
+    def parse(self, text: str) -> Move:
+        """Move.parse(text), remembered (raises ValueError as it does)."""
+        move = self._moves.get(text)
+        if move is None:
+            move = Move.parse(text)
+            if len(self._moves) >= self.limit:
+                self._moves.clear()
+            self._moves[text] = move
+        return move
 
-
-def _move_text(move: Any) -> str:
-    """The text a move is sent as: str(move), remembered for engine moves."""
-    if move.__class__ is not Move:
-        return str(move)
-    text = _MOVE_TEXTS.get(move)
-    if text is None:
-        if len(_MOVE_TEXTS) >= _MOVE_TEXTS_LIMIT:
-            _MOVE_TEXTS.clear()
-        text = _MOVE_TEXTS[move] = str(move)
-    return text
+    def text(self, move: Any) -> str:
+        """The text a move is sent as: str(move), remembered for engine moves."""
+        if move.__class__ is not Move:
+            return str(move)
+        text = self._texts.get(move)
+        if text is None:
+            if len(self._texts) >= self.limit:
+                self._texts.clear()
+            text = self._texts[move] = str(move)
+        return text
 
 
 _MOVE_KEY = codec.pack("move")

@@ -21,7 +21,7 @@ from typing import Any
 
 from foxgeese.engine import Clock, Game, Side
 from foxgeese.engine.board import GRID_WIDTH
-from foxgeese.players.base import Choice, Player
+from foxgeese.players.base import Choice, Player, reseed
 from foxgeese.players.minimax import MinimaxPlayer
 from foxgeese.players.score import Score
 from foxgeese.players.solver.hare_hounds_solution import solution
@@ -42,14 +42,19 @@ class SolverPlayer(Player):
             raise ValueError(f"depth must be a positive whole number, not {depth!r}")
         self.depth = depth
         self.tables = None if tables is None else str(tables)
+        self.seed = seed
         self.rng = random.Random(seed)
         self._table_sets: dict[Any, TableSet] = {}
         self._fallback: Player | None = None
         self._strong: Any = None  # StrongTables, or False when none are on disk
 
-    def new_game(self, variant: Any, side: Any) -> None:
-        """Loads (or, the first time, builds and caches) the Hare and Hounds solution before the clock runs."""
-        super().new_game(variant, side)
+    def new_game(self, variant: Any, side: Any, seed: int | None = None) -> None:
+        """Loads (or, the first time, builds and caches) the Hare and Hounds solution before the clock runs.
+
+        Ties between equal moves are broken from the game's `seed` (with the player's own): a game
+        replays from its seed."""
+        super().new_game(variant, side, seed)
+        reseed(self.rng, self.seed, seed)
         if getattr(variant, "id", None) == "hare-and-hounds":
             solution(self.tables)
         if getattr(variant, "id", None) == "standard" and not variant.option_dict.get("sideways"):
@@ -57,7 +62,7 @@ class SolverPlayer(Player):
         elif getattr(variant, "id", None) in ("standard", "great-cross") and has_wdl_tables(variant):
             self._wdl_tables(variant)  # builds the two-bit tables' index before the clock runs
         if self._fallback is not None:
-            self._fallback.new_game(variant, side)
+            self._fallback.new_game(variant, side, seed)
 
     def choose(self, game: Game, clock: Clock | None = None) -> Choice:
         moves = game.legal_moves()

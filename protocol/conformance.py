@@ -23,7 +23,7 @@ import zmq
 
 from foxgeese.engine import VARIANT_IDS, Game, Position, get_variant
 from foxgeese.engine.userinput import one_line
-from foxgeese.protocol import codec, workdir
+from foxgeese.protocol import codec, messages, workdir
 from foxgeese.protocol.botconfig import BotConfig, BotSpecError
 from foxgeese.protocol.process import BotLaunchError, BotProcess
 
@@ -246,7 +246,7 @@ class Checker:
 
     def _send(self, message_type: str, **fields: Any) -> None:
         if self.identity is not None:
-            self.socket.send_multipart([self.identity, codec.encode(message_type, **fields)])
+            self.socket.send_multipart([self.identity, messages.encode_fields(message_type, fields)])
 
     def _receive(self) -> Reply:
         """The next message from the bot within the timeout (None with a reason otherwise)."""

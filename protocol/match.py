@@ -22,7 +22,7 @@ from foxgeese import __version__
 from foxgeese.engine import Game, IllegalMoveError, InvalidMoveError, Move, Outcome, Position, Side, Variant
 from foxgeese.engine.position import pieces_text
 from foxgeese.engine.rules import REPETITION_COUNT, State, rules_for
-from foxgeese.protocol import codec
+from foxgeese.protocol import codec, messages
 from foxgeese.protocol.codec import ProtocolError
 from foxgeese.protocol.record import DRAW, GameRecord, MoveRecord, RefereeTermination, SeatRecord, utc_now
 from foxgeese.protocol.timecontrol import ChessClock, TimeControl
@@ -49,11 +49,6 @@ _MOVE, _TURN, _INFINITY = codec.MOVE, codec.TURN, math.inf  # and a module's att
 
 _OPENING_PLIES = 16  # positions after this many plies seldom recur: their choices are not kept
 _POSITION_TEXT = "%s%d %d %d"  # the cached text up to the counters, then quiet, stall and ply (Position.text)
-
-# A game's `new_game` is this, its game id and `Setup.new_game` of its side, then its seed, all
-# packed: byte for byte what codec.encode gives (test_match.py checks), with only the id and the
-# seed packed per game. The map's head counts the version, the type and seven fields.
-_NEW_GAME_HEAD = b"\x89" + b"".join(map(codec.pack, ("v", codec.PROTOCOL_VERSION, "type", codec.NEW_GAME, "game_id")))
 
 
 # ----------------------------------------------------------------------------- actions
@@ -628,10 +623,12 @@ class Match:
                 self._tell_new_game(side)
 
     def _tell_new_game(self, side: Side) -> None:
-        """Queues `new_game` for `side`, packed from its setup's parts (see _NEW_GAME_HEAD)."""
+        """Queues `new_game` for `side`."""
         self.seats[side].to(SeatState.TOLD)
-        pack = codec.pack
-        payload = b"".join((_NEW_GAME_HEAD, pack(self.game_id), self._setup.new_game[side], pack(self.seed)))
+        setup = self._setup
+        payload = messages.encode(messages.NewGame(
+            game_id=self.game_id, variant=self.variant.id, options=setup.options, side=setup.names[side],
+            time_control=setup.time_control_fields, start=setup.start, seed=self.seed))
         self.outbox.append(_new_send(Send, (side, codec.NEW_GAME, None, payload)))
 
     def _advance_ready(self, now: float) -> None:
@@ -731,9 +728,9 @@ class Match:
                 record.bots[names[side]] = seat.info
         if ending.offender is not None and ending.termination == _PROTOCOL_ERROR:
             outbox.append(Send(ending.offender, codec.ERROR, {"reason": ending.reason}))
-        game_over = codec.encode(  # the same for both bots: packed once
-            codec.GAME_OVER, game_id=self.game_id, winner=record.winner, termination=record.termination,
-            reason=record.reason, last_move=record.moves[-1].move if record.moves else "", position=record.final)
+        game_over = messages.encode(messages.GameOver(  # the same for both bots: packed once
+            game_id=self.game_id, winner=record.winner, termination=record.termination, reason=record.reason,
+            last_move=record.moves[-1].move if record.moves else "", position=record.final))
         for side, seat in seats.items():
             if not seat.connected:
                 continue

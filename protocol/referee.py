@@ -27,7 +27,7 @@ from zmq.utils.monitor import recv_monitor_message
 
 from foxgeese.engine import Game, Side, Variant, get_variant
 from foxgeese.engine.userinput import shown
-from foxgeese.protocol import codec, sandbox, workdir
+from foxgeese.protocol import codec, messages, sandbox, workdir
 from foxgeese.protocol.botconfig import BotConfig
 from foxgeese.protocol.codec import ProtocolError
 from foxgeese.protocol.match import (
@@ -497,7 +497,7 @@ class Referee:
         if bot.identity is None:
             return
         if payload is None:
-            payload = codec.encode(message_type, **(fields or {}))
+            payload = messages.encode_fields(message_type, fields or {})
         if self.trace is not None:
             shown_fields = fields if fields is not None else codec.fields_of(payload)
             self.trace("->", bot.config.name, {"v": codec.PROTOCOL_VERSION, "type": message_type, **shown_fields})
@@ -640,7 +640,8 @@ class Referee:
         known) keeps why, and loses its game: at once when seated, else its next one."""
         reason = codec.cut(reason)
         try:
-            self._socket.send_multipart([identity, codec.encode(codec.REFUSED, reason=reason, **extra)], zmq.NOBLOCK)
+            self._socket.send_multipart([identity, messages.encode(messages.Refused(reason=reason, **extra))],
+                                        zmq.NOBLOCK)
         except zmq.ZMQError:
             pass
         self._ignored.add(identity)

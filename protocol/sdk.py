@@ -34,7 +34,7 @@ from typing import Any
 import zmq
 
 from foxgeese.engine import VARIANT_IDS, Clock, Game, Move, Position, Side, get_variant
-from foxgeese.protocol import codec
+from foxgeese.protocol import codec, messages
 
 POLL_MS = 500
 
@@ -69,7 +69,6 @@ class _GameState:
     start: str
     game: Game | None = None
     moves: list[str] = field(default_factory=list)
-    reply_head: bytes = b""  # the `move` reply packed up to its request_id (see `_move_reply`)
 
 
 def clean_info(info: Any) -> dict[str, Any] | None:
@@ -217,7 +216,7 @@ class BotSession:
 
     def _on_turn(self, socket: zmq.Socket, message: dict[str, Any]) -> None:
         """A turn, on the bot's critical path: the game brought up to date, the player asked, the
-        reply packed from parts made once a game (`_move_reply`)."""
+        reply packed as a typed `move` (`_move_reply`)."""
         game_id, request_id = message.get("game_id"), message.get("request_id")
         if game_id.__class__ is not str or request_id.__class__ is not int:  # require names the fault
             game_id = codec.require(message, "game_id", str)
@@ -300,7 +299,7 @@ class BotSession:
 
     @staticmethod
     def _send(socket: zmq.Socket, message_type: str, **fields: Any) -> None:
-        socket.send(codec.encode(message_type, **fields))
+        socket.send(messages.encode_fields(message_type, fields))
 
 
 def run_bot(
@@ -370,17 +369,9 @@ class MoveTexts:
         return text
 
 
-_MOVE_KEY = codec.pack("move")
-
-
 def _move_reply(state: _GameState, request_id: int, text: str) -> bytes:
-    """`codec.encode(MOVE, game_id=..., request_id=..., move=text)`, byte for byte, from a head packed
-    once a game: a bot's reply is on the referee's clock (test_sdk.py checks the bytes)."""
-    head = state.reply_head
-    if not head:
-        head = state.reply_head = b"".join((b"\x85", *map(codec.pack, (
-            "v", codec.PROTOCOL_VERSION, "type", codec.MOVE, "game_id", state.game_id, "request_id"))))
-    return b"".join((head, codec.pack(request_id), _MOVE_KEY, codec.pack(text)))
+    """A bare `move` (no info, no think_ms): the reply of every ply, on the referee's clock."""
+    return messages.encode(messages.Move(game_id=state.game_id, request_id=request_id, move=text))
 
 
 def _takes_seed(method: Callable[..., Any]) -> bool:

@@ -15,7 +15,7 @@ that owns them (`_forget_moves`).
   up to its counters), by rules core and position key, for the opening plies only (later positions
   seldom recur); and the predator's moves by its point and the prey within its reach.
 - Setups: what every game of a variant under a time control shares (seat names, the start text,
-  each side's packed `new_game` up to the seed), and time control texts read before.
+  the time control as `new_game` sends it), and time control texts read before.
 """
 
 from __future__ import annotations
@@ -25,7 +25,7 @@ from typing import Any, NamedTuple
 from foxgeese.engine import Move, Side
 from foxgeese.engine.rules import Rules
 from foxgeese.engine.variants import Variant
-from foxgeese.protocol import codec
+from foxgeese.protocol import codec, messages
 from foxgeese.protocol.timecontrol import TimeControl
 
 Choices = tuple[list[Move], bytes, str]  # moves, their packed `legal` array, the position text up to its counters
@@ -44,7 +44,7 @@ class Setup(NamedTuple):
     start: str  # the start position's text
     options: dict[str, Any]  # copied into each record
     time_control: str  # its text
-    new_game: dict[Side, bytes]  # each side's packed `new_game` after the game id, up to the seed
+    time_control_fields: messages.TimeControlFields  # as `new_game` sends it
 
 
 def legal_array(packed: list[bytes]) -> bytes:
@@ -145,12 +145,6 @@ class TurnCache:
 
 
 def _make_setup(variant: Variant, control: TimeControl) -> Setup:
-    sides = (Side.PREDATOR, Side.PREY)
-    names = {side: variant.side_name(side) for side in sides}
-    start = variant.start_position().text()
-    pack = codec.pack
-    new_game = {side: b"".join(map(pack, (
-        "variant", variant.id, "options", dict(variant.options), "side", names[side],
-        "time_control", control.to_wire(), "start", start, "seed"))) for side in sides}
-    return Setup(names, (names[Side.PREDATOR], names[Side.PREY]), start, dict(variant.options), control.text(),
-                 new_game)
+    names = {side: variant.side_name(side) for side in (Side.PREDATOR, Side.PREY)}
+    return Setup(names, (names[Side.PREDATOR], names[Side.PREY]), variant.start_position().text(),
+                 dict(variant.options), control.text(), messages.TimeControlFields(**control.to_wire()))

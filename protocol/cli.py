@@ -27,6 +27,7 @@ from foxgeese.engine import (
     Side,
     Termination,
     UnknownVariantError,
+    Variant,
     draw_board,
     get_variant,
 )
@@ -248,7 +249,7 @@ def play(variant_id: str, fox: str | None, geese: str | None, hare: str | None, 
     sys.exit(exit_status(record))
 
 
-def _sandboxed_sides(variant: Any, names: tuple[str, ...]) -> set[Side]:
+def _sandboxed_sides(variant: Variant, names: tuple[str, ...]) -> set[Side]:
     """The sides `--sandbox` names (side names of the variant, or `all`)."""
     sides = {variant.side_name(side): side for side in (Side.PREDATOR, Side.PREY)}
     chosen: set[Side] = set()

@@ -21,7 +21,7 @@ from typing import Any
 
 import zmq
 
-from foxgeese.engine import VARIANT_IDS, Game, Position, get_variant
+from foxgeese.engine import VARIANT_IDS, Game, Position, Variant, get_variant
 from foxgeese.engine.userinput import one_line
 from foxgeese.protocol import codec, messages, workdir
 from foxgeese.protocol.botconfig import BotConfig, BotSpecError
@@ -167,7 +167,7 @@ class Checker:
         self.passed(f"{step} (name {message['name']!r}, variants {', '.join(variants)})")
         return list(dict.fromkeys(variants))
 
-    def _game(self, variant: Any, side_name: str, start: Position, *, mid_game: bool, label: str = "") -> None:
+    def _game(self, variant: Variant, side_name: str, start: Position, *, mid_game: bool, label: str = "") -> None:
         options = variant.option_dict
         where = f"{variant} {side_name}" + (f" {label}" if label else "")
         game_id = f"check-{self.request_id}"

@@ -301,6 +301,12 @@ class Referee:
             record.save(os.path.join(self.record_dir, f"{record.game_id}.json"))
         return record
 
+    @property
+    def _game(self) -> Match:
+        """The match in progress: asked for only where a bot is seated, which happens only in one."""
+        assert self._match is not None, "no game in progress"
+        return self._match
+
     def _new_game_id(self) -> str:
         return f"g{next(self._game_ids)}-{os.urandom(3).hex()}"  # what secrets.token_hex(3) gives, less two calls
 
@@ -416,11 +422,11 @@ class Referee:
         limit = self.join_timeout_s if config.is_remote else self.hello_timeout_s
         failed = self._offences.pop(config, "") or bot.refusal
         match.seat(side, info, connected=reused and not failed, hello=bot.hello, reused=reused, failed=failed,
-                   hello_deadline=bot.launched_at + limit if bot.launched_at >= 0 else -math.inf,
+                   hello_deadline=bot.launched_at + limit,
                    waiting_text=f"no hello within {limit:g}s", rtt_ms=bot.rtt_ms)
 
     def _finish(self) -> None:
-        game_id = self._match.game_id  # type: ignore[union-attr]
+        game_id = self._game.game_id
         for bot in self._side_of:
             bot.past_games.add(game_id)
             if bot.identity is None or not bot.alive():
@@ -535,19 +541,19 @@ class Referee:
                 bot.rtt_ms, bot.ping_sent = max(0.0, (arrival - bot.ping_sent) * 1000), 0.0
                 side = self._side_of.get(bot)
                 if side is not None:
-                    self._match.rtt(side, bot.rtt_ms)  # type: ignore[union-attr]
+                    self._game.rtt(side, bot.rtt_ms)
             return
         if message.get("game_id") in bot.past_games:
             return  # a late answer for a game that is over: harmless
         side = self._side_of.get(bot)
         if side is not None:
-            self._carry_out(self._match.receive(side, message, arrival))  # type: ignore[union-attr]
+            self._carry_out(self._game.receive(side, message, arrival))
         # Between games a bot has nothing to say; what it says anyway is ignored.
 
     def _fault(self, bot: _Bot, reason: str, now: float) -> None:
         side = self._side_of.get(bot)
         if side is not None:
-            self._carry_out(self._match.fault(side, reason, now))  # type: ignore[union-attr]
+            self._carry_out(self._game.fault(side, reason, now))
 
     def _on_stranger(self, identity: bytes, payload: list[bytes], fd: int | None, now: float) -> None:
         """A first message on a new connection must be a valid `hello` with a known token.
@@ -619,7 +625,7 @@ class Referee:
         self._ping(bot)
         side = self._side_of.get(bot)
         if side is not None:
-            self._carry_out(self._match.connected(side, hello, now))  # type: ignore[union-attr]
+            self._carry_out(self._game.connected(side, hello, now))
 
     def _launched_owner(self, pid: int) -> _Bot | None:
         """The launched bot (seated or idle) whose process tree `pid` belongs to, if any."""
@@ -652,12 +658,12 @@ class Referee:
         if bot.config.is_remote:  # the shared token: another connection may still take the seat
             bot.refusal = reason
             if side is not None:
-                self._match.waiting(side, f"no valid hello within {self.join_timeout_s:g}s (refused: {reason})")  # type: ignore[union-attr]
+                self._game.waiting(side, f"no valid hello within {self.join_timeout_s:g}s (refused: {reason})")
             return
         if bot.identity is None:
             bot.refusal = reason
         if side is not None:
-            self._carry_out(self._match.refused(side, f"refused: {reason}", now))  # type: ignore[union-attr]
+            self._carry_out(self._game.refused(side, f"refused: {reason}", now))
         else:  # an idle bot of the pool, between its games: it is ended, and its next seat starts lost
             self._offences[bot.config] = f"refused: {reason} (a hello from its process between games)"
             self._retire(bot)
@@ -691,8 +697,7 @@ class Referee:
                                      bot.token, grace_s=self.kill_grace_s,
                                      socket_path=sandbox.ipc_path(self.connect_endpoint))
         except BotLaunchError as error:
-            bot.refusal = codec.cut(str(error))
-            bot.launched_at = -1.0  # never coming
+            bot.refusal = codec.cut(str(error))  # its seat fails at once (Match.seat with failed=)
         else:
             self._pending[bot.token] = bot
         self._bots.append(bot)

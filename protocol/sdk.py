@@ -33,7 +33,7 @@ from typing import Any
 
 import zmq
 
-from foxgeese.engine import VARIANT_IDS, Clock, Game, Move, Position, Side, get_variant
+from foxgeese.engine import VARIANT_IDS, Clock, Game, Move, Position, Side, Variant, get_variant
 from foxgeese.protocol import codec, messages
 
 POLL_MS = 500
@@ -62,7 +62,7 @@ class _GameState:
     """What the bot remembers of the game in progress; the referee's messages stay authoritative."""
 
     game_id: str
-    variant: Any
+    variant: Variant
     side: Side
     side_name: str
     opponent_name: str

@@ -21,7 +21,7 @@ from typing import Any, NamedTuple
 from foxgeese import __version__
 from foxgeese.engine import Game, IllegalMoveError, InvalidMoveError, Move, Outcome, Position, Side, Variant
 from foxgeese.engine.position import pieces_text
-from foxgeese.engine.rules import REPETITION_COUNT, State, rules_for
+from foxgeese.engine.rules import State, rules_for
 from foxgeese.protocol import codec, messages
 from foxgeese.protocol.codec import ProtocolError
 from foxgeese.protocol.record import DRAW, GameRecord, MoveRecord, RefereeTermination, SeatRecord, utc_now
@@ -512,8 +512,8 @@ class Match:
     def _choices_here(self) -> Choices:
         """What a turn in the position now offers (see turncache.py), made now: the predator's from its
         reach where it cannot capture, the prey's from their moves worked out while the predator
-        thought (`clock_started`), else from the rules core. All are pseudo-moves: the caller
-        checks for an ending first."""
+        thought (`clock_started`), else from the rules core. Asked only once the engine said the game
+        goes on."""
         state = self.state
         predator, prey = state[0], state[1]
         if state[2] == PREDATOR:
@@ -670,14 +670,14 @@ class Match:
             return
         state = self.state
         repetitions = self._seen[self._key]
+        # The engine alone says whether the game ended (pieces, counters, repetition, no move): an
+        # ending added to it ends refereed games too.
+        if self.rules.outcome(state, repetitions) is not None:
+            outcome = self.position().outcome(repetitions)
+            assert outcome is not None  # the same rules core, the same verdict
+            self._end(Ending(outcome.winner.value, outcome.termination.value, self._rule_reason(outcome)))
+            return
         choices = (self._ply < _OPENING_PLIES and self._choices.get(self._key)) or self._choices_here()
-        # The rules core's outcome (rules.outcome): an ending by pieces or counters, a repetition
-        # or no move; the cached moves answer the last. Any of them: the engine's own verdict.
-        if self.rules.ending(state) is not None or repetitions >= REPETITION_COUNT or not choices[0]:
-            outcome = self.position().outcome(repetitions)  # the same rules core: the same ending
-            if outcome is not None:
-                self._end(Ending(outcome.winner.value, outcome.termination.value, self._rule_reason(outcome)))
-                return
         if self.max_plies is not None and len(self.move_texts) >= self.max_plies:
             self._end(Ending(DRAW, RefereeTermination.MAX_PLIES.value, f"stopped after {self.max_plies} plies"))
             return

@@ -19,7 +19,6 @@ import secrets
 import time
 import urllib.parse
 from collections.abc import Callable
-from dataclasses import dataclass, field
 from typing import Any, cast
 
 import zmq
@@ -27,8 +26,9 @@ from zmq.utils.monitor import recv_monitor_message
 
 from foxgeese.engine import Game, Side, Variant, get_variant
 from foxgeese.engine.userinput import shown
-from foxgeese.protocol import codec, messages, sandbox, workdir
+from foxgeese.protocol import codec, messages, workdir
 from foxgeese.protocol.botconfig import BotConfig
+from foxgeese.protocol.botpool import Bot, BotPool
 from foxgeese.protocol.codec import ProtocolError
 from foxgeese.protocol.match import (
     REFEREE_NAME,
@@ -41,7 +41,7 @@ from foxgeese.protocol.match import (
     Send,
     StartClock,
 )
-from foxgeese.protocol.process import BotLaunchError, BotProcess, peer_pid, process_chain
+from foxgeese.protocol.process import BotProcess, peer_pid
 from foxgeese.protocol.record import GameRecord, SeatRecord
 from foxgeese.protocol.timecontrol import TimeControl
 from foxgeese.protocol.turncache import TurnCache
@@ -75,36 +75,6 @@ _BOTH_SIDES = frozenset(_SIDES)
 
 class RefereeConfigError(ValueError):
     """A Referee set up wrongly by its caller (public address without bind_public, bad seats...)."""
-
-
-@dataclass(eq=False)
-class _Bot:
-    """One connection (and, unless remote, the process behind it)."""
-
-    config: BotConfig
-    token: str
-    process: BotProcess | None = None
-    stderr_path: str | None = None
-    identity: bytes | None = None
-    hello: dict[str, Any] | None = None
-    refusal: str = ""
-    launched_at: float = 0.0
-    past_games: set[str] = field(default_factory=set)
-    fd: int | None = None  # a remote bot's connection, to tell when it closes
-    disconnected: bool = False
-    ping_id: int = 0
-    ping_sent: float = 0.0  # when the ping now unanswered went out (0.0: none is)
-    pinged_at: float = -math.inf  # when the last ping went out
-    rtt_ms: float | None = None  # last ping round trip: the transport part of every reply
-    gone_reported: bool = False  # its exit was told to the match in progress
-
-    def alive(self) -> bool:
-        if self.process is None:
-            return not self.disconnected  # a remote bot: alive while its connection is open
-        return self.process.alive()
-
-    def exit_text(self) -> str:
-        return self.process.describe_exit() if self.process else "disconnected"
 
 
 class Referee:
@@ -180,27 +150,23 @@ class Referee:
         # Remote bots have no process to watch: the socket's monitor reports their connection
         # closing (the process died, or closed its socket), matched to the bot by file descriptor.
         self._monitor = self._socket.get_monitor_socket(zmq.EVENT_DISCONNECTED)
-        self._remote_by_fd: dict[int, _Bot] = {}
+        self._remote_by_fd: dict[int, Bot] = {}
         self._poller = zmq.Poller()  # both, while a remote bot is about
         self._poller.register(self._socket, zmq.POLLIN)
         self._poller.register(self._monitor, zmq.POLLIN)
         self._receive_timeout_ms = -1  # the socket's RCVTIMEO (see _receive)
         self._socket_items = [(self._socket, _POLLIN)]  # for zmq_poll
         self._busy_since = 0.0  # since when the referee has been at its own work (see _run)
-        self._bots: list[_Bot] = []
-        self._by_identity: dict[bytes, _Bot] = {}
-        self._pending: dict[str, _Bot] = {}  # launched bots awaiting hello, by their token
-        self._remote_pending: list[_Bot] = []
+        self.pool = BotPool(remote_token=self.token, connect_endpoint=self.connect_endpoint, log_dir=self.log_dir,
+                            kill_grace_s=kill_grace_s)
+        self._by_identity: dict[bytes, Bot] = {}
         self._ignored: set[bytes] = set()
-        self._used_tokens: set[str] = set()  # launched bots' tokens once used: still no one else's
-        self._offences: dict[BotConfig, str] = {}  # config -> a refusal of an idle bot, for its next seat
         # Newcomers' first messages read between games, held for the next game's seats (see _run).
         self._held: list[tuple[list[bytes], int | None, float]] | None = None
-        self._launches = itertools.count(1)
         self._game_ids = itertools.count(1)
         self._match: Match | None = None
-        self._side_of: dict[_Bot, Side] = {}  # the bots of the game in progress
-        self._bot_of: dict[Side, _Bot] = {}
+        self._side_of: dict[Bot, Side] = {}  # the bots of the game in progress
+        self._bot_of: dict[Side, Bot] = {}
         self._on_move: OnMove | None = None
         self._last_refusal = ""  # of a connection no seat could be told of (a bad token, say)
         self._next_process_check = 0.0
@@ -219,18 +185,18 @@ class Referee:
         if self._closed:
             return
         self._closed = True
-        for bot in self._bots:
+        for bot in self.pool.bots:
             if bot.identity is not None:
                 self._send(bot, codec.QUIT, {})
         deadline = time.monotonic() + self.kill_grace_s
-        for bot in self._bots:
+        for bot in self.pool.bots:
             if bot.process is not None:
                 bot.process.wait(deadline - time.monotonic())
-        for bot in self._bots:
+        for bot in self.pool.bots:
             if bot.process is not None:
                 bot.process.stop()
         # Launched bots had their moment to read `quit` above; remote ones get a short linger.
-        remote = any(bot.config.is_remote and bot.identity is not None for bot in self._bots)
+        remote = any(bot.config.is_remote and bot.identity is not None for bot in self.pool.bots)
         self._socket.disable_monitor()
         self._monitor.close(linger=0)
         self._socket.close(linger=200 if remote else 0)
@@ -243,7 +209,7 @@ class Referee:
 
     def processes(self) -> list[BotProcess]:
         """Every bot process this referee started and has not yet replaced (for tests, monitors)."""
-        return [bot.process for bot in self._bots if bot.process is not None]
+        return [bot.process for bot in self.pool.bots if bot.process is not None]
 
     # ------------------------------------------------------------------ a game
 
@@ -338,7 +304,7 @@ class Referee:
         # The monitor (remote bots' disconnections) is polled only while a remote bot is about;
         # otherwise the loop waits in a receive with a timeout (no poller to build or to ask).
         wait = self._receive
-        for bot in self._bots:
+        for bot in self.pool.bots:
             if bot.config.is_remote:
                 wait = self._poll_both
                 break
@@ -402,11 +368,11 @@ class Referee:
                     self._on_move(action.event)
             elif kind is Restart:
                 old = self._bot_of[action.side]
-                self._seat(action.side, self._start(old.config, replacing=old))
+                self._seat(action.side, self._replace(old))
             elif kind is Finished:
                 self._finish()
 
-    def _seat(self, side: Side, bot: _Bot) -> None:
+    def _seat(self, side: Side, bot: Bot) -> None:
         """Tells the match who sits in `side`'s seat: a connected bot (pinged first) or one awaited."""
         match = self._match
         assert match is not None
@@ -420,7 +386,7 @@ class Referee:
         if reused and time.monotonic() - bot.pinged_at >= self.ping_interval_s:
             self._ping(bot)
         limit = self.join_timeout_s if config.is_remote else self.hello_timeout_s
-        failed = self._offences.pop(config, "") or bot.refusal
+        failed = self.pool.offence(config) or bot.refusal
         match.seat(side, info, connected=reused and not failed, hello=bot.hello, reused=reused, failed=failed,
                    hello_deadline=bot.launched_at + limit,
                    waiting_text=f"no hello within {limit:g}s", rtt_ms=bot.rtt_ms)
@@ -497,7 +463,7 @@ class Referee:
 
     # ------------------------------------------------------------- messages
 
-    def _send(self, bot: _Bot, message_type: str, fields: dict[str, Any] | None,
+    def _send(self, bot: Bot, message_type: str, fields: dict[str, Any] | None,
               payload: bytes | None = None) -> None:
         """Sends `fields`, or `payload` already packed (a turn: its fields are unpacked for a trace only)."""
         if bot.identity is None:
@@ -550,7 +516,7 @@ class Referee:
             self._carry_out(self._game.receive(side, message, arrival))
         # Between games a bot has nothing to say; what it says anyway is ignored.
 
-    def _fault(self, bot: _Bot, reason: str, now: float) -> None:
+    def _fault(self, bot: Bot, reason: str, now: float) -> None:
         side = self._side_of.get(bot)
         if side is not None:
             self._carry_out(self._game.fault(side, reason, now))
@@ -575,13 +541,10 @@ class Referee:
             self._ignored.add(identity)
             return
         peer = peer_pid(fd) if fd is not None else None
-        owner = self._launched_owner(peer) if peer is not None else None
+        owner = self.pool.owner_of(peer) if peer is not None else None
         version = message.get("v")
         token = message.get("token")
-        bot = self._pending.get(token) if token.__class__ is str else None
-        if bot is None and token == self.token and self._remote_pending:
-            name = message.get("name")
-            bot = next((b for b in self._remote_pending if b.config.name == name), self._remote_pending[0])
+        bot = self.pool.named_by(token, message.get("name"))
         blamed = owner or bot
         if version.__class__ is not int or version not in codec.SUPPORTED_VERSIONS:
             why = "missing field v" if "v" not in message else (
@@ -594,7 +557,7 @@ class Referee:
             self._refuse(identity, blamed, f"bad hello: {error}", now)
             return
         if owner is not None and bot is not owner:
-            if token != owner.token and (bot is not None or token in self._used_tokens):
+            if token != owner.token and (bot is not None or self.pool.was_used(token)):
                 why = "this token belongs to another bot"
             elif owner.identity is not None:
                 why = "this bot is connected already (a token is good for one connection)"
@@ -610,10 +573,7 @@ class Referee:
             # on ipc://, the process that connected must be this seat's own bot
             self._refuse(identity, None, "this token belongs to another process", now)
             return
-        self._pending.pop(bot.token, None)
-        self._used_tokens.add(bot.token)
-        if bot in self._remote_pending:
-            self._remote_pending.remove(bot)
+        self.pool.welcomed(bot)
         if self.trace is not None:
             self.trace("<-", bot.config.name, hello)
         bot.identity, bot.hello = identity, hello
@@ -627,21 +587,13 @@ class Referee:
         if side is not None:
             self._carry_out(self._game.connected(side, hello, now))
 
-    def _launched_owner(self, pid: int) -> _Bot | None:
-        """The launched bot (seated or idle) whose process tree `pid` belongs to, if any."""
-        chain = process_chain(pid)
-        for bot in self._bots:
-            if bot.process is not None and bot.process.pid in chain:
-                return bot
-        return None
-
-    def _ping(self, bot: _Bot) -> None:
+    def _ping(self, bot: Bot) -> None:
         """Liveness probe; the pong's round trip is kept as the bot's transport time estimate."""
         bot.ping_id += 1
         bot.ping_sent = bot.pinged_at = time.monotonic()
         self._send(bot, codec.PING, {"id": bot.ping_id})
 
-    def _refuse(self, identity: bytes, bot: _Bot | None, reason: str, now: float, **extra: Any) -> None:
+    def _refuse(self, identity: bytes, bot: Bot | None, reason: str, now: float, **extra: Any) -> None:
         """Answers `refused` and ignores the connection from now on; the bot answering for it (if
         known) keeps why, and loses its game: at once when seated, else its next one."""
         reason = codec.cut(reason)
@@ -665,59 +617,35 @@ class Referee:
         if side is not None:
             self._carry_out(self._game.refused(side, f"refused: {reason}", now))
         else:  # an idle bot of the pool, between its games: it is ended, and its next seat starts lost
-            self._offences[bot.config] = f"refused: {reason} (a hello from its process between games)"
+            self.pool.note_offence(bot.config, f"refused: {reason} (a hello from its process between games)")
             self._retire(bot)
 
     # ------------------------------------------------------------- bot pool
 
-    def _acquire(self, config: BotConfig, taken: list[_Bot]) -> _Bot:
-        """An idle bot for `config` from the pool, else a new one (launched or awaited)."""
-        for bot in list(self._bots):
-            if bot not in taken and (bot.config is config or bot.config == config):
-                if not bot.alive():
-                    self._retire(bot)  # died between games: reap it, start a new one below
-                elif bot.identity is not None:
-                    bot.gone_reported = False
-                    return bot
-        return self._start(config)
+    def _acquire(self, config: BotConfig, taken: list[Bot]) -> Bot:
+        """An idle connected bot for `config` from the pool, else a new one (launched or awaited)."""
+        for bot in self.pool.matching(config, taken):
+            if not bot.alive():
+                self._retire(bot)  # died between games: reap it, start a new one below
+            elif bot.identity is not None:
+                bot.gone_reported = False
+                return bot
+        return self.pool.start(config)
 
-    def _start(self, config: BotConfig, replacing: _Bot | None = None) -> _Bot:
-        if replacing is not None:
-            self._retire(replacing)
-        if config.is_remote:
-            bot = _Bot(config, self.token, launched_at=time.monotonic())
-            self._remote_pending.append(bot)
-            self._bots.append(bot)
-            return bot
-        bot = _Bot(config, secrets.token_urlsafe(16), launched_at=time.monotonic())
-        safe = "".join(c if c.isalnum() or c in "-_." else "_" for c in config.name)[:40]
-        bot.stderr_path = os.path.join(self.log_dir, f"{safe}-{next(self._launches)}.stderr")
-        try:
-            bot.process = BotProcess(config, {codec.ENV_ENDPOINT: self.connect_endpoint}, bot.stderr_path,
-                                     bot.token, grace_s=self.kill_grace_s,
-                                     socket_path=sandbox.ipc_path(self.connect_endpoint))
-        except BotLaunchError as error:
-            bot.refusal = codec.cut(str(error))  # its seat fails at once (Match.seat with failed=)
-        else:
-            self._pending[bot.token] = bot
-        self._bots.append(bot)
-        return bot
+    def _replace(self, old: Bot) -> Bot:
+        """A new bot for `old`'s config, `old` ended."""
+        self._retire(old)
+        return self.pool.start(old.config)
 
-    def _retire(self, bot: _Bot) -> None:
-        """Ends a bot for good (hung or dead) and forgets its connection."""
+    def _retire(self, bot: Bot) -> None:
+        """Ends a bot for good (hung or dead): forgets its connection, then the pool ends its process."""
         if bot.fd is not None and self._remote_by_fd.get(bot.fd) is bot:
             del self._remote_by_fd[bot.fd]
         if bot.identity is not None:
             self._send(bot, codec.QUIT, {})
             self._by_identity.pop(bot.identity, None)
             self._ignored.add(bot.identity)
-        if bot.process is not None:
-            bot.process.stop()
-        self._pending.pop(bot.token, None)
-        if bot in self._remote_pending:
-            self._remote_pending.remove(bot)
-        if bot in self._bots:
-            self._bots.remove(bot)
+        self.pool.remove(bot)
 
 
 def _source_fd(frame: zmq.Frame) -> int | None:

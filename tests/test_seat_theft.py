@@ -80,9 +80,9 @@ def test_a_stolen_token_presented_by_another_process_is_refused(tmp_path):
     with Referee(log_dir=str(tmp_path)) as referee, concurrent.futures.ThreadPoolExecutor(1) as pool:
         future = pool.submit(referee.play_game, HH, {Side.PREDATOR: victim, Side.PREY: other}, "5+0.1")
         deadline = time.monotonic() + 10
-        while not referee._pending and time.monotonic() < deadline:
+        while not referee.pool.awaited() and time.monotonic() < deadline:
             time.sleep(0.01)
-        token = next(bot.token for bot in list(referee._pending.values()) if bot.config == victim)
+        token = next(bot.token for bot in referee.pool.awaited() if bot.config == victim)
         thief = Peer(context, referee.endpoint)
         thief.send("hello", token=token, name="thief", **HELLO)
         assert thief.recv() == {"v": 2, "type": "refused", "reason": "this token belongs to another process"}

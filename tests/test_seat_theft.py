@@ -91,3 +91,24 @@ def test_a_stolen_token_presented_by_another_process_is_refused(tmp_path):
     context.term()
     assert record.termination != "no-show", record.result_line()
     assert record.bots["hare"].bot_name == "scripted-normal"
+
+
+def test_an_idle_bot_that_presents_a_stolen_token_between_its_games_loses_its_next_one(tmp_path):
+    """The thief sits out a game in the referee's pool and steals that game's fresh victim's token:
+    the victim's game is untouched, the thief is ended, and its next seat starts lost."""
+    thief = _pidfd_thief("any-time")
+    with Referee(log_dir=str(tmp_path)) as referee:
+        first = referee.play_game(HH, {Side.PREDATOR: BotConfig.from_spec("random:seed=1"), Side.PREY: thief},
+                                  "5+0.1", max_plies=2)
+        (idle,) = [bot for bot in referee.pool.bots if bot.config == thief]
+        victims = {Side.PREDATOR: scripted("normal", "--hello-delay", "1", name="victim"),
+                   Side.PREY: BotConfig.from_spec("random:seed=2")}
+        watched = referee.play_game(HH, victims, "5+0.1")
+        assert idle not in referee.pool.bots  # refused between games: ended
+        third = referee.play_game(HH, {Side.PREDATOR: BotConfig.from_spec("random:seed=1"), Side.PREY: thief},
+                                  "5+0.1", max_plies=2)
+    assert first.termination == "max-plies", first.result_line()
+    assert watched.termination not in ("no-show", "crash"), watched.result_line()
+    assert watched.bots["hare"].bot_name == "scripted-normal"
+    assert (third.winner, third.termination) == ("hare", "no-show"), third.result_line()
+    assert "refused: this token belongs to another bot (a hello from its process between games)" in third.reason

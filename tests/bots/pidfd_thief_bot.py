@@ -4,8 +4,9 @@ A thread scans /proc for the other bots of its referee (same FOXGEESE_ENDPOINT i
 /proc/PID/environ, which also names FOXGEESE_TOKEN_FD), duplicates that descriptor out of the
 process with pidfd_open + pidfd_getfd and reads it to its end with plain read() (which drained the
 socket pair of old, so that the owner then read nothing). With `--present now` each stolen token
-goes at once in a hello on a new connection; with `--present at-turn` (the default) at this bot's
-next turn, when the owner has had its chance to connect. Every step is logged to stderr as a
+goes at once in a hello on a new connection (before its own hello); with `--present any-time` at
+once too, while it plays or idles between games; with `--present at-turn` (the default) at this
+bot's next turn, when the owner has had its chance to connect. Every step is logged to stderr as a
 `THIEF ...` line. Meanwhile the bot plays its own seat with random moves.
 """
 
@@ -104,7 +105,7 @@ class Thief(RandomPlayer):
 
 def main() -> int:
     parser = argparse.ArgumentParser()
-    parser.add_argument("--present", choices=("now", "at-turn"), default="at-turn")
+    parser.add_argument("--present", choices=("now", "at-turn", "any-time"), default="at-turn")
     args = parser.parse_args()
     endpoint = os.environ["FOXGEESE_ENDPOINT"].encode()
     own = token_from_environment()  # its own token first: the referee launched it like any bot
@@ -115,7 +116,7 @@ def main() -> int:
         tried: set[int] = set()
         while True:
             scan(endpoint, tried, stolen, own)
-            while args.present == "now" and not stolen.empty():
+            while args.present != "at-turn" and not stolen.empty():
                 present(stolen.get())
                 presented.set()
             time.sleep(0.005)

@@ -92,6 +92,7 @@ class TurnPacker:
         self.increment_ms, self.per_move_ms = increment_ms, per_move_ms
         self._moves = bytearray()
         self._move_count = 0
+        self._clocks = dict.fromkeys(seat_names, 0)  # refilled for each turn, which is packed at once
 
     def add_move(self, text: str) -> None:
         """A move was played: it is in the `moves` of every later turn."""
@@ -102,11 +103,11 @@ class TurnPacker:
         """One `turn`: `legal` is the array of move texts already packed (the referee keeps it per
         position); `first_ms` and `second_ms` are the clocks of the seats in the order given."""
         first, second = self.seat_names
-        return _encode(_Turn(
-            game_id=self.game_id, request_id=request_id, position=position,
-            moves=_Raw(array_head(self._move_count) + self._moves), legal=_Raw(legal),
-            clocks={first: first_ms, second: second_ms}, increment_ms=self.increment_ms,
-            per_move_ms=self.per_move_ms))
+        clocks = self._clocks
+        clocks[first], clocks[second] = first_ms, second_ms
+        # Positional: game_id, request_id, position, moves, legal, clocks, increment_ms, per_move_ms.
+        return _encode(_Turn(self.game_id, request_id, position, _Raw(array_head(self._move_count) + self._moves),
+                             _Raw(legal), clocks, self.increment_ms, self.per_move_ms))
 
 
 _encode, _Turn, _Raw = messages.encode, messages.Turn, msgspec.Raw

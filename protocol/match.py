@@ -512,8 +512,8 @@ class Match:
     def _choices_here(self) -> Choices:
         """What a turn in the position now offers (see turncache.py), made now: the predator's from its
         reach where it cannot capture, the prey's from their moves worked out while the predator
-        thought (`clock_started`), else from the rules core. Asked only once the engine said the game
-        goes on."""
+        thought (`clock_started`), else from the rules core. In a position that ended they are
+        pseudo-moves: the caller asks the engine for the outcome, with them."""
         state = self.state
         predator, prey = state[0], state[1]
         if state[2] == PREDATOR:
@@ -670,14 +670,14 @@ class Match:
             return
         state = self.state
         repetitions = self._seen[self._key]
-        # The engine alone says whether the game ended (pieces, counters, repetition, no move): an
-        # ending added to it ends refereed games too.
-        if self.rules.outcome(state, repetitions) is not None:
+        choices = (self._ply < _OPENING_PLIES and self._choices.get(self._key)) or self._choices_here()
+        # The engine alone says whether the game ended (pieces, counters, repetition, no move: the
+        # turn's moves answer that one): an ending added to it ends refereed games too.
+        if self.rules.outcome(state, repetitions, choices[0]) is not None:
             outcome = self.position().outcome(repetitions)
             assert outcome is not None  # the same rules core, the same verdict
             self._end(Ending(outcome.winner.value, outcome.termination.value, self._rule_reason(outcome)))
             return
-        choices = (self._ply < _OPENING_PLIES and self._choices.get(self._key)) or self._choices_here()
         if self.max_plies is not None and len(self.move_texts) >= self.max_plies:
             self._end(Ending(DRAW, RefereeTermination.MAX_PLIES.value, f"stopped after {self.max_plies} plies"))
             return

@@ -513,7 +513,9 @@ class Referee:
             return  # a late answer for a game that is over: harmless
         side = self._side_of.get(bot)
         if side is not None:
-            self._carry_out(self._game.receive(side, message, arrival))
+            match = self._match  # a seated bot: a game is in progress
+            assert match is not None
+            self._carry_out(match.receive(side, message, arrival))
         # Between games a bot has nothing to say; what it says anyway is ignored.
 
     def _fault(self, bot: Bot, reason: str, now: float) -> None:

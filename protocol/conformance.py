@@ -288,15 +288,16 @@ class Checker:
                 raise CheckAborted
             return None
         message = reply.message
-        got = f"'{codec.cut(message['type'], 40)}'" + "".join(
-            f" {k}={codec.cut(repr(message.get(k)), 60)}" for k in fields)
+        if message["type"] == message_type:
+            try:
+                message = reply.message = codec.check(message)  # every field first, in the referee's words
+            except codec.ProtocolError as error:
+                self.failed(step, f"a well-formed '{message_type}'", str(error))
+                return None
         if message["type"] != message_type or any(message.get(k) != v for k, v in fields.items()):
+            got = f"'{codec.cut(message['type'], 40)}'" + "".join(
+                f" {k}={codec.cut(repr(message.get(k)), 60)}" for k in fields)
             self.failed(step, want, got)
-            return None
-        try:
-            reply.message = codec.check(message)  # every field, as the referee judges it
-        except codec.ProtocolError as error:
-            self.failed(step, f"a well-formed '{message_type}'", str(error))
             return None
         return reply
 

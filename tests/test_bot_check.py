@@ -40,6 +40,7 @@ BROKEN_BOT = textwrap.dedent('''
             moves = legal_moves(parse_position(m["position"]))
             move = "b5-a1" if mode == "illegal" else moves[0]
             request_id = m["request_id"] + (1 if mode == "wrong-request" else 0)
+            request_id = str(request_id) if mode == "string-request" else request_id
             send("move", game_id=m["game_id"], request_id=request_id, move=move)
         elif m["type"] == "game_over" and mode == "by-the-spec" and not (
                 isinstance(m.get("last_move"), str) and isinstance(m.get("position"), str)):
@@ -92,6 +93,8 @@ def test_cli_check_passes_on_the_builtin_random_player():
         ("bad-variant", "FAIL hello: expected variants from standard, hare-and-hounds, great-cross"),
         ("illegal", "FAIL turn hare-and-hounds hare mid-game (ply 9): expected a legal move in"),
         ("wrong-request", "FAIL turn hare-and-hounds hounds start: expected 'move' game_id="),
+        ("string-request", "FAIL turn hare-and-hounds hounds start: expected a well-formed 'move', "
+                           "got field request_id: expected msgpack int, got msgpack str"),
         ("no-pong", "FAIL game_over hare-and-hounds hare, then ping: expected 'pong' id="),
         ("bad-exit", "FAIL quit: expected exit status 0, got exit status 3"),
     ],

@@ -98,6 +98,10 @@ def test_an_idle_bot_that_presents_a_stolen_token_between_its_games_loses_its_ne
     the victim's game is untouched, the thief is ended, and its next seat starts lost."""
     thief = _pidfd_thief("any-time")
     with Referee(log_dir=str(tmp_path)) as referee:
+        # The thief's first opponent is a bot of an earlier game (its token read and closed long
+        # since), so the thief finds nothing to steal until the next game launches fresh bots.
+        referee.play_game(HH, {Side.PREDATOR: BotConfig.from_spec("random:seed=1"),
+                               Side.PREY: BotConfig.from_spec("random:seed=3")}, "5+0.1", max_plies=2)
         first = referee.play_game(HH, {Side.PREDATOR: BotConfig.from_spec("random:seed=1"), Side.PREY: thief},
                                   "5+0.1", max_plies=2)
         (idle,) = [bot for bot in referee.pool.bots if bot.config == thief]

@@ -32,7 +32,7 @@ def test_a_thief_that_opens_the_token_descriptor_through_proc_loses(tmp_path):
     assert "THIEF found" in log, log
     assert (record.winner, record.termination) == ("hare", "no-show"), record.result_line()
     assert "hounds (thief): refused: this token belongs to another bot" in record.reason, record.reason
-    assert "THIEF tried a token: refused this token belongs to another bot" in log, log
+    assert "THIEF presented a stolen token: refused this token belongs to another bot" in log, log
 
 
 def _pidfd_thief(present: str) -> BotConfig:

@@ -64,8 +64,9 @@ class Rules:
     ending: Callable[[State], Termination | None]
     """The ending that the pieces and counters alone decide (no move list, no history), if any."""
     outcome: Callable[..., Termination | None]
-    """`outcome(state, repetitions=1)`: every ending, in the spec's order; `repetitions` is how
-    often the state's key has occurred."""
+    """`outcome(state, repetitions=1, moves=None)`: every ending, in the spec's order; `repetitions`
+    is how often the state's key has occurred; `moves`, the side to move's moves when the caller has
+    them already (else the function finds whether there is one)."""
     prey_moves_ignoring_predator: Callable[[int], list[Move]]
     """`prey_moves_ignoring_predator(prey)`: the prey's moves as if the predator stood nowhere, in
     the order of `moves`. With the predator on point p they are these less the steps onto p, so a
@@ -260,13 +261,13 @@ def _outcome_check(
 ) -> Callable[..., Termination | None]:
     """`Rules.outcome` for one variant's endings."""
 
-    def outcome(state: State, repetitions: int = 1) -> Termination | None:
+    def outcome(state: State, repetitions: int = 1, moves: list[Move] | None = None) -> Termination | None:
         ended = ending(state)
         if ended is not None:
             return ended
         if repetition and repetitions >= REPETITION_COUNT:
             return REPETITION
-        if not has_moves(state):
+        if not (moves if moves is not None else has_moves(state)):
             return TRAPPED if state[2] == PREDATOR else IMMOBILIZED
         return None
 

@@ -4,8 +4,9 @@ Exact command lines (the referee's BotConfig.from_spec builds the first form):
 
     foxgeese bot NAME [--option key=value ...] [--connect ENDPOINT] [--token TOKEN] [--name TEXT]
         Runs the built-in player `NAME:key=value,...` (foxgeese.players.registry SPEC) through the
-        SDK. `--opt` is an alias of `--option`. ENDPOINT and TOKEN default to the environment
-        variables FOXGEESE_ENDPOINT and FOXGEESE_TOKEN (what a referee sets for bots it launches).
+        SDK. `--opt` is an alias of `--option`. ENDPOINT defaults to FOXGEESE_ENDPOINT; the token is
+        read from the descriptor FOXGEESE_TOKEN_FD names (what a referee gives the bots it launches),
+        else taken from FOXGEESE_TOKEN (a remote seat's, as the referee prints it).
         Exit 0 after the referee's `quit`; 1 with one line on stderr when refused or misconfigured.
 
     foxgeese bot check [--timeout-ms MS] COMMAND [ARGS...]
@@ -16,6 +17,7 @@ Exact command lines (the referee's BotConfig.from_spec builds the first form):
 
 from __future__ import annotations
 
+import inspect
 import os
 import sys
 from typing import Any
@@ -25,9 +27,10 @@ import click
 from foxgeese import __version__
 from foxgeese.engine.userinput import shown
 from foxgeese.params import Integer
-from foxgeese.players.registry import PLAYER_NAMES, make_player
+from foxgeese.players.registry import PLAYER_NAMES, make_player, player_class, player_options
 from foxgeese.protocol import codec
 from foxgeese.protocol.bot_start import endpoint_problem, is_key_value, spec_text
+from foxgeese.protocol.botconfig import BotConfig, BotSpecError
 from foxgeese.protocol.sdk import BotError, run_bot
 from foxgeese.usage import UsageProblem
 
@@ -36,7 +39,8 @@ BOT_HELP = """Run a built-in player as a bot, or check a bot for protocol confor
 \b
   foxgeese bot NAME [--option key=value ...] [--connect ENDPOINT] [--token TOKEN]
       plays the built-in player NAME (random, minimax, mcts, solver, ...) as a bot
-      process; the endpoint and token default to FOXGEESE_ENDPOINT / FOXGEESE_TOKEN.
+      process (protocol 2); the endpoint defaults to FOXGEESE_ENDPOINT, the token to
+      the descriptor FOXGEESE_TOKEN_FD names (a launched bot), else FOXGEESE_TOKEN.
   foxgeese bot check COMMAND [ARGS...]
       runs COMMAND as a bot against a private referee and prints PASS/FAIL per step.
 
@@ -69,15 +73,37 @@ def make_builtin_player(spec: str) -> Any:
         raise UsageProblem(str(error)) from None
 
 
+def player_options_help(name: str) -> str:
+    """The player's options as `--option` takes them, with their defaults, for `foxgeese bot NAME --help`."""
+    try:
+        cls = player_class(name)
+        names = player_options(name)
+    except ValueError:
+        return ""  # an unknown player: running the command says so
+    parameters = inspect.signature(cls.__init__).parameters
+    lines = []
+    for option in names:
+        parameter = parameters.get(option)
+        default = "" if parameter is None or parameter.default is inspect.Parameter.empty else \
+            f" (default {parameter.default!r})"
+        lines.append(f"  {option}=VALUE{default}")
+    if not lines:
+        return f"The player {name!r} takes no options."
+    return "\b\nPlayer options (--option KEY=VALUE, repeatable):\n" + "\n".join(lines)
+
+
 def run_player_command(name: str) -> click.Command:
     """The command that `foxgeese bot NAME` resolves to when NAME is not a subcommand."""
 
-    @click.command(name=name, help=f"Run the built-in player {name!r} as a bot.")
+    @click.command(name=name, help=f"Run the built-in player {name!r} as a bot (protocol 2).",
+                   epilog=player_options_help(name) if name in PLAYER_NAMES else None)
     @click.option("--option", "--opt", "options", multiple=True, metavar="KEY=VALUE",
                   help="A player option (repeatable), e.g. --option seed=7.")
     @click.option("--connect", "endpoint", default=None, metavar="ENDPOINT",
                   help="Referee endpoint [default: $FOXGEESE_ENDPOINT].")
-    @click.option("--token", default=None, help="Token the referee gave [default: $FOXGEESE_TOKEN].")
+    @click.option("--token", default=None,
+                  help="Token the referee gave [default: read from the descriptor $FOXGEESE_TOKEN_FD, "
+                       "else $FOXGEESE_TOKEN].")
     @click.option("--name", "bot_name", default=None, help="Name sent in hello [default: the SPEC].")
     def command(options: tuple[str, ...], endpoint: str | None, token: str | None, bot_name: str | None) -> None:
         spec = player_spec(name, options)
@@ -125,9 +151,10 @@ def bot() -> None:
               help="How long the bot may take for hello and for each reply.")
 @click.argument("command", nargs=-1, required=True, type=click.UNPROCESSED)
 def check(timeout_ms: int, command: tuple[str, ...]) -> None:
-    """Check that COMMAND speaks protocol 1: hello, new_game, turns, ping, quit.
+    """Check that COMMAND speaks protocol 2: hello, new_game, turns, game_over, ping, quit.
 
-    Launches COMMAND with FOXGEESE_ENDPOINT and FOXGEESE_TOKEN set, plays both sides of every
+    Launches COMMAND as a referee does (FOXGEESE_ENDPOINT set, its token behind the descriptor
+    FOXGEESE_TOKEN_FD names; see PROTOCOL.md), plays both sides of every
     variant it claims on the start, a mid-game position and (fox variants) a capture chain, and
     prints PASS or FAIL per step; exits 1 if any step failed. Options of `check` go before
     COMMAND; everything from COMMAND on is the bot's command line.
@@ -136,6 +163,11 @@ def check(timeout_ms: int, command: tuple[str, ...]) -> None:
     # bot process (`foxgeese bot NAME`) does not need at start-up.
     from foxgeese.protocol.conformance import check_bot
 
+    try:
+        BotConfig(os.path.basename(command[0]), list(command)).check()
+    except BotSpecError as error:  # nothing to check: one line, as every usage problem
+        raise UsageProblem(f"bot check: {error}; give the bot's command line, e.g. "
+                           "`foxgeese bot check python3 bot.py`") from None
     ok = check_bot(list(command), timeout_ms=timeout_ms, out=lambda line: click.echo(line))
     if not ok:
         sys.exit(1)

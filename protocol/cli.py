@@ -27,12 +27,14 @@ from foxgeese.engine import (
     Side,
     Termination,
     UnknownVariantError,
+    Variant,
     draw_board,
     get_variant,
 )
 from foxgeese.engine.userinput import looks_like_int, named, shown
 from foxgeese.params import Integer, Number
 from foxgeese.protocol.botconfig import BotConfig, BotSpecError
+from foxgeese.protocol.botlogs import failure_notes
 from foxgeese.protocol.match import MoveEvent
 from foxgeese.protocol.process import terminate_like_ctrl_c
 from foxgeese.protocol.record import GameRecord, RefereeTermination
@@ -240,12 +242,14 @@ def play(variant_id: str, fox: str | None, geese: str | None, hare: str | None, 
             click.echo(f"{interrupt or 'interrupted'}; stopping the bots", err=True)
             sys.exit(143 if interrupt.args == ("SIGTERM",) else 129 if interrupt.args == ("SIGHUP",) else 130)
     click.echo(f"result: {record.result_line()}")
+    for note in failure_notes(record):  # a failed bot's log, named, and its last lines
+        click.echo(note)
     if record_path and not quiet:
         click.echo(f"record: {record_path}")
     sys.exit(exit_status(record))
 
 
-def _sandboxed_sides(variant: Any, names: tuple[str, ...]) -> set[Side]:
+def _sandboxed_sides(variant: Variant, names: tuple[str, ...]) -> set[Side]:
     """The sides `--sandbox` names (side names of the variant, or `all`)."""
     sides = {variant.side_name(side): side for side in (Side.PREDATOR, Side.PREY)}
     chosen: set[Side] = set()

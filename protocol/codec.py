@@ -15,11 +15,14 @@ from dataclasses import dataclass
 from typing import Any
 
 import msgpack
+import msgspec
 
-PROTOCOL_VERSION = 2
+from foxgeese.protocol import messages
+
+PROTOCOL_VERSION = messages.PROTOCOL_VERSION
 SUPPORTED_VERSIONS = (2,)
 MAX_MESSAGE_BYTES = 65536
-SEED_LIMIT = 2**53  # a game's seed is below this, so every language's doubles hold it exactly
+SEED_LIMIT = messages.SEED_LIMIT  # a game's seed is below this, so every language's doubles hold it exactly
 MAX_REASON_CHARS = 400  # a reason the referee sends is cut to this, so game_over always fits
 MAX_ECHO_CHARS = 60  # a bot's own text quoted back in a reason (a bad move) is cut to this
 
@@ -78,21 +81,18 @@ def array_head(count: int) -> bytes:
 
 
 class TurnPacker:
-    """Packs one game's `turn` messages, byte for byte what `encode(TURN, ...)` gives, from parts
-    packed ahead: the game id, the clock names, the increments, and the moves so far (each added
-    once, as it is played). A turn is on the referee's critical path (a reply in, the next turn
-    out), so only what changes from turn to turn is packed then (test_match.py checks the bytes).
+    """Packs one game's `turn` messages (messages.Turn) with the parts that grow packed ahead: the
+    moves so far (each packed once, as it is played) and, from the caller, the `legal` array it
+    keeps per position. A turn is on the referee's critical path (a reply in, the next turn out),
+    so only what changes from turn to turn is built then.
     """
 
     def __init__(self, game_id: str, seat_names: tuple[str, str], increment_ms: int, per_move_ms: int) -> None:
-        self._head = b"".join((b"\x8a", *map(pack, ("v", PROTOCOL_VERSION, "type", TURN, "game_id", game_id)),
-                               pack("request_id")))
-        self._position_key, self._moves_key, self._legal_key = map(pack, ("position", "moves", "legal"))
-        first, second = seat_names
-        self._clocks_keys = (pack("clocks") + b"\x82" + pack(first), pack(second))
-        self._tail = b"".join(map(pack, ("increment_ms", increment_ms, "per_move_ms", per_move_ms)))
+        self.game_id, self.seat_names = game_id, seat_names
+        self.increment_ms, self.per_move_ms = increment_ms, per_move_ms
         self._moves = bytearray()
         self._move_count = 0
+        self._clocks = dict.fromkeys(seat_names, 0)  # refilled for each turn, which is packed at once
 
     def add_move(self, text: str) -> None:
         """A move was played: it is in the `moves` of every later turn."""
@@ -102,12 +102,15 @@ class TurnPacker:
     def pack(self, request_id: int, position: str, legal: bytes, first_ms: int, second_ms: int) -> bytes:
         """One `turn`: `legal` is the array of move texts already packed (the referee keeps it per
         position); `first_ms` and `second_ms` are the clocks of the seats in the order given."""
-        clocks_head, second_key = self._clocks_keys
-        count = self._move_count
-        moves_head = array_head(count)
-        return b"".join((self._head, pack(request_id), self._position_key, pack(position), self._moves_key,
-                         moves_head, self._moves, self._legal_key, legal,
-                         clocks_head, pack(first_ms), second_key, pack(second_ms), self._tail))
+        first, second = self.seat_names
+        clocks = self._clocks
+        clocks[first], clocks[second] = first_ms, second_ms
+        # Positional: game_id, request_id, position, moves, legal, clocks, increment_ms, per_move_ms.
+        return _encode(_Turn(self.game_id, request_id, position, _Raw(array_head(self._move_count) + self._moves),
+                             _Raw(legal), clocks, self.increment_ms, self.per_move_ms))
+
+
+_encode, _Turn, _Raw = messages.encode, messages.Turn, msgspec.Raw
 
 
 _unpackb = msgpack.unpackb
@@ -213,20 +216,32 @@ class Field:
     high: int = SEED_LIMIT - 1
 
 
-TEXT = Field(str)
-INT = Field(int)
-INFO_INT = Field(int, required=False, low=-(2**63), high=2**63 - 1)
+def _field_of(kind: msgspec.inspect.Type, required: bool) -> Field:
+    """The codec's Field for one field of a message class (see messages.py)."""
+    if isinstance(kind, msgspec.inspect.StrType):
+        return Field(str, required, max_len=kind.max_length or MAX_MESSAGE_BYTES)
+    if isinstance(kind, msgspec.inspect.BoolType):
+        return Field(bool, required)
+    if isinstance(kind, msgspec.inspect.IntType):
+        return Field(int, required, low=kind.ge if kind.ge is not None else -(2**63),
+                     high=kind.le if kind.le is not None else 2**63 - 1)
+    if isinstance(kind, msgspec.inspect.ListType) and isinstance(kind.item_type, msgspec.inspect.StrType):
+        return Field(list, required, max_len=kind.max_length or MAX_MESSAGE_BYTES,
+                     item_len=kind.item_type.max_length or MAX_MESSAGE_BYTES)
+    if isinstance(kind, (msgspec.inspect.StructType, msgspec.inspect.DictType)):
+        return Field(dict, required)
+    raise TypeError(f"no wire check for {kind!r}")
 
-# Every message a bot sends, field by field (PROTOCOL.md, "Messages"): nothing else is read.
-BOT_MESSAGES: dict[str, dict[str, Field]] = {
-    HELLO: {"token": TEXT, "name": TEXT, "author": TEXT, "version": TEXT,
-            "variants": Field(list, max_len=16, item_len=64)},
-    READY: {"game_id": TEXT},
-    MOVE: {"game_id": TEXT, "request_id": INT, "move": Field(str, max_len=256),
-           "info": Field(dict, required=False), "think_ms": Field(int, required=False, high=2**31 - 1)},
-    RESIGN: {"game_id": TEXT, "request_id": INT},
-    PONG: {"id": INT},
-}
+
+def _schema_of(cls: type[msgspec.Struct]) -> dict[str, Field]:
+    info = msgspec.inspect.type_info(cls)
+    assert isinstance(info, msgspec.inspect.StructType)
+    return {f.name: _field_of(f.type, f.required) for f in info.fields if f.name != "v"}
+
+
+# Every message a bot sends, field by field, derived from its class in messages.py (PROTOCOL.md,
+# "Messages"): nothing else is read.
+BOT_MESSAGES: dict[str, dict[str, Field]] = {cls.kind(): _schema_of(cls) for cls in messages.BOT_MESSAGE_TYPES}
 
 _GAME_ID, _REQUEST_ID, _MOVE_TEXT = (BOT_MESSAGES[MOVE][name] for name in ("game_id", "request_id", "move"))
 # The same bounds as plain module names, and the keys of a bare `move`, for decode_checked's one pass.
@@ -235,11 +250,7 @@ _REQUEST_ID_LOW, _REQUEST_ID_HIGH = _REQUEST_ID.low, _REQUEST_ID.high
 _MOVE_KEYS = ("type", "v", "game_id", "request_id", "move")
 
 # The `info` fields of a `move` (pv: a list of move texts); unknown keys are dropped.
-INFO_FIELDS: dict[str, Field] = {
-    "score": INFO_INT, "mate": INFO_INT, "depth": INFO_INT, "seldepth": INFO_INT, "nodes": INFO_INT,
-    "time_ms": INFO_INT, "pv": Field(list, required=False, max_len=256, item_len=256),
-    "playouts": INFO_INT, "cut": Field(bool, required=False),
-}
+INFO_FIELDS: dict[str, Field] = _schema_of(messages.Info)
 
 
 def check(message: dict[str, Any]) -> dict[str, Any]:
@@ -354,11 +365,17 @@ def is_seed(value: Any) -> bool:
 
 
 def read_token_fd(fd: int) -> str:
-    """Reads the token behind an inherited descriptor (a socket the referee filled), then closes it."""
+    """Reads the token behind an inherited descriptor (the referee's sealed memory file), then closes it.
+
+    Positioned reads from offset 0 (pread): another process of the same user that duplicated the
+    descriptor shares its file offset, and could move it to the end to make a plain read() find nothing.
+    """
     chunks = []
+    offset = 0
     try:
-        while chunk := os.read(fd, 256):
+        while chunk := os.pread(fd, 256, offset):
             chunks.append(chunk)
+            offset += len(chunk)
     finally:
         os.close(fd)
     return b"".join(chunks).decode("ascii", "replace").strip()

@@ -21,9 +21,9 @@ from typing import Any
 
 import zmq
 
-from foxgeese.engine import VARIANT_IDS, Game, Position, get_variant
+from foxgeese.engine import VARIANT_IDS, Game, Position, Variant, get_variant
 from foxgeese.engine.userinput import one_line
-from foxgeese.protocol import codec, workdir
+from foxgeese.protocol import codec, messages, workdir
 from foxgeese.protocol.botconfig import BotConfig, BotSpecError
 from foxgeese.protocol.process import BotLaunchError, BotProcess
 
@@ -68,7 +68,7 @@ class Checker:
         self.cwd = cwd
         self.failures = 0
         self.timeouts = 0
-        self.token = secrets.token_hex(8)
+        self.token = secrets.token_urlsafe(16)  # 128 bits, as the referee's
         self.rng = random.Random(20240607)
         self.request_id = 40
         self.identity: bytes | None = None
@@ -167,7 +167,7 @@ class Checker:
         self.passed(f"{step} (name {message['name']!r}, variants {', '.join(variants)})")
         return list(dict.fromkeys(variants))
 
-    def _game(self, variant: Any, side_name: str, start: Position, *, mid_game: bool, label: str = "") -> None:
+    def _game(self, variant: Variant, side_name: str, start: Position, *, mid_game: bool, label: str = "") -> None:
         options = variant.option_dict
         where = f"{variant} {side_name}" + (f" {label}" if label else "")
         game_id = f"check-{self.request_id}"
@@ -181,12 +181,15 @@ class Checker:
         side = variant.side_by_name(side_name)
         if game.position.turn == side:
             self._turn(f"turn {where} {'start' if not label else 'position'}", game_id, game)
+        last = game
         if mid_game:
             reached = self._mid_game(start, side)
             if reached is not None:
                 self._turn(f"turn {where} mid-game (ply {len(reached.moves)})", game_id, reached)
+                last = reached
         self._send(codec.GAME_OVER, game_id=game_id, winner="draw", termination="aborted",
-                   reason="conformance check")
+                   reason="conformance check", last_move=str(last.moves[-1]) if last.moves else "",
+                   position=last.position.text())
         self._ping(f"game_over {where}, then ping")
 
     def _mid_game(self, start: Position, side: Any) -> Game | None:
@@ -243,7 +246,7 @@ class Checker:
 
     def _send(self, message_type: str, **fields: Any) -> None:
         if self.identity is not None:
-            self.socket.send_multipart([self.identity, codec.encode(message_type, **fields)])
+            self.socket.send_multipart([self.identity, messages.encode_fields(message_type, fields)])
 
     def _receive(self) -> Reply:
         """The next message from the bot within the timeout (None with a reason otherwise)."""
@@ -285,15 +288,16 @@ class Checker:
                 raise CheckAborted
             return None
         message = reply.message
-        got = f"'{codec.cut(message['type'], 40)}'" + "".join(
-            f" {k}={codec.cut(repr(message.get(k)), 60)}" for k in fields)
+        if message["type"] == message_type:
+            try:
+                message = reply.message = codec.check(message)  # every field first, in the referee's words
+            except codec.ProtocolError as error:
+                self.failed(step, f"a well-formed '{message_type}'", str(error))
+                return None
         if message["type"] != message_type or any(message.get(k) != v for k, v in fields.items()):
+            got = f"'{codec.cut(message['type'], 40)}'" + "".join(
+                f" {k}={codec.cut(repr(message.get(k)), 60)}" for k in fields)
             self.failed(step, want, got)
-            return None
-        try:
-            reply.message = codec.check(message)  # every field, as the referee judges it
-        except codec.ProtocolError as error:
-            self.failed(step, f"a well-formed '{message_type}'", str(error))
             return None
         return reply
 

@@ -11,6 +11,7 @@ the referee's own work (checks, records, callbacks, printing, journals) is never
 
 from __future__ import annotations
 
+import enum
 import math
 from collections import Counter
 from collections.abc import Callable
@@ -18,13 +19,14 @@ from dataclasses import dataclass, field
 from typing import Any, NamedTuple
 
 from foxgeese import __version__
-from foxgeese.engine import Game, IllegalMoveError, InvalidMoveError, Move, Position, Side
+from foxgeese.engine import Game, IllegalMoveError, InvalidMoveError, Move, Outcome, Position, Side, Variant
 from foxgeese.engine.position import pieces_text
-from foxgeese.engine.rules import REPETITION_COUNT, State, rules_for
-from foxgeese.protocol import codec
+from foxgeese.engine.rules import State, rules_for
+from foxgeese.protocol import codec, messages
 from foxgeese.protocol.codec import ProtocolError
 from foxgeese.protocol.record import DRAW, GameRecord, MoveRecord, RefereeTermination, SeatRecord, utc_now
 from foxgeese.protocol.timecontrol import ChessClock, TimeControl
+from foxgeese.protocol.turncache import Choices, TurnCache, legal_array
 
 REFEREE_NAME = f"foxgeese-referee {__version__}"
 
@@ -45,113 +47,8 @@ _SIDES = (PREDATOR, PREY)
 _PROTOCOL_ERROR = RefereeTermination.PROTOCOL_ERROR.value
 _MOVE, _TURN, _INFINITY = codec.MOVE, codec.TURN, math.inf  # and a module's attribute costs a lookup too
 
-# Move -> its text packed as a msgpack str, and canonical text -> Move, shared by every game: a
-# move's text depends on nothing else, and a variant has a few hundred steps (capture chains add
-# some). A turn's `legal` array is then its moves' packed texts joined, and a reply in canonical
-# text is found without comparing texts. Dict operations are atomic, so threads share them.
-_PACKED_TEXTS: dict[Move, bytes] = {}
-_MOVE_OF_TEXT: dict[str, Move] = {}
-_MOVE_TEXTS_LIMIT = 100_000
-# The steps of the move tables (engine/movegen.py), objects made once per variant and kept for
-# good (`_STEPS_KEPT` holds them too), by id: a lookup then hashes an int, not a nested tuple.
-# Capture chains are made afresh for every position, so they go by value (above).
-_PACKED_STEP_TEXTS: dict[int, bytes] = {}
-_STEPS_KEPT: dict[Any, list[Move]] = {}
-
-# What a turn offers in a position, by rules core (variant) and position key (pieces and side to
-# move, which decide the moves): the moves, their texts packed as the turn's `legal` array, and
-# the position text up to its counters. Positions recur across the games of a match, a tournament
-# or a benchmark (openings, every game's start). Bounded (emptied when full, about 1 KB an entry);
-# dict operations are atomic, so the referee threads share it.
-_Choices = tuple[list[Move], bytes, str]
-_CHOICES: dict[Any, dict[int, _Choices]] = {}
-_CHOICES_LIMIT = 1 << 14
-_OPENING_PLIES = 16  # positions after this many plies seldom recur: kept, they would only churn memory
-# The predator's moves and their `legal` array, by rules core and by its point and the prey on its
-# reach (Rules.predator_reach), for positions where it cannot capture: they recur far more often
-# than whole positions do.
-_PREDATOR_CHOICES: dict[Any, dict[int, tuple[list[Move], bytes]]] = {}
+_OPENING_PLIES = 16  # positions after this many plies seldom recur: their choices are not kept
 _POSITION_TEXT = "%s%d %d %d"  # the cached text up to the counters, then quiet, stall and ply (Position.text)
-
-
-def _legal_array(packed: list[bytes]) -> bytes:
-    """Moves' packed texts (`_packed_texts`) as one packed msgpack array: a turn's `legal`."""
-    return codec.array_head(len(packed)) + b"".join(packed)
-
-
-def _packed_texts(moves: list[Move]) -> list[bytes]:
-    """Each move's text packed as a msgpack str, remembered both ways (see _PACKED_TEXTS)."""
-    try:
-        return list(map(_PACKED_STEP_TEXTS.__getitem__, map(id, moves)))
-    except KeyError:
-        pass
-    try:
-        return list(map(_PACKED_TEXTS.__getitem__, moves))
-    except KeyError:
-        pass
-    if len(_PACKED_TEXTS) > _MOVE_TEXTS_LIMIT:  # all four go together: the next Match files its steps again
-        _PACKED_TEXTS.clear()
-        _MOVE_OF_TEXT.clear()
-        _PACKED_STEP_TEXTS.clear()
-        _STEPS_KEPT.clear()
-    packed = []
-    for move in moves:
-        text = str(move)
-        packed.append(codec.pack(text))
-        _PACKED_TEXTS[move] = packed[-1]
-        _MOVE_OF_TEXT[text] = move
-    return packed
-
-
-def _keep_steps(rules: Any) -> None:
-    """Files every step of `rules`' move tables under its id (see _PACKED_STEP_TEXTS), once."""
-    if rules in _STEPS_KEPT:
-        return
-    tables = rules.tables
-    steps = [move for _, _, by_target in tables.prey_steps for move in by_target if move is not None]
-    steps += [move for by_target in tables.predator_steps for move in by_target if move is not None]
-    _PACKED_STEP_TEXTS.update(zip(map(id, steps), _packed_texts(steps)))
-    _STEPS_KEPT[rules] = steps
-
-
-class _Setup(NamedTuple):
-    """What every game of a variant under a time control shares, made once (see `_setup_of`)."""
-
-    names: dict[Side, str]  # shared by every such match: read only
-    seat_names: tuple[str, str]  # predator's, prey's
-    start: str  # the start position's text
-    options: dict[str, Any]  # copied into each record
-    time_control: str  # its text
-    new_game: dict[Side, bytes]  # each side's packed `new_game` after the game id, up to the seed
-
-
-# A game's `new_game` is this, its game id and `_Setup.new_game` of its side, then its seed, all
-# packed: byte for byte what codec.encode gives (test_match.py checks), with only the id and the
-# seed packed per game. The map's head counts the version, the type and seven fields.
-_NEW_GAME_HEAD = b"\x89" + b"".join(map(codec.pack, ("v", codec.PROTOCOL_VERSION, "type", codec.NEW_GAME, "game_id")))
-_SETUPS: dict[tuple[Any, TimeControl], _Setup] = {}
-_SETUPS_LIMIT = 256
-
-
-def _setup_of(variant: Any, control: TimeControl) -> _Setup:
-    """The shared `_Setup` of `variant` under `control` (bounded; dict operations are atomic)."""
-    key = (variant, control)
-    setup = _SETUPS.get(key)
-    if setup is None:
-        if len(_SETUPS) >= _SETUPS_LIMIT:
-            _SETUPS.clear()
-        setup = _SETUPS[key] = _make_setup(variant, control)
-    return setup
-
-
-def _make_setup(variant: Any, control: TimeControl) -> _Setup:
-    names = {side: variant.side_name(side) for side in _SIDES}
-    start = variant.start_position().text()
-    pack = codec.pack
-    new_game = {side: b"".join(map(pack, (
-        "variant", variant.id, "options", dict(variant.options), "side", names[side],
-        "time_control", control.to_wire(), "start", start, "seed"))) for side in _SIDES}
-    return _Setup(names, (names[PREDATOR], names[PREY]), start, dict(variant.options), control.text(), new_game)
 
 
 # ----------------------------------------------------------------------------- actions
@@ -247,18 +144,70 @@ class Ending:
         self.reason = codec.cut(self.reason)
 
 
+class Phase(enum.Enum):
+    """A game's phases, in order; a Match moves between them only as `_NEXT_PHASES` allows."""
+
+    SEATING = "seating"  # waiting for both bots' hellos (and, after a restart, the new bot's)
+    READY = "ready"  # new_game is out, waiting for both `ready`s
+    PLAY = "play"  # turns
+    OVER = "over"  # the record is complete
+
+
+_NEXT_PHASES = {
+    Phase.SEATING: (Phase.READY, Phase.OVER),
+    Phase.READY: (Phase.PLAY, Phase.SEATING, Phase.OVER),  # SEATING again: a reused bot is restarted
+    Phase.PLAY: (Phase.OVER,),
+    Phase.OVER: (),
+}
+SEATING, READY, PLAY, OVER = Phase.SEATING, Phase.READY, Phase.PLAY, Phase.OVER  # plain names: faster
+
+
+class SeatState(enum.Enum):
+    """Where one seat stands; it moves only as `_NEXT_SEAT_STATES` allows."""
+
+    AWAITED = "awaited"  # its bot has not said hello yet
+    FAILED = "failed"  # it cannot be filled (`_Seat.failed` says why)
+    CONNECTED = "connected"  # its bot's hello was accepted
+    TOLD = "told"  # `new_game` went out to it
+    READY = "ready"  # it answered `ready`
+
+
+_NEXT_SEAT_STATES = {
+    SeatState.AWAITED: (SeatState.CONNECTED, SeatState.FAILED),
+    SeatState.FAILED: (),
+    SeatState.CONNECTED: (SeatState.TOLD,),
+    SeatState.TOLD: (SeatState.READY, SeatState.AWAITED),  # AWAITED: restarted, a new bot comes
+    SeatState.READY: (),
+}
+_IN = (SeatState.CONNECTED, SeatState.TOLD, SeatState.READY)
+
+
 @dataclass(slots=True)
 class _Seat:
     info: SeatRecord
-    connected: bool = False
+    state: SeatState = SeatState.AWAITED
     hello: dict[str, Any] = field(default_factory=dict)
     hello_deadline: float = math.inf
     waiting_text: str = ""
-    failed: str = ""  # why the seat can no longer be filled (set before its hello)
-    reused: bool = False
-    told: bool = False
-    ready: bool = False
+    failed: str = ""  # why the seat cannot be filled (state FAILED)
+    reused: bool = False  # its bot played an earlier game of this referee
     rtt_ms: float | None = None
+
+    def to(self, state: SeatState) -> None:
+        assert state in _NEXT_SEAT_STATES[self.state], f"seat {self.info.name}: {self.state} -> {state}"
+        self.state = state
+
+    def fail(self, why: str) -> None:
+        self.to(SeatState.FAILED)
+        self.failed = why
+
+    @property
+    def connected(self) -> bool:
+        return self.state in _IN
+
+    @property
+    def told(self) -> bool:
+        return self.state is SeatState.TOLD or self.state is SeatState.READY
 
 
 class Match:
@@ -266,7 +215,7 @@ class Match:
 
     def __init__(
         self,
-        variant: Any,
+        variant: Variant,
         game: Game,
         control: TimeControl,
         game_id: str,
@@ -276,17 +225,20 @@ class Match:
         lag_margin_ms: int = 50,
         ready_timeout_s: float = 5.0,
         adjudicator: Adjudicator | None = None,
+        cache: TurnCache | None = None,
     ) -> None:
+        """`cache` holds what recurs from game to game (see turncache.py): a referee passes its own."""
         self.variant, self.control, self.game_id = variant, control, game_id
         self.seed, self.max_plies, self.ready_timeout_s = seed, max_plies, ready_timeout_s
         self.adjudicator = adjudicator
-        setup = _setup_of(variant, control)
+        self.cache = cache = cache if cache is not None else TurnCache()
+        setup = cache.setup(variant, control)
         self._setup = setup
         self.names = setup.names
         self.clock = ChessClock(control, list(setup.seat_names), lag_margin_ms)
         self.lag_margin_ms = lag_margin_ms
         self.seats: dict[Side, _Seat] = {}
-        self.phase = "hello"  # hello -> ready -> play -> over
+        self.phase = SEATING
         self.attempt = 1
         self.ready_deadline = math.inf
         self.request_id = 0
@@ -295,13 +247,13 @@ class Match:
         self.turn_deadline = math.inf
         self.idle_since: float | None = None  # when the referee's own work since the last reply began
         self.referee_ms = 0.0  # that work before the turn now out: off every clock, kept in the record
-        self.offered: _Choices = ([], b"", "")  # what the turn now out offers (see _CHOICES)
+        self.offered: Choices = ([], b"", "")  # what the turn now out offers (see turncache.py)
         self.events = True  # build a MoveEvent per move (the referee turns it off when nobody listens)
         # The play runs on the rules core's states (engine/rules.py), from `game` (its opening played):
         # a state, its key and how often each key occurred (repetition) are all a move needs; the
         # record entries are written after the next turn is out.
         self.rules = rules_for(variant)
-        _keep_steps(self.rules)
+        cache.keep_steps(self.rules)
         self.state: State = game.position.state
         self._ply = game.position.ply
         self._key = self.rules.key(self.state)
@@ -309,8 +261,9 @@ class Match:
         positions = game.positions
         self._seen: dict[int, int] = (
             {self._key: 1} if len(positions) == 1 else dict(Counter(position.key() for position in positions)))
-        self._choices = _CHOICES.setdefault(self.rules, {})
-        self._predator_choices = _PREDATOR_CHOICES.setdefault(self.rules, {})
+        self._choices = cache.choices(self.rules)
+        self._predator_choices = cache.predator_choices(self.rules)
+        self._move_of_text = cache.move_of_text
         self._reach = self.rules.predator_reach
         # The prey's moves ignoring the predator, with their packed texts and their target points,
         # worked out while the predator thinks: the prey's next turn is these less the steps onto
@@ -331,7 +284,11 @@ class Match:
 
     @property
     def over(self) -> bool:
-        return self.phase == "over"
+        return self.phase is OVER
+
+    def _enter(self, phase: Phase) -> None:
+        assert phase in _NEXT_PHASES[self.phase], f"match {self.game_id}: {self.phase} -> {phase}"
+        self.phase = phase
 
     def _take(self) -> list[Action]:
         actions, self.outbox = self.outbox, []
@@ -345,10 +302,12 @@ class Match:
         """Puts a bot in `side`'s seat: connected already (`hello` given) or awaited until `hello_deadline`.
 
         `rtt_ms` is its last ping's round trip, if known (as `rtt` would tell it)."""
-        seat = self.seats[side] = _Seat(info, connected=connected, hello=dict(hello) if hello else {},
-                                        hello_deadline=hello_deadline, waiting_text=waiting_text, failed=failed,
-                                        reused=reused)
-        if connected:
+        seat = self.seats[side] = _Seat(info, hello=dict(hello) if hello else {}, hello_deadline=hello_deadline,
+                                        waiting_text=waiting_text, reused=reused)
+        if failed:
+            seat.fail(failed)
+        elif connected:
+            seat.to(SeatState.CONNECTED)
             self._note_hello(seat)
         if rtt_ms is not None:
             self.rtt(side, rtt_ms)
@@ -356,7 +315,8 @@ class Match:
     def connected(self, side: Side, hello: dict[str, Any], now: float) -> list[Action]:
         """The awaited bot of `side` said a valid hello."""
         seat = self.seats[side]
-        seat.connected, seat.hello = True, dict(hello)
+        seat.to(SeatState.CONNECTED)
+        seat.hello = dict(hello)
         self._note_hello(seat)
         return self.advance(now)
 
@@ -380,23 +340,39 @@ class Match:
         seat = self.seats.get(side)
         if seat is None or self.over:
             return []
-        if self.phase == "hello" and not seat.connected:
-            seat.failed = why
-        elif self.phase == "ready" and not seat.ready:
+        if self.phase is SEATING and seat.state is SeatState.AWAITED:
+            seat.fail(why)
+        elif self.phase is READY and seat.state is not SeatState.READY:
             if self.attempt == 1 and seat.reused:
                 self._restart([side])
             else:
                 self._end(self._no_show({side: why}))
-        elif self.phase in ("ready", "play"):
+        elif self.phase is READY or self.phase is PLAY:
             self._end(Ending(self.names[side.other], RefereeTermination.CRASH.value,
                              f"{self.names[side]} ({seat.info.name}) {why}", side))
         return self.advance(now)
 
     # -------------------------------------------------------------- events: messages
 
+    def refused(self, side: Side, why: str, now: float) -> list[Action]:
+        """A hello from the process tree of `side`'s bot was refused: before its own hello the seat
+        cannot be filled (`no-show`), after it the bot broke the protocol."""
+        seat = self.seats.get(side)
+        if seat is None or self.over:
+            return []
+        if seat.state is SeatState.AWAITED:
+            seat.fail(why)
+            return self.advance(now)
+        return self.fault(side, why, now)
+
     def fault(self, side: Side, reason: str, now: float) -> list[Action]:
-        """A frame from `side`'s bot broke the protocol (the codec said why)."""
-        if self.phase in ("ready", "play"):
+        """A frame from `side`'s bot broke the protocol (the codec said why).
+
+        Judged the same in every phase of the game, seating included: a bot is in its game from the
+        moment it is seated, so what it says out of place is a protocol error whether or not the
+        other seat is filled yet (the referee ignores only what arrived between games)."""
+        seat = self.seats.get(side)
+        if self.phase is READY or self.phase is PLAY or (seat is not None and seat.connected and self.phase is SEATING):
             self._end(Ending(self.names[side.other], RefereeTermination.PROTOCOL_ERROR.value,
                              f"{self.names[side]}: {reason}", side))
         return self.advance(now)
@@ -404,19 +380,21 @@ class Match:
     def receive(self, side: Side, message: dict[str, Any], arrival: float) -> list[Action]:
         """A message from `side`'s bot, already checked by `codec.check`, with its arrival time."""
         kind = message["type"]
-        if kind == _MOVE and self.phase == "play" and message["game_id"] == self.game_id:
+        if kind == _MOVE and self.phase is PLAY and message["game_id"] == self.game_id:
             try:  # the hot path: a reply to the turn that is out, then the next turn
                 self._on_move(side, message, arrival)
             except ProtocolError as error:
                 return self.fault(side, str(error), arrival)
-            if self.phase == "play":
+            if self.phase is PLAY:
                 self._advance_play(arrival)
             return self._take()
         if self.over:
             return []
         try:
-            if kind not in (codec.READY, codec.MOVE, codec.RESIGN) or self.phase == "hello":
-                when = "now" if self.phase != "hello" else "before new_game"
+            if kind == codec.HELLO:
+                raise ProtocolError("a second 'hello' on a connection that was welcomed")
+            if kind not in (codec.READY, codec.MOVE, codec.RESIGN) or self.phase is SEATING:
+                when = "now" if self.phase is not SEATING else "before new_game"
                 raise ProtocolError(f"unexpected '{kind}' message {when}")
             if message["game_id"] != self.game_id:
                 raise ProtocolError(f"'{kind}' names game {codec.cut(message['game_id'], codec.MAX_ECHO_CHARS)!r}, "
@@ -434,9 +412,9 @@ class Match:
 
     def _on_ready(self, side: Side, now: float) -> None:
         seat = self.seats[side]
-        if self.phase != "ready" or not seat.told or seat.ready:
+        if self.phase is not READY or seat.state is not SeatState.TOLD:
             raise ProtocolError("'ready' was not asked for")
-        seat.ready = True
+        seat.to(SeatState.READY)
 
     def _on_move(self, side: Side, message: dict[str, Any], arrival: float) -> None:
         """The critical path, part one: charge the clock, find the move, play it on the state.
@@ -444,7 +422,7 @@ class Match:
         Only what the next turn needs happens here; the record entry follows once that turn is out
         (`clock_started`), unless a callback or an adjudicator needs it first.
         """
-        if self.mover is not side or self.phase != "play":
+        if self.mover is not side or self.phase is not PLAY:
             raise ProtocolError("'move' when it is not this bot's turn")
         if message["request_id"] != self.request_id:
             raise ProtocolError(f"'move' answers request {message['request_id']}, the request is {self.request_id}")
@@ -459,7 +437,7 @@ class Match:
             self._time_forfeit(side, clock.overrun_budget_ms)
             return
         text = message["move"]
-        move = _MOVE_OF_TEXT.get(text)
+        move = self._move_of_text.get(text)
         if move is None or move not in self.offered[0]:
             # Not canonical text of a legal move: the engine reads it, or says why not.
             parsed = self._parse_move(side, text)
@@ -531,11 +509,11 @@ class Match:
         state = self.state
         return _POSITION_TEXT % (pieces_text(self.variant, state) + " ", state[3], state[4], self._ply)
 
-    def _choices_here(self) -> _Choices:
-        """What a turn in the position now offers (see _CHOICES), made now: the predator's from its
+    def _choices_here(self) -> Choices:
+        """What a turn in the position now offers (see turncache.py), made now: the predator's from its
         reach where it cannot capture, the prey's from their moves worked out while the predator
-        thought (`clock_started`), else from the rules core. All are pseudo-moves: the caller
-        checks for an ending first."""
+        thought (`clock_started`), else from the rules core. In a position that ended they are
+        pseudo-moves: the caller asks the engine for the outcome, with them."""
         state = self.state
         predator, prey = state[0], state[1]
         if state[2] == PREDATOR:
@@ -543,11 +521,9 @@ class Match:
             found = self._predator_choices.get(near)
             if found is None:
                 moves = self.rules.moves(state)
-                found = (moves, _legal_array(_packed_texts(moves)))
+                found = (moves, legal_array(self.cache.packed_texts(moves)))
                 if not moves or not moves[-1][1]:  # no capture (they come last): its reach decides its moves
-                    if len(self._predator_choices) >= _CHOICES_LIMIT:
-                        self._predator_choices.clear()
-                    self._predator_choices[near] = found
+                    self.cache.store(self._predator_choices, near, found)
             moves, legal = found
         else:
             base = self._prey_base
@@ -561,15 +537,13 @@ class Match:
                         at.append(targets.index(predator, at[-1] + 1 if at else 0))
                     for index in reversed(at):
                         del moves[index], packed[index]
-                legal = _legal_array(packed)
+                legal = legal_array(packed)
             else:  # the predator captured (or this is the game's first turn)
                 moves = self.rules.moves(state)
-                legal = _legal_array(_packed_texts(moves))
+                legal = legal_array(self.cache.packed_texts(moves))
         choices = (moves, legal, pieces_text(self.variant, state) + " ")
         if self._ply < _OPENING_PLIES:
-            if len(self._choices) >= _CHOICES_LIMIT:
-                self._choices.clear()
-            self._choices[self._key] = choices
+            self.cache.store(self._choices, self._key, choices)
         return choices
 
     def _adjudicate(self, position: Position) -> None:
@@ -592,32 +566,33 @@ class Match:
         if side == PREDATOR:  # the prey's next moves, less one filter (see _choices_here)
             prey = self.state[1]
             moves = self.rules.prey_moves_ignoring_predator(prey)
-            self._prey_base = (prey, moves, _packed_texts(moves), [move[0][1] for move in moves])
+            self._prey_base = (prey, moves, self.cache.packed_texts(moves), [move[0][1] for move in moves])
 
     def next_deadline(self) -> float:
         """When `advance` must be called next at the latest (math.inf: only an event can move the game)."""
-        if self.phase == "hello":
-            return min((s.hello_deadline for s in self.seats.values() if not s.connected), default=math.inf)
-        if self.phase == "ready":
+        if self.phase is SEATING:
+            return min((s.hello_deadline for s in self.seats.values() if s.state is SeatState.AWAITED),
+                       default=math.inf)
+        if self.phase is READY:
             return self.ready_deadline
-        if self.phase == "play" and self.mover is not None:
+        if self.phase is PLAY and self.mover is not None:
             return self.turn_deadline
         return math.inf
 
     def advance(self, now: float) -> list[Action]:
         """Checks the deadlines at `now` and moves the game on: seating, the next turn, the end."""
         phase = self.phase
-        if phase == "hello":
-            self._advance_hello(now)
+        if phase is SEATING:
+            self._advance_seating(now)
             phase = self.phase
-        if phase == "ready":
+        if phase is READY:
             self._advance_ready(now)
             phase = self.phase
-        if phase == "play":
+        if phase is PLAY:
             self._advance_play(now)
         return self._take()
 
-    def _advance_hello(self, now: float) -> None:
+    def _advance_seating(self, now: float) -> None:
         """Ends the game when a seat cannot be filled; tells both bots the game once both are in."""
         seats = self.seats
         failed, wrong = {}, {}
@@ -629,9 +604,9 @@ class Match:
                     wrong[side] = f"plays only {', '.join(variants)}, not {self.variant.id}"
             else:
                 all_in = False
-                if not seat.failed and now >= seat.hello_deadline:
-                    seat.failed = seat.waiting_text or "no hello in time"
-            if seat.failed:
+                if seat.state is SeatState.AWAITED and now >= seat.hello_deadline:
+                    seat.fail(seat.waiting_text or "no hello in time")
+            if seat.state is SeatState.FAILED:
                 failed[side] = seat.failed
         if failed:
             self._end(self._no_show(failed))
@@ -641,30 +616,32 @@ class Match:
         if wrong:
             self._end(self._no_show(wrong))
             return
-        self.phase = "ready"
+        self._enter(READY)
         self.ready_deadline = now + self.ready_timeout_s
         for side, seat in seats.items():
             if not seat.told:
                 self._tell_new_game(side)
 
     def _tell_new_game(self, side: Side) -> None:
-        """Queues `new_game` for `side`, packed from its setup's parts (see _NEW_GAME_HEAD)."""
-        self.seats[side].told = True
-        pack = codec.pack
-        payload = b"".join((_NEW_GAME_HEAD, pack(self.game_id), self._setup.new_game[side], pack(self.seed)))
+        """Queues `new_game` for `side`."""
+        self.seats[side].to(SeatState.TOLD)
+        setup = self._setup
+        payload = messages.encode(messages.NewGame(
+            game_id=self.game_id, variant=self.variant.id, options=setup.options, side=setup.names[side],
+            time_control=setup.time_control_fields, start=setup.start, seed=self.seed))
         self.outbox.append(_new_send(Send, (side, codec.NEW_GAME, None, payload)))
 
     def _advance_ready(self, now: float) -> None:
         seats = self.seats  # both seated: the game came from hello to ready with both
-        if seats[PREDATOR].ready and seats[PREY].ready:
-            self.phase = "play"
+        if seats[PREDATOR].state is SeatState.READY and seats[PREY].state is SeatState.READY:
+            self._enter(PLAY)
             self.idle_since = now
             if self.move_texts:
                 self._adjudicate(self.position())  # the opening may already be decided
             return
         if now < self.ready_deadline:
             return
-        late = [side for side, seat in seats.items() if not seat.ready]
+        late = [side for side, seat in seats.items() if seat.state is not SeatState.READY]
         if self.attempt == 1 and all(self.seats[side].reused for side in late):
             self._restart(late)  # hung or dead since its last game: start it afresh
             return
@@ -672,12 +649,13 @@ class Match:
 
     def _restart(self, sides: list[Side]) -> None:
         self.attempt = 2
-        self.phase = "hello"
+        self._enter(SEATING)
         for side in sides:
             seat = self.seats[side]
             # The new bot's own seat (and hello deadline) comes with the Restart: the old deadline,
             # from a launch games ago, must not judge it in the meantime.
-            seat.connected, seat.told, seat.hello_deadline = False, False, math.inf
+            seat.to(SeatState.AWAITED)
+            seat.hello_deadline = math.inf
             self.outbox.append(Restart(side))  # the referee seats the new bot before the next event
 
     def _advance_play(self, now: float) -> None:
@@ -693,13 +671,13 @@ class Match:
         state = self.state
         repetitions = self._seen[self._key]
         choices = (self._ply < _OPENING_PLIES and self._choices.get(self._key)) or self._choices_here()
-        # The rules core's outcome (rules.outcome): an ending by pieces or counters, a repetition
-        # or no move; the cached moves answer the last. Any of them: the engine's own verdict.
-        if self.rules.ending(state) is not None or repetitions >= REPETITION_COUNT or not choices[0]:
-            outcome = self.position().outcome(repetitions)  # the same rules core: the same ending
-            if outcome is not None:
-                self._end(Ending(outcome.winner.value, outcome.termination.value, self._rule_reason(outcome)))
-                return
+        # The engine alone says whether the game ended (pieces, counters, repetition, no move: the
+        # turn's moves answer that one): an ending added to it ends refereed games too.
+        if self.rules.outcome(state, repetitions, choices[0]) is not None:
+            outcome = self.position().outcome(repetitions)
+            assert outcome is not None  # the same rules core, the same verdict
+            self._end(Ending(outcome.winner.value, outcome.termination.value, self._rule_reason(outcome)))
+            return
         if self.max_plies is not None and len(self.move_texts) >= self.max_plies:
             self._end(Ending(DRAW, RefereeTermination.MAX_PLIES.value, f"stopped after {self.max_plies} plies"))
             return
@@ -720,7 +698,7 @@ class Match:
         self._end(Ending(self.names[side.other], RefereeTermination.TIME_FORFEIT.value,
                          f"{name} took over {budget_ms} ms (clock plus {self.lag_margin_ms} ms lag margin)", side))
 
-    def _rule_reason(self, outcome: Any) -> str:
+    def _rule_reason(self, outcome: Outcome) -> str:
         predator, prey = self.names[Side.PREDATOR], self.names[Side.PREY]
         return RULE_REASONS.get(outcome.termination.value, "").format(predator=predator, prey=prey)
 
@@ -735,7 +713,7 @@ class Match:
         """Completes the record and queues `error` (to an offender), `game_over` (to both) and Finished."""
         if self.over:
             return
-        self.phase = "over"
+        self._enter(OVER)
         self.mover = None
         self._catch_up()
         record = self.record
@@ -750,9 +728,9 @@ class Match:
                 record.bots[names[side]] = seat.info
         if ending.offender is not None and ending.termination == _PROTOCOL_ERROR:
             outbox.append(Send(ending.offender, codec.ERROR, {"reason": ending.reason}))
-        game_over = codec.encode(  # the same for both bots: packed once
-            codec.GAME_OVER, game_id=self.game_id, winner=record.winner, termination=record.termination,
-            reason=record.reason, last_move=record.moves[-1].move if record.moves else "", position=record.final)
+        game_over = messages.encode(messages.GameOver(  # the same for both bots: packed once
+            game_id=self.game_id, winner=record.winner, termination=record.termination, reason=record.reason,
+            last_move=record.moves[-1].move if record.moves else "", position=record.final))
         for side, seat in seats.items():
             if not seat.connected:
                 continue

@@ -2,17 +2,19 @@
 
 Each bot runs under its own supervisor (supervisor.py: a child subreaper on a lifeline pipe, which
 gives the bot PR_SET_PDEATHSIG), in a session of its own, with stderr in a file and stdin from
-/dev/null unless it is an interactive (human) bot. Its token is never in its environment: the
-referee writes it into a socket pair whose other end the bot inherits (descriptor number in
-FOXGEESE_TOKEN_FD) and closes its own end, so the bot reads it once; no other process can find it
-in /proc/PID/environ or open it through /proc/PID/fd. `descends_from` lets the referee check
-that a hello on its ipc:// socket comes from that bot's own process tree.
+/dev/null unless it is an interactive (human) bot. Its token is never in its environment: the bot
+inherits a read-only descriptor of a sealed memory file holding it (number in FOXGEESE_TOKEN_FD),
+which nobody can drain: another process that duplicates it (pidfd_getfd) or opens it through
+/proc/PID/fd reads a copy and leaves the bot's own (read with pread) intact. What keeps a seat is
+not the token's secrecy but the kernel: `process_chain` and `peer_pid` let the referee tell which
+launched bot's process tree a hello on its ipc:// socket comes from.
 With `BotConfig.sandbox` the bot runs inside bubblewrap (sandbox.py).
 """
 
 from __future__ import annotations
 
 import contextlib
+import fcntl
 import os
 import signal
 import socket
@@ -36,16 +38,24 @@ class BotLaunchError(OSError):
     """The bot's program could not be started at all (not found, not executable, bad cwd, no sandbox)."""
 
 
-def _token_socket(token: str) -> int:
-    """A descriptor to read `token` from, to its end: one end of a socket pair, the other closed.
+_SEALS = fcntl.F_SEAL_SEAL | fcntl.F_SEAL_SHRINK | fcntl.F_SEAL_GROW | fcntl.F_SEAL_WRITE
 
-    A socket, not a pipe: another process of the same user can open a pipe through
-    /proc/PID/fd/N (and drain it before the bot reads it), but not a socket (ENXIO).
+
+def _token_file(token: str) -> int:
+    """A read-only descriptor of a sealed memory file holding `token` and a newline.
+
+    Not a socket or a pipe: what is read from those is gone, so another process of the same user
+    that duplicated the descriptor (pidfd_getfd) could drain it before the bot reads it. A memory
+    file is read, not consumed; read with pread at offset 0 it gives the token whoever read it
+    before, and sealed, nobody can change it.
     """
-    ours, theirs = socket.socketpair()
-    with ours:
-        ours.sendall(token.encode("ascii") + b"\n")
-    return theirs.detach()
+    writable = os.memfd_create("foxgeese-token", os.MFD_CLOEXEC | os.MFD_ALLOW_SEALING)
+    try:
+        os.write(writable, token.encode("ascii") + b"\n")
+        fcntl.fcntl(writable, fcntl.F_ADD_SEALS, _SEALS)
+        return os.open(f"/proc/self/fd/{writable}", os.O_RDONLY | os.O_CLOEXEC)
+    finally:
+        os.close(writable)
 
 
 class BotProcess:
@@ -66,7 +76,7 @@ class BotProcess:
             raise BotLaunchError(f"cannot start bot {config.name!r}: no folder {config.cwd!r}")
         self._log: IO[bytes] = open(stderr_path, "ab")
         lifeline_read, self._lifeline = os.pipe()  # both ends close-on-exec: only pass_fds crosses
-        token_read = _token_socket(token)
+        token_read = _token_file(token)
         interactive = config.interactive
         base = {key: value for key, value in os.environ.items() if key not in (codec.ENV_TOKEN, codec.ENV_TOKEN_FD)}
         try:
@@ -200,19 +210,23 @@ def terminate_like_ctrl_c() -> Iterator[None]:
             signal.signal(signum, handler)
 
 
-def descends_from(pid: int, ancestor: int) -> bool:
-    """Whether process `pid` is `ancestor` or below it (a supervisor keeps all its bot's processes below it)."""
-    for _ in range(64):
-        if pid == ancestor:
-            return True
-        if pid <= 1:
-            return False
+def process_chain(pid: int) -> list[int]:
+    """`pid` and its ancestors up to (not including) init, from /proc; a supervisor keeps all its
+    bot's processes below it, so a launched bot's tree is every chain that holds its supervisor."""
+    chain: list[int] = []
+    while pid > 1 and len(chain) < 64:
+        chain.append(pid)
         try:
             with open(f"/proc/{pid}/stat", "rb") as stat:
                 pid = int(stat.read().rsplit(b")", 1)[1].split()[1])
         except (OSError, ValueError, IndexError):
-            return False
-    return False
+            break
+    return chain
+
+
+def descends_from(pid: int, ancestor: int) -> bool:
+    """Whether process `pid` is `ancestor` or below it."""
+    return ancestor in process_chain(pid)
 
 
 def peer_pid(fd: int) -> int | None:

@@ -11,7 +11,6 @@ One game at a time per instance; run several instances (each with its own socket
 
 from __future__ import annotations
 
-import functools
 import ipaddress
 import itertools
 import math
@@ -20,16 +19,16 @@ import secrets
 import time
 import urllib.parse
 from collections.abc import Callable
-from dataclasses import dataclass, field
 from typing import Any, cast
 
 import zmq
 from zmq.utils.monitor import recv_monitor_message
 
-from foxgeese.engine import Game, Side, get_variant
+from foxgeese.engine import Game, Side, Variant, get_variant
 from foxgeese.engine.userinput import shown
-from foxgeese.protocol import codec, sandbox, workdir
+from foxgeese.protocol import codec, messages, workdir
 from foxgeese.protocol.botconfig import BotConfig
+from foxgeese.protocol.botpool import Bot, BotPool
 from foxgeese.protocol.codec import ProtocolError
 from foxgeese.protocol.match import (
     REFEREE_NAME,
@@ -42,9 +41,10 @@ from foxgeese.protocol.match import (
     Send,
     StartClock,
 )
-from foxgeese.protocol.process import BotLaunchError, BotProcess, descends_from, peer_pid
+from foxgeese.protocol.process import BotProcess, peer_pid
 from foxgeese.protocol.record import GameRecord, SeatRecord
 from foxgeese.protocol.timecontrol import TimeControl
+from foxgeese.protocol.turncache import TurnCache
 
 # The socket drops a peer whose message is this big outright; between the protocol cap and this the
 # message is read and judged a protocol error, so the offending bot gets a proper record.
@@ -77,36 +77,6 @@ class RefereeConfigError(ValueError):
     """A Referee set up wrongly by its caller (public address without bind_public, bad seats...)."""
 
 
-@dataclass(eq=False)
-class _Bot:
-    """One connection (and, unless remote, the process behind it)."""
-
-    config: BotConfig
-    token: str
-    process: BotProcess | None = None
-    stderr_path: str | None = None
-    identity: bytes | None = None
-    hello: dict[str, Any] | None = None
-    refusal: str = ""
-    launched_at: float = 0.0
-    past_games: set[str] = field(default_factory=set)
-    fd: int | None = None  # a remote bot's connection, to tell when it closes
-    disconnected: bool = False
-    ping_id: int = 0
-    ping_sent: float = 0.0  # when the ping now unanswered went out (0.0: none is)
-    pinged_at: float = -math.inf  # when the last ping went out
-    rtt_ms: float | None = None  # last ping round trip: the transport part of every reply
-    gone_reported: bool = False  # its exit was told to the match in progress
-
-    def alive(self) -> bool:
-        if self.process is None:
-            return not self.disconnected  # a remote bot: alive while its connection is open
-        return self.process.alive()
-
-    def exit_text(self) -> str:
-        return self.process.describe_exit() if self.process else "disconnected"
-
-
 class Referee:
     """Binds one ROUTER socket and plays games between bots on it; use as a context manager.
 
@@ -134,8 +104,10 @@ class Referee:
         trace: Callable[[str, str, dict[str, Any]], None] | None = None,
         heartbeat_s: float | None = None,
         ping_interval_s: float = 5.0,
+        cache: TurnCache | None = None,
     ) -> None:
         self.bind_public = bind_public
+        self.cache = cache if cache is not None else TurnCache()  # what recurs across its games (turncache.py)
         # A bot between games is pinged again when its last ping is older than this: the round
         # trip changes slowly, and a ping before every game of a fast match cost its seating a
         # send, a pong and a wake-up of the bot.
@@ -178,23 +150,23 @@ class Referee:
         # Remote bots have no process to watch: the socket's monitor reports their connection
         # closing (the process died, or closed its socket), matched to the bot by file descriptor.
         self._monitor = self._socket.get_monitor_socket(zmq.EVENT_DISCONNECTED)
-        self._remote_by_fd: dict[int, _Bot] = {}
+        self._remote_by_fd: dict[int, Bot] = {}
         self._poller = zmq.Poller()  # both, while a remote bot is about
         self._poller.register(self._socket, zmq.POLLIN)
         self._poller.register(self._monitor, zmq.POLLIN)
         self._receive_timeout_ms = -1  # the socket's RCVTIMEO (see _receive)
         self._socket_items = [(self._socket, _POLLIN)]  # for zmq_poll
         self._busy_since = 0.0  # since when the referee has been at its own work (see _run)
-        self._bots: list[_Bot] = []
-        self._by_identity: dict[bytes, _Bot] = {}
-        self._pending: dict[str, _Bot] = {}  # launched bots awaiting hello, by their token
-        self._remote_pending: list[_Bot] = []
+        self.pool = BotPool(remote_token=self.token, connect_endpoint=self.connect_endpoint, log_dir=self.log_dir,
+                            kill_grace_s=kill_grace_s)
+        self._by_identity: dict[bytes, Bot] = {}
         self._ignored: set[bytes] = set()
-        self._launches = itertools.count(1)
+        # Newcomers' first messages read between games, held for the next game's seats (see _run).
+        self._held: list[tuple[list[bytes], int | None, float]] | None = None
         self._game_ids = itertools.count(1)
         self._match: Match | None = None
-        self._side_of: dict[_Bot, Side] = {}  # the bots of the game in progress
-        self._bot_of: dict[Side, _Bot] = {}
+        self._side_of: dict[Bot, Side] = {}  # the bots of the game in progress
+        self._bot_of: dict[Side, Bot] = {}
         self._on_move: OnMove | None = None
         self._last_refusal = ""  # of a connection no seat could be told of (a bad token, say)
         self._next_process_check = 0.0
@@ -213,18 +185,18 @@ class Referee:
         if self._closed:
             return
         self._closed = True
-        for bot in self._bots:
+        for bot in self.pool.bots:
             if bot.identity is not None:
                 self._send(bot, codec.QUIT, {})
         deadline = time.monotonic() + self.kill_grace_s
-        for bot in self._bots:
+        for bot in self.pool.bots:
             if bot.process is not None:
                 bot.process.wait(deadline - time.monotonic())
-        for bot in self._bots:
+        for bot in self.pool.bots:
             if bot.process is not None:
                 bot.process.stop()
         # Launched bots had their moment to read `quit` above; remote ones get a short linger.
-        remote = any(bot.config.is_remote and bot.identity is not None for bot in self._bots)
+        remote = any(bot.config.is_remote and bot.identity is not None for bot in self.pool.bots)
         self._socket.disable_monitor()
         self._monitor.close(linger=0)
         self._socket.close(linger=200 if remote else 0)
@@ -237,13 +209,13 @@ class Referee:
 
     def processes(self) -> list[BotProcess]:
         """Every bot process this referee started and has not yet replaced (for tests, monitors)."""
-        return [bot.process for bot in self._bots if bot.process is not None]
+        return [bot.process for bot in self.pool.bots if bot.process is not None]
 
     # ------------------------------------------------------------------ a game
 
     def play_game(
         self,
-        variant: Any,
+        variant: Variant | str,
         seats: dict[Side, BotConfig],
         time_control: TimeControl | str,
         opening: tuple[str, ...] | list[str] = (),
@@ -267,7 +239,7 @@ class Referee:
         if isinstance(variant, str):
             variant = get_variant(variant)
         if isinstance(time_control, str):
-            time_control = TimeControl.parse(time_control)
+            time_control = self.cache.time_control(time_control)
         if set(seats) != _BOTH_SIDES:
             raise RefereeConfigError("seats must name a bot for both Side.PREDATOR and Side.PREY")
         if seed is None:
@@ -278,7 +250,8 @@ class Referee:
         for text in opening:
             game.push(game.parse_move(text))  # a bad opening is the caller's error: it raises
         match = Match(variant, game, time_control, game_id or self._new_game_id(), seed=seed, max_plies=max_plies,
-                      lag_margin_ms=self.lag_margin_ms, ready_timeout_s=self.ready_timeout_s, adjudicator=adjudicator)
+                      lag_margin_ms=self.lag_margin_ms, ready_timeout_s=self.ready_timeout_s, adjudicator=adjudicator,
+                      cache=self.cache)
         match.events = on_move is not None
         self._match, self._on_move = match, on_move
         try:
@@ -294,6 +267,12 @@ class Referee:
             record.save(os.path.join(self.record_dir, f"{record.game_id}.json"))
         return record
 
+    @property
+    def _game(self) -> Match:
+        """The match in progress: asked for only where a bot is seated, which happens only in one."""
+        assert self._match is not None, "no game in progress"
+        return self._match
+
     def _new_game_id(self) -> str:
         return f"g{next(self._game_ids)}-{os.urandom(3).hex()}"  # what secrets.token_hex(3) gives, less two calls
 
@@ -307,16 +286,25 @@ class Referee:
         work began (`_busy_since`: that return, or the sending of a turn, after which the referee
         writes the record while the bot thinks). So no message is stamped later than it arrived,
         and the referee's work is never charged to a bot.
+
+        What arrived before this game began (a reused bot's messages between games) is read first,
+        with no seat taken: it is judged as arrived between games, and ignored.
         """
+        self._busy_since = time.monotonic()
+        self._held = []  # newcomers' hellos, for the seats about to be set
+        self._drain()
+        held, self._held = self._held, None
         for side in _SIDES:
             self._seat(side, self._acquire(seats[side], list(self._bot_of.values())))
+        for frames, fd, arrival in held:
+            self._dispatch(frames, arrival, fd)
         monotonic = time.monotonic
         self._busy_since = monotonic()
         self._carry_out(match.advance(self._busy_since))
         # The monitor (remote bots' disconnections) is polled only while a remote bot is about;
         # otherwise the loop waits in a receive with a timeout (no poller to build or to ask).
         wait = self._receive
-        for bot in self._bots:
+        for bot in self.pool.bots:
             if bot.config.is_remote:
                 wait = self._poll_both
                 break
@@ -380,11 +368,11 @@ class Referee:
                     self._on_move(action.event)
             elif kind is Restart:
                 old = self._bot_of[action.side]
-                self._seat(action.side, self._start(old.config, replacing=old))
+                self._seat(action.side, self._replace(old))
             elif kind is Finished:
                 self._finish()
 
-    def _seat(self, side: Side, bot: _Bot) -> None:
+    def _seat(self, side: Side, bot: Bot) -> None:
         """Tells the match who sits in `side`'s seat: a connected bot (pinged first) or one awaited."""
         match = self._match
         assert match is not None
@@ -398,12 +386,13 @@ class Referee:
         if reused and time.monotonic() - bot.pinged_at >= self.ping_interval_s:
             self._ping(bot)
         limit = self.join_timeout_s if config.is_remote else self.hello_timeout_s
-        match.seat(side, info, connected=reused, hello=bot.hello, reused=reused, failed=bot.refusal,
-                   hello_deadline=bot.launched_at + limit if bot.launched_at >= 0 else -math.inf,
-                   waiting_text=_no_hello_within(limit), rtt_ms=bot.rtt_ms)
+        failed = self.pool.offence(config) or bot.refusal
+        match.seat(side, info, connected=reused and not failed, hello=bot.hello, reused=reused, failed=failed,
+                   hello_deadline=bot.launched_at + limit,
+                   waiting_text=f"no hello within {limit:g}s", rtt_ms=bot.rtt_ms)
 
     def _finish(self) -> None:
-        game_id = self._match.game_id  # type: ignore[union-attr]
+        game_id = self._game.game_id
         for bot in self._side_of:
             bot.past_games.add(game_id)
             if bot.identity is None or not bot.alive():
@@ -474,13 +463,13 @@ class Referee:
 
     # ------------------------------------------------------------- messages
 
-    def _send(self, bot: _Bot, message_type: str, fields: dict[str, Any] | None,
+    def _send(self, bot: Bot, message_type: str, fields: dict[str, Any] | None,
               payload: bytes | None = None) -> None:
         """Sends `fields`, or `payload` already packed (a turn: its fields are unpacked for a trace only)."""
         if bot.identity is None:
             return
         if payload is None:
-            payload = codec.encode(message_type, **(fields or {}))
+            payload = messages.encode_fields(message_type, fields or {})
         if self.trace is not None:
             shown_fields = fields if fields is not None else codec.fields_of(payload)
             self.trace("->", bot.config.name, {"v": codec.PROTOCOL_VERSION, "type": message_type, **shown_fields})
@@ -494,7 +483,9 @@ class Referee:
         identity = frames[0]
         bot = self._by_identity.get(identity)
         if bot is None:
-            if identity not in self._ignored:
+            if self._held is not None:  # between games: a newcomer may be for a seat of the next one
+                self._held.append((frames, fd, arrival))
+            elif identity not in self._ignored:
                 self._on_stranger(identity, frames[1:], fd, arrival)
             return
         try:
@@ -516,22 +507,31 @@ class Referee:
                 bot.rtt_ms, bot.ping_sent = max(0.0, (arrival - bot.ping_sent) * 1000), 0.0
                 side = self._side_of.get(bot)
                 if side is not None:
-                    self._match.rtt(side, bot.rtt_ms)  # type: ignore[union-attr]
+                    self._game.rtt(side, bot.rtt_ms)
             return
         if message.get("game_id") in bot.past_games:
             return  # a late answer for a game that is over: harmless
         side = self._side_of.get(bot)
         if side is not None:
-            self._carry_out(self._match.receive(side, message, arrival))  # type: ignore[union-attr]
+            match = self._match  # a seated bot: a game is in progress
+            assert match is not None
+            self._carry_out(match.receive(side, message, arrival))
         # Between games a bot has nothing to say; what it says anyway is ignored.
 
-    def _fault(self, bot: _Bot, reason: str, now: float) -> None:
+    def _fault(self, bot: Bot, reason: str, now: float) -> None:
         side = self._side_of.get(bot)
         if side is not None:
-            self._carry_out(self._match.fault(side, reason, now))  # type: ignore[union-attr]
+            self._carry_out(self._game.fault(side, reason, now))
 
     def _on_stranger(self, identity: bytes, payload: list[bytes], fd: int | None, now: float) -> None:
-        """A first message on a new connection must be a valid `hello` with a known token."""
+        """A first message on a new connection must be a valid `hello` with a known token.
+
+        On ipc:// the kernel names the process that connected (SO_PEERCRED). When it belongs to the
+        process tree of a bot this referee launched, that bot answers for the hello: it is seated
+        only with its own token, on its first connection, and any hello from its tree that is
+        refused loses its game (a bot that presents another seat's token, stolen however, loses;
+        the seat it tried to take is untouched). A process of no launched tree cannot present a
+        launched bot's token at all."""
         try:
             if len(payload) != 1:
                 raise ProtocolError("a message must be one frame")
@@ -542,34 +542,40 @@ class Referee:
         if message["type"] != codec.HELLO:
             self._ignored.add(identity)
             return
+        peer = peer_pid(fd) if fd is not None else None
+        owner = self.pool.owner_of(peer) if peer is not None else None
         version = message.get("v")
         token = message.get("token")
-        bot = self._pending.get(token) if token.__class__ is str else None
-        if bot is None and token == self.token and self._remote_pending:
-            name = message.get("name")
-            bot = next((b for b in self._remote_pending if b.config.name == name), self._remote_pending[0])
+        bot = self.pool.named_by(token, message.get("name"))
+        blamed = owner or bot
         if version.__class__ is not int or version not in codec.SUPPORTED_VERSIONS:
             why = "missing field v" if "v" not in message else (
                 f"protocol version {codec.cut(repr(version), 20)} is not supported")
-            self._refuse(identity, bot, why, now, supported=list(codec.SUPPORTED_VERSIONS))
+            self._refuse(identity, blamed, why, now, supported=list(codec.SUPPORTED_VERSIONS))
             return
         try:
             hello = codec.check(message)
         except ProtocolError as error:
-            self._refuse(identity, bot, f"bad hello: {error}", now)
+            self._refuse(identity, blamed, f"bad hello: {error}", now)
+            return
+        if owner is not None and bot is not owner:
+            if token != owner.token and (bot is not None or self.pool.was_used(token)):
+                why = "this token belongs to another bot"
+            elif owner.identity is not None:
+                why = "this bot is connected already (a token is good for one connection)"
+            else:
+                why = "wrong token"
+            self._refuse(identity, owner, why, now)
             return
         if bot is None:
             remote = token == self.token
             self._refuse(identity, None, "no seat is waiting for a remote bot" if remote else "wrong token", now)
             return
-        if bot.process is not None and fd is not None:
-            peer = peer_pid(fd)  # on ipc://: the process that connected must be this seat's own bot
-            if peer is not None and not descends_from(peer, bot.process.pid):
-                self._refuse(identity, None, "this token belongs to another process", now)
-                return
-        self._pending.pop(bot.token, None)
-        if bot in self._remote_pending:
-            self._remote_pending.remove(bot)
+        if bot.process is not None and peer is not None and owner is not bot:
+            # on ipc://, the process that connected must be this seat's own bot
+            self._refuse(identity, None, "this token belongs to another process", now)
+            return
+        self.pool.welcomed(bot)
         if self.trace is not None:
             self.trace("<-", bot.config.name, hello)
         bot.identity, bot.hello = identity, hello
@@ -581,91 +587,67 @@ class Referee:
         self._ping(bot)
         side = self._side_of.get(bot)
         if side is not None:
-            self._carry_out(self._match.connected(side, hello, now))  # type: ignore[union-attr]
+            self._carry_out(self._game.connected(side, hello, now))
 
-    def _ping(self, bot: _Bot) -> None:
+    def _ping(self, bot: Bot) -> None:
         """Liveness probe; the pong's round trip is kept as the bot's transport time estimate."""
         bot.ping_id += 1
         bot.ping_sent = bot.pinged_at = time.monotonic()
         self._send(bot, codec.PING, {"id": bot.ping_id})
 
-    def _refuse(self, identity: bytes, bot: _Bot | None, reason: str, now: float, **extra: Any) -> None:
-        """Answers `refused` and ignores the connection from now on; the seat (if known) keeps why."""
+    def _refuse(self, identity: bytes, bot: Bot | None, reason: str, now: float, **extra: Any) -> None:
+        """Answers `refused` and ignores the connection from now on; the bot answering for it (if
+        known) keeps why, and loses its game: at once when seated, else its next one."""
         reason = codec.cut(reason)
         try:
-            self._socket.send_multipart([identity, codec.encode(codec.REFUSED, reason=reason, **extra)], zmq.NOBLOCK)
+            self._socket.send_multipart([identity, messages.encode(messages.Refused(reason=reason, **extra))],
+                                        zmq.NOBLOCK)
         except zmq.ZMQError:
             pass
         self._ignored.add(identity)
         if bot is None:
             self._last_refusal = reason
             return
-        bot.refusal = reason
         side = self._side_of.get(bot)
-        if side is None:
-            return
         if bot.config.is_remote:  # the shared token: another connection may still take the seat
-            self._match.waiting(side, f"no valid hello within {self.join_timeout_s:g}s (refused: {reason})")  # type: ignore[union-attr]
-        else:  # its own token: the launched bot itself is broken
-            self._carry_out(self._match.lost(side, f"refused: {reason}", now))  # type: ignore[union-attr]
+            bot.refusal = reason
+            if side is not None:
+                self._game.waiting(side, f"no valid hello within {self.join_timeout_s:g}s (refused: {reason})")
+            return
+        if bot.identity is None:
+            bot.refusal = reason
+        if side is not None:
+            self._carry_out(self._game.refused(side, f"refused: {reason}", now))
+        else:  # an idle bot of the pool, between its games: it is ended, and its next seat starts lost
+            self.pool.note_offence(bot.config, f"refused: {reason} (a hello from its process between games)")
+            self._retire(bot)
 
     # ------------------------------------------------------------- bot pool
 
-    def _acquire(self, config: BotConfig, taken: list[_Bot]) -> _Bot:
-        """An idle bot for `config` from the pool, else a new one (launched or awaited)."""
-        for bot in list(self._bots):
-            if bot not in taken and (bot.config is config or bot.config == config):
-                if not bot.alive():
-                    self._retire(bot)  # died between games: reap it, start a new one below
-                elif bot.identity is not None:
-                    bot.gone_reported = False
-                    return bot
-        return self._start(config)
+    def _acquire(self, config: BotConfig, taken: list[Bot]) -> Bot:
+        """An idle connected bot for `config` from the pool, else a new one (launched or awaited)."""
+        for bot in self.pool.matching(config, taken):
+            if not bot.alive():
+                self._retire(bot)  # died between games: reap it, start a new one below
+            elif bot.identity is not None:
+                bot.gone_reported = False
+                return bot
+        return self.pool.start(config)
 
-    def _start(self, config: BotConfig, replacing: _Bot | None = None) -> _Bot:
-        if replacing is not None:
-            self._retire(replacing)
-        if config.is_remote:
-            bot = _Bot(config, self.token, launched_at=time.monotonic())
-            self._remote_pending.append(bot)
-            self._bots.append(bot)
-            return bot
-        bot = _Bot(config, secrets.token_urlsafe(16), launched_at=time.monotonic())
-        safe = "".join(c if c.isalnum() or c in "-_." else "_" for c in config.name)[:40]
-        bot.stderr_path = os.path.join(self.log_dir, f"{safe}-{next(self._launches)}.stderr")
-        try:
-            bot.process = BotProcess(config, {codec.ENV_ENDPOINT: self.connect_endpoint}, bot.stderr_path,
-                                     bot.token, grace_s=self.kill_grace_s,
-                                     socket_path=sandbox.ipc_path(self.connect_endpoint))
-        except BotLaunchError as error:
-            bot.refusal = codec.cut(str(error))
-            bot.launched_at = -1.0  # never coming
-        else:
-            self._pending[bot.token] = bot
-        self._bots.append(bot)
-        return bot
+    def _replace(self, old: Bot) -> Bot:
+        """A new bot for `old`'s config, `old` ended."""
+        self._retire(old)
+        return self.pool.start(old.config)
 
-    def _retire(self, bot: _Bot) -> None:
-        """Ends a bot for good (hung or dead) and forgets its connection."""
+    def _retire(self, bot: Bot) -> None:
+        """Ends a bot for good (hung or dead): forgets its connection, then the pool ends its process."""
         if bot.fd is not None and self._remote_by_fd.get(bot.fd) is bot:
             del self._remote_by_fd[bot.fd]
         if bot.identity is not None:
             self._send(bot, codec.QUIT, {})
             self._by_identity.pop(bot.identity, None)
             self._ignored.add(bot.identity)
-        if bot.process is not None:
-            bot.process.stop()
-        self._pending.pop(bot.token, None)
-        if bot in self._remote_pending:
-            self._remote_pending.remove(bot)
-        if bot in self._bots:
-            self._bots.remove(bot)
-
-
-@functools.lru_cache(maxsize=16)
-def _no_hello_within(limit_s: float) -> str:
-    """Why a seat stayed empty, for a referee's hello or join timeout (the same few every game)."""
-    return f"no hello within {limit_s:g}s"
+        self.pool.remove(bot)
 
 
 def _source_fd(frame: zmq.Frame) -> int | None:

@@ -29,13 +29,12 @@ import sys
 import time
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
-from functools import lru_cache
 from typing import Any
 
 import zmq
 
-from foxgeese.engine import VARIANT_IDS, Clock, Game, Move, Position, Side, get_variant
-from foxgeese.protocol import codec
+from foxgeese.engine import VARIANT_IDS, Clock, Game, Move, Position, Side, Variant, get_variant
+from foxgeese.protocol import codec, messages
 
 POLL_MS = 500
 
@@ -63,14 +62,13 @@ class _GameState:
     """What the bot remembers of the game in progress; the referee's messages stay authoritative."""
 
     game_id: str
-    variant: Any
+    variant: Variant
     side: Side
     side_name: str
     opponent_name: str
     start: str
     game: Game | None = None
     moves: list[str] = field(default_factory=list)
-    reply_head: bytes = b""  # the `move` reply packed up to its request_id (see `_move_reply`)
 
 
 def clean_info(info: Any) -> dict[str, Any] | None:
@@ -126,6 +124,7 @@ class BotSession:
         self.state: _GameState | None = None
         self.games_played = 0
         self.bot_id: str | None = None
+        self.move_texts = MoveTexts()
 
     # -- the loop ---------------------------------------------------------------------------
 
@@ -217,7 +216,7 @@ class BotSession:
 
     def _on_turn(self, socket: zmq.Socket, message: dict[str, Any]) -> None:
         """A turn, on the bot's critical path: the game brought up to date, the player asked, the
-        reply packed from parts made once a game (`_move_reply`)."""
+        reply packed as a typed `move` (`_move_reply`)."""
         game_id, request_id = message.get("game_id"), message.get("request_id")
         if game_id.__class__ is not str or request_id.__class__ is not int:  # require names the fault
             game_id = codec.require(message, "game_id", str)
@@ -237,7 +236,7 @@ class BotSession:
         if move is None:  # a player gives up by choosing no move (the human player's `quit`)
             self._send(socket, codec.RESIGN, game_id=game_id, request_id=request_id)
             return
-        text = _move_text(move)
+        text = self.move_texts.text(move)
         info = clean_info(info) if info is not None else None
         if info:
             self._send(socket, codec.MOVE, game_id=game_id, request_id=request_id, move=text, info=info)
@@ -265,7 +264,7 @@ class BotSession:
                 state.moves, known = [], 0
             for item in moves[known:]:
                 text = str(item)
-                game.push(_parse_move(text))
+                game.push(self.move_texts.parse(text))
                 state.moves.append(text)
             reached, sent = game.position.text(), message.get("position")
             if reached != sent and (not isinstance(sent, str) or Position.from_text(sent).text() != reached):
@@ -277,8 +276,7 @@ class BotSession:
             state.game, state.moves = None, []
             return Game.from_position(Position.from_text(codec.require(message, "position", str)))
 
-    @staticmethod
-    def _remember(state: _GameState, game: Game, move: Any, text: str) -> None:
+    def _remember(self, state: _GameState, game: Game, move: Any, text: str) -> None:
         """Plays the bot's own move (sent as `text`) on the cached game, while the opponent thinks."""
         if state.game is not game or len(game.moves) != len(state.moves):
             return  # not the cached game, or a player left it changed: the next turn rebuilds it
@@ -286,7 +284,7 @@ class BotSession:
             played = move
         else:  # text from a move function, perhaps not canonical (" B5-A4 ")
             try:
-                played = _parse_move(text)
+                played = self.move_texts.parse(text)
             except ValueError:
                 return  # the referee refuses it and ends the game
             text = str(played)
@@ -301,7 +299,7 @@ class BotSession:
 
     @staticmethod
     def _send(socket: zmq.Socket, message_type: str, **fields: Any) -> None:
-        socket.send(codec.encode(message_type, **fields))
+        socket.send(messages.encode_fields(message_type, fields))
 
 
 def run_bot(
@@ -340,41 +338,40 @@ def token_from_environment() -> str:
     return os.environ.get(codec.ENV_TOKEN, "")
 
 
-@lru_cache(maxsize=8192)
-def _parse_move(text: str) -> Move:
-    """Move.parse, remembered: the same few thousand move texts come back game after game."""
-    return Move.parse(text)
+class MoveTexts:
+    """Move texts both ways, remembered by one bot session and bounded (emptied when full): the same
+    few thousand come back game after game, and parsing or str(move) costs more than the look-up."""
 
+    def __init__(self, limit: int = 8192) -> None:
+        self.limit = limit
+        self._moves: dict[str, Move] = {}
+        self._texts: dict[Move, str] = {}
 
-# Move -> its canonical text, for the moves the players choose: the same few hundred of a variant
-# come back game after game, and str(move) costs more than the look-up. Bounded like `_parse_move`.
-_MOVE_TEXTS: dict[Move, str] = {}
-_MOVE_TEXTS_LIMIT = 8192
+    def parse(self, text: str) -> Move:
+        """Move.parse(text), remembered (raises ValueError as it does)."""
+        move = self._moves.get(text)
+        if move is None:
+            move = Move.parse(text)
+            if len(self._moves) >= self.limit:
+                self._moves.clear()
+            self._moves[text] = move
+        return move
 
-
-def _move_text(move: Any) -> str:
-    """The text a move is sent as: str(move), remembered for engine moves."""
-    if move.__class__ is not Move:
-        return str(move)
-    text = _MOVE_TEXTS.get(move)
-    if text is None:
-        if len(_MOVE_TEXTS) >= _MOVE_TEXTS_LIMIT:
-            _MOVE_TEXTS.clear()
-        text = _MOVE_TEXTS[move] = str(move)
-    return text
-
-
-_MOVE_KEY = codec.pack("move")
+    def text(self, move: Any) -> str:
+        """The text a move is sent as: str(move), remembered for engine moves."""
+        if move.__class__ is not Move:
+            return str(move)
+        text = self._texts.get(move)
+        if text is None:
+            if len(self._texts) >= self.limit:
+                self._texts.clear()
+            text = self._texts[move] = str(move)
+        return text
 
 
 def _move_reply(state: _GameState, request_id: int, text: str) -> bytes:
-    """`codec.encode(MOVE, game_id=..., request_id=..., move=text)`, byte for byte, from a head packed
-    once a game: a bot's reply is on the referee's clock (test_sdk.py checks the bytes)."""
-    head = state.reply_head
-    if not head:
-        head = state.reply_head = b"".join((b"\x85", *map(codec.pack, (
-            "v", codec.PROTOCOL_VERSION, "type", codec.MOVE, "game_id", state.game_id, "request_id"))))
-    return b"".join((head, codec.pack(request_id), _MOVE_KEY, codec.pack(text)))
+    """A bare `move` (no info, no think_ms): the reply of every ply, on the referee's clock."""
+    return messages.encode(messages.Move(game_id=state.game_id, request_id=request_id, move=text))
 
 
 def _takes_seed(method: Callable[..., Any]) -> bool:

@@ -20,11 +20,6 @@ MAX_CLOCK_MS = 2**31 - 1
 
 _FISCHER = re.compile(r"^\s*([^+\s]+)\s*\+\s*([^+\s]+)\s*$")
 _PER_MOVE = re.compile(r"^\s*move\s*=\s*(\S+)\s*$", re.IGNORECASE)
-# Texts read before, to their (frozen) time control: a tournament or a benchmark passes the same
-# text for every game, and reading it (two regular expressions, two bounded numbers, the checks)
-# was 7% of the referee's Python work in a game. Bounded (emptied when full); dict operations are atomic.
-_PARSED: dict[str, TimeControl] = {}
-_PARSED_LIMIT = 256
 
 
 class TimeControlError(ValueError):
@@ -65,17 +60,6 @@ class TimeControl:
         """Reads `10+0.1` or `move=0.5`; anything else raises TimeControlError listing the forms."""
         if not isinstance(text, str):
             raise TimeControlError(f"time control must be text; accepted forms: {ACCEPTED_FORMS}")
-        control = _PARSED.get(text)
-        if control is None:
-            control = cls._read(text)
-            if len(_PARSED) >= _PARSED_LIMIT:
-                _PARSED.clear()
-            _PARSED[text] = control
-        return control
-
-    @classmethod
-    def _read(cls, text: str) -> TimeControl:
-        """`parse` of a text not read before."""
         match = _PER_MOVE.match(text)
         if match:
             return cls(per_move_ms=_ms(match.group(1), "per-move"))

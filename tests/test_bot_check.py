@@ -14,7 +14,7 @@ from foxgeese.protocol.conformance import check_bot, info_problem
 
 # A bot that behaves until told otherwise by its MODE: the broken bots below are one mode each.
 BROKEN_BOT = textwrap.dedent('''
-    import os, sys
+    import os, re, sys
     import msgpack, zmq
     sys.path.insert(0, {python_bot_dir!r})
     from bot import legal_moves, parse_position
@@ -26,6 +26,8 @@ BROKEN_BOT = textwrap.dedent('''
     if mode == "silent":
         sock.recv()
     token = "wrong" if mode == "bad-token" else os.fdopen(int(os.environ["FOXGEESE_TOKEN_FD"])).read().strip()
+    if mode == "by-the-spec" and not re.fullmatch("[A-Za-z0-9_-]{{22}}", token):
+        sys.exit(f"a token of other than 128 bits: {{token!r}}")
     variants = ["standard", "checkers"] if mode == "bad-variant" else ["hare-and-hounds", "standard"]
     send("hello", token=token, name="broken", author="", version="0", variants=variants)
     while True:
@@ -38,7 +40,11 @@ BROKEN_BOT = textwrap.dedent('''
             moves = legal_moves(parse_position(m["position"]))
             move = "b5-a1" if mode == "illegal" else moves[0]
             request_id = m["request_id"] + (1 if mode == "wrong-request" else 0)
+            request_id = str(request_id) if mode == "string-request" else request_id
             send("move", game_id=m["game_id"], request_id=request_id, move=move)
+        elif m["type"] == "game_over" and mode == "by-the-spec" and not (
+                isinstance(m.get("last_move"), str) and isinstance(m.get("position"), str)):
+            sys.exit("game_over without last_move and position")
         elif m["type"] == "ping" and mode != "no-pong":
             send("pong", id=m["id"])
 ''')
@@ -87,6 +93,8 @@ def test_cli_check_passes_on_the_builtin_random_player():
         ("bad-variant", "FAIL hello: expected variants from standard, hare-and-hounds, great-cross"),
         ("illegal", "FAIL turn hare-and-hounds hare mid-game (ply 9): expected a legal move in"),
         ("wrong-request", "FAIL turn hare-and-hounds hounds start: expected 'move' game_id="),
+        ("string-request", "FAIL turn hare-and-hounds hounds start: expected a well-formed 'move', "
+                           "got field request_id: expected msgpack int, got msgpack str"),
         ("no-pong", "FAIL game_over hare-and-hounds hare, then ping: expected 'pong' id="),
         ("bad-exit", "FAIL quit: expected exit status 0, got exit status 3"),
     ],
@@ -98,11 +106,36 @@ def test_check_fails_on_a_broken_bot_with_a_clear_line(broken_bot, mode, expecte
     assert lines[-1].startswith("FAIL bot check:")
 
 
-def test_cli_check_exits_non_zero_and_reports_a_missing_program():
+def test_cli_check_of_a_missing_program_is_one_line():
     run = subprocess.run([sys.executable, "-m", "foxgeese", "bot", "check", "./no-such-bot"],
                          capture_output=True, text=True, timeout=60, cwd=ROOT)
-    assert run.returncode == 1
-    assert run.stdout.splitlines()[0].startswith("FAIL launch: expected a program to run (./no-such-bot)")
+    assert run.returncode == 2 and run.stdout == "", run
+    assert run.stderr.splitlines() == [
+        "foxgeese: bot check: bot 'no-such-bot': program './no-such-bot' does not exist or is not executable; "
+        "give the bot's command line, e.g. `foxgeese bot check python3 bot.py`"]
+
+
+def test_check_speaks_the_protocol_as_written(broken_bot):
+    """A bot that insists on PROTOCOL.md's letter: a 128-bit token, game_over with last_move and position."""
+    ok, lines = run_check([sys.executable, str(broken_bot), "by-the-spec"])
+    assert ok, "\n".join(lines)
+
+
+def test_a_builtin_player_lists_its_options_in_its_help():
+    run = subprocess.run([sys.executable, "-m", "foxgeese", "bot", "minimax", "--help"], capture_output=True,
+                         text=True, timeout=60)
+    assert run.returncode == 0, run.stderr
+    assert "Player options (--option KEY=VALUE, repeatable):" in run.stdout
+    for option in ("depth=VALUE", "nodes=VALUE", "time=VALUE", "seed=VALUE"):
+        assert option in run.stdout, run.stdout
+    assert "protocol 2" in run.stdout and "FOXGEESE_TOKEN_FD" in run.stdout
+
+
+def test_check_help_names_protocol_2_and_the_token_descriptor():
+    run = subprocess.run([sys.executable, "-m", "foxgeese", "bot", "check", "--help"], capture_output=True,
+                         text=True, timeout=60)
+    assert "protocol 2" in run.stdout and "FOXGEESE_TOKEN_FD" in run.stdout, run.stdout
+    assert "protocol 1" not in run.stdout
 
 
 def test_bot_help_explains_both_forms():

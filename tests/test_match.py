@@ -5,10 +5,11 @@ from __future__ import annotations
 import random
 from typing import Any
 
+import msgspec
 import pytest
 
 from foxgeese.engine import Game, Side, Winner, get_variant
-from foxgeese.protocol import codec
+from foxgeese.protocol import codec, messages
 from foxgeese.protocol.match import Finished, Match, MovePlayed, Restart, Send, StartClock
 from foxgeese.protocol.record import SeatRecord
 from foxgeese.protocol.timecontrol import TimeControl
@@ -168,7 +169,15 @@ def test_a_reused_bot_that_does_not_answer_is_restarted_once():
     assert match.record.termination == "no-show" and "no 'ready' within 5s" in match.record.reason
 
 
-def test_the_turn_packed_from_parts_is_the_bytes_encode_gives():
+def typed(payload: bytes, cls: type[messages.Message]) -> dict:
+    """The message in `payload`, read as the typed `cls` (which checks every field's type) and as a map."""
+    decoded = msgspec.msgpack.decode(payload, type=cls)
+    as_map = codec.decode(payload)
+    assert as_map == msgspec.to_builtins(decoded)
+    return as_map
+
+
+def test_the_turn_packed_from_parts_is_a_typed_turn():
     game = Game(HH)
     game.push(game.parse_move("b1-b2"))  # an opening move: packed ahead too
     match = Match(HH, game, TimeControl.parse("3+1"), "m3", seed=1, max_plies=8)
@@ -180,14 +189,15 @@ def test_the_turn_packed_from_parts_is_the_bytes_encode_gives():
     turns = 0
     while not match.over:
         turn = sends(actions, codec.TURN)[0]
-        assert turn.payload == codec.encode(codec.TURN, **turn.fields)
+        assert typed(turn.payload, messages.Turn) == {"v": 2, "type": "turn", **turn.fields}
+        assert turn.fields["moves"] == match.move_texts and turn.fields["request_id"] == turns + 1
         match.clock_started(turn.side, turns)
         actions = move(match, turn.side, turn.fields["legal"][-1], arrival=turns + 0.01)
         turns += 1
     assert turns == 7
 
 
-def test_new_game_and_game_over_packed_ahead_are_the_bytes_encode_gives():
+def test_new_game_and_game_over_are_typed_messages():
     standard = get_variant("standard", geese=17, sideways=True)
     for variant, control in ((standard, "600+1"), (HH, "move=0.5"), (standard, "600+1")):  # the last: cached
         match = Match(variant, Game(variant), TimeControl.parse(control), "m4-é", seed=2**53 - 1, max_plies=0)
@@ -199,13 +209,13 @@ def test_new_game_and_game_over_packed_ahead_are_the_bytes_encode_gives():
             expected = {"game_id": "m4-é", "variant": variant.id, "options": dict(variant.options),
                         "side": variant.side_name(new_game.side), "time_control": match.control.to_wire(),
                         "start": variant.start_position().text(), "seed": 2**53 - 1}
-            assert new_game.payload == codec.encode(codec.NEW_GAME, **expected)
+            assert typed(new_game.payload, messages.NewGame) == {"v": 2, "type": "new_game", **expected}
         match.receive(Side.PREY, {"type": codec.READY, "game_id": "m4-é"}, 0.0)
         over = sends(match.receive(Side.PREDATOR, {"type": codec.READY, "game_id": "m4-é"}, 0.0), codec.GAME_OVER)
         assert [game_over.side for game_over in over] == [Side.PREDATOR, Side.PREY]
-        assert over[0].payload == codec.encode(codec.GAME_OVER, game_id="m4-é", winner="draw", termination="max-plies",
-                                               reason="stopped after 0 plies", last_move="",
-                                               position=variant.start_position().text())
+        assert typed(over[0].payload, messages.GameOver) == {
+            "v": 2, "type": "game_over", "game_id": "m4-é", "winner": "draw", "termination": "max-plies",
+            "reason": "stopped after 0 plies", "last_move": "", "position": variant.start_position().text()}
 
 
 def play_against_the_engine(match: Match, actions: list[Any], choose: Any) -> Game:

@@ -146,9 +146,17 @@ def test_contempt_must_leave_a_draw_worth_something():
         MctsPlayer(contempt=0.5)
 
 
-def test_a_bot_process_spends_its_fixed_time_per_move(tmp_path):
-    """With `move=0.3` the referee shows 300 ms on the clock every turn; MCTS must spend most of
-    it (it used to divide the clock by 20 and answer in 5 ms) and never run over (no time forfeit)."""
+def test_a_fixed_time_per_move_is_spent_mostly_not_divided(monkeypatch):
+    """With `move=0.3` the referee shows 300 ms on the clock every turn (the SDK's Clock below): MCTS
+    budgets most of it (it used to divide the clock by 20 and answer in 5 ms)."""
+    recorder = BudgetRecorder(monkeypatch, mcts)
+    MctsPlayer(seed=3).choose(Game(get_variant("standard")), Clock(300, 300, 0, 300))
+    (budget,) = recorder.budgets
+    assert 200 <= budget < 300, budget
+
+
+def test_a_bot_process_keeps_to_its_fixed_time_per_move(tmp_path):
+    """The same in a bot process against the referee: never a time forfeit."""
     from foxgeese.engine import Side
     from foxgeese.protocol.botconfig import BotConfig
     from foxgeese.protocol.referee import Referee
@@ -157,9 +165,7 @@ def test_a_bot_process_spends_its_fixed_time_per_move(tmp_path):
     with Referee(log_dir=str(tmp_path)) as referee:
         record = referee.play_game(get_variant("standard"), seats, "move=0.3", max_plies=6, game_id="per-move")
     assert record.termination == "max-plies", (record.termination, record.reason)
-    geese_moves = [move for move in record.moves if move.side == "geese"]
-    assert len(geese_moves) == 3
-    assert all(move.think_ms >= 200 for move in geese_moves), [m.think_ms for m in geese_moves]
+    assert [move.side for move in record.moves].count("geese") == 3
 
 
 @pytest.mark.parametrize("variant_id, rollout, implicit", [

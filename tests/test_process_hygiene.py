@@ -7,7 +7,6 @@ import os
 import signal
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import psutil
@@ -84,7 +83,7 @@ def test_sigkill_of_foxgeese_play_mid_game_leaves_no_process(tmp_path):
 def test_sigterm_to_foxgeese_play_stops_even_a_bot_that_ignores_it(tmp_path):
     play = start_play(tmp_path, hounds_extra="--hang-after 0 --ignore-term")
     assert wait_for(lambda: len(pids(tmp_path / "hare")) == 1 and len(pids(tmp_path / "hounds")) == 1, 30)
-    time.sleep(0.5)  # the game is on: the hounds hang on their first turn
+    assert wait_for(lambda: hanging(tmp_path), 30)  # the game is on: the hounds hang on their first turn
     play.send_signal(signal.SIGTERM)
     _, stderr = play.communicate(timeout=20)
     assert play.returncode == 143, stderr
@@ -93,16 +92,33 @@ def test_sigterm_to_foxgeese_play_stops_even_a_bot_that_ignores_it(tmp_path):
     assert not any(running(pid) for pid in pids(tmp_path / "hare") + pids(tmp_path / "hounds"))
 
 
+def hanging(folder: Path) -> bool:
+    """Whether a bot of `foxgeese play --log-dir FOLDER/logs` says it hangs (its turn is out)."""
+    return any("daemon-bot: hanging" in log.read_text() for log in (folder / "logs").glob("*.stderr"))
+
+
+# Moments to kill `foxgeese play` at, each a stage of its bots' start that has been reached.
+KILL_STAGES = (
+    lambda folder: True,  # at once
+    lambda folder: (folder / "logs").is_dir(),  # the referee is up
+    lambda folder: any((folder / "logs").glob("*.stderr")),  # a bot is being launched
+    lambda folder: len(list((folder / "logs").glob("*.stderr"))) == 2,  # both are
+    lambda folder: bool(pids(folder / "hare")),  # a bot runs (its daemon is started)
+    lambda folder: bool(pids(folder / "hare")) and bool(pids(folder / "hounds")),  # both do
+    hanging,  # the game is on
+)
+
+
 def test_killing_foxgeese_play_while_its_bots_start_leaves_no_orphan(tmp_path):
-    for attempt, delay in enumerate((0.05, 0.15, 0.3, 0.45, 0.6, 0.9, 1.2)):
+    for attempt, reached in enumerate(KILL_STAGES):
         folder = tmp_path / str(attempt)
         folder.mkdir()
         play = start_play(folder)
-        time.sleep(delay)
+        assert wait_for(lambda: reached(folder) or play.poll() is not None, 30)
         play.kill()
         play.communicate(timeout=10)
     assert wait_for(lambda: not leftovers(str(tmp_path)), 15), leftovers(str(tmp_path))
-    for attempt in range(7):
+    for attempt in range(len(KILL_STAGES)):
         folder = tmp_path / str(attempt)
         assert not any(running(pid) for pid in pids(folder / "hare") + pids(folder / "hounds"))
 

@@ -92,7 +92,7 @@ CASES = [
     ("wrong-game", ["--after", "2"], NORMAL_TC, RefereeTermination.PROTOCOL_ERROR, "names game 'some-other-game'"),
     ("illegal", ["--after", "2"], NORMAL_TC, RefereeTermination.ILLEGAL_MOVE, "'a1-g7'"),
     ("resign", ["--after", "2"], NORMAL_TC, RefereeTermination.RESIGNATION, "hounds resigned"),
-    ("wrong-token", [], NORMAL_TC, RefereeTermination.NO_SHOW, "before saying hello"),
+    ("wrong-token", [], NORMAL_TC, RefereeTermination.NO_SHOW, "hounds (wrong-token): refused: wrong token"),
     ("bad-version", [], NORMAL_TC, RefereeTermination.NO_SHOW, "protocol version 1 is not supported"),
 ]
 

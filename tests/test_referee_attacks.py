@@ -16,8 +16,9 @@ import pytest
 from test_referee import scripted
 from test_referee_transport import Peer, referee_with_peers
 
-from foxgeese.engine import Side, get_variant
+from foxgeese.engine import Game, Side, get_variant
 from foxgeese.protocol import codec
+from foxgeese.protocol import referee as referee_module
 from foxgeese.protocol.botconfig import BotConfig
 from foxgeese.protocol.cli import _print_message
 from foxgeese.protocol.match import Match
@@ -139,39 +140,60 @@ def test_a_move_then_a_resign_is_a_resignation(tmp_path):
     assert record.plies in (3, 4)  # its third move counted; the hare may have answered it meanwhile
 
 
+class SlowReferee:
+    """The referee's clock, made to jump `work_s` forward whenever `work()` is called: referee work
+    that takes "long" without a test that waits for it, and whose length no machine's load changes."""
+
+    def __init__(self, monkeypatch: pytest.MonkeyPatch, work_s: float) -> None:
+        self.offset, self.work_s, real = 0.0, work_s, time.monotonic
+        monkeypatch.setattr(referee_module.time, "monotonic", lambda: real() + self.offset)
+
+    def work(self) -> None:
+        self.offset += self.work_s
+
+
 def test_bookkeeping_after_a_turn_is_out_is_on_no_clock(tmp_path, monkeypatch):
     """The record is written once the next turn is out; a reply that arrives meanwhile is stamped
-    with the turn's sending, not with the moment the referee gets round to it (0.3 s of
-    bookkeeping per turn, 0.2 s per move, instant bots: nobody loses on time)."""
+    with the turn's sending, not with the moment the referee gets round to it. The bookkeeping after
+    each turn lasts until the reply is there, and 1000 s on the referee's clock; 10 minutes per
+    move; no move is charged any of it."""
+    slow = SlowReferee(monkeypatch, 1000.0)
     clock_started = Match.clock_started
+    referees = []
 
     def slow_bookkeeping(match, side, now):
         clock_started(match, side, now)
-        time.sleep(0.3)
+        assert referees[0]._socket.poll(10_000), "no reply came"  # it is waiting, unread
+        slow.work()
 
     monkeypatch.setattr(Match, "clock_started", slow_bookkeeping)
     with Referee(log_dir=str(tmp_path)) as referee:
+        referees.append(referee)
         seats = {Side.PREDATOR: scripted("first", name="a"), Side.PREY: scripted("first", name="b")}
-        record = referee.play_game(HH, seats, "move=0.2", max_plies=4)
+        record = referee.play_game(HH, seats, "600+0", max_plies=4)
     assert record.termination == "max-plies", record.result_line()
-    assert all(move.think_ms + move.transport_ms < 200 for move in record.moves)
+    assert all(move.think_ms + move.transport_ms < 1_000_000 for move in record.moves), record.moves
 
 
-def test_a_slow_on_move_callback_is_on_no_clock(tmp_path):
-    """0.6 s of callback after every move, 0.5 s per move, instant bots: nobody loses on time."""
+def test_a_slow_on_move_callback_is_on_no_clock(tmp_path, monkeypatch):
+    """1000 s of callback after every move (on the referee's clock), 10 minutes per move: no move is
+    charged any of it, and the record keeps it as the referee's own time."""
+    slow = SlowReferee(monkeypatch, 1000.0)
     seen = []
 
-    def slow(event):
+    def callback(event):
         seen.append(event)
-        time.sleep(0.6)
+        slow.work()
 
     with Referee(log_dir=str(tmp_path)) as referee:
         seats = {Side.PREDATOR: scripted("first", name="a"), Side.PREY: scripted("first", name="b")}
-        record = referee.play_game(HH, seats, "move=0.5", max_plies=4, on_move=slow)
+        record = referee.play_game(HH, seats, "move=600", max_plies=4, on_move=callback)
     assert record.termination == "max-plies", record.result_line()
     assert [event.ply for event in seen] == [1, 2, 3, 4]
-    assert all(move.think_ms + move.transport_ms < 500 for move in record.moves)
-    assert all(move.referee_ms >= 600 for move in record.moves[1:])
+    assert all(move.think_ms + move.transport_ms < 1_000_000 for move in record.moves), record.moves
+    assert all(move.referee_ms >= 1_000_000 for move in record.moves[1:]), record.moves
     event = seen[0]
-    assert (event.side, event.move, event.position) == ("hounds", record.moves[0].move, event.position)
-    assert set(event.clocks) == {"hare", "hounds"} and event.clocks["hare"] == 500
+    after_first = Game(HH)
+    after_first.push(after_first.parse_move(record.moves[0].move))
+    assert (event.side, event.move, event.position) == ("hounds", record.moves[0].move, after_first.position.text())
+    assert set(event.clocks) == {"hare", "hounds"} and event.clocks["hare"] == 600_000

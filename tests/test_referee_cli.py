@@ -115,3 +115,15 @@ def test_a_human_seat_reads_the_terminal(tmp_path):
     assert (record.moves[0].move, record.moves[0].side) == ("b1-b2", "hounds")
     assert record.time_control == "900+0"  # the default with a human seat
     assert record.winner == "hare" and record.plies == 2
+
+
+def test_a_failed_bot_is_shown_with_its_log_and_its_last_lines(tmp_path):
+    crasher = tmp_path / "crasher.py"
+    crasher.write_text('import sys\nprint("about to fail", file=sys.stderr)\nraise RuntimeError("boom in my bot")\n')
+    run = foxgeese("play", "hare-and-hounds", "--hare", f"cmd:{sys.executable} {crasher}", "--hounds", "random",
+                   "--tc", "5+0", "--quiet", "--log-dir", str(tmp_path / "logs"))
+    lines = run.stdout.splitlines()
+    assert lines[0].startswith("result: hounds win by no-show"), run.stdout
+    (log,) = [path for path in (tmp_path / "logs").glob("*.stderr") if not path.name.startswith("random")]
+    assert lines[1] == f"hare log: {log}", run.stdout
+    assert lines[2] == "  | about to fail" and lines[-1] == "  | RuntimeError: boom in my bot", run.stdout

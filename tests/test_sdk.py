@@ -7,13 +7,14 @@ import sys
 import threading
 from typing import Any
 
+import msgspec
 import psutil
 import pytest
 import zmq
 
 from foxgeese.engine import Clock, Game, Position, Side, get_variant
 from foxgeese.players.base import Choice
-from foxgeese.protocol import codec
+from foxgeese.protocol import codec, messages
 from foxgeese.protocol.codec import decode
 from foxgeese.protocol.sdk import BotConfigError, RefusedError, run_bot
 
@@ -311,7 +312,7 @@ class FirstMovePlayer:
         return Choice(game.legal_moves()[0])
 
 
-def test_a_move_reply_is_packed_byte_for_byte_as_the_codec_packs_it(referee):
+def test_a_move_reply_is_a_typed_move_that_passes_the_referee_s_checks(referee):
     thread, result = start(FirstMovePlayer(), name="first", endpoint=referee.endpoint, token="t")
     referee.recv()  # hello
     game = Game(get_variant("hare-and-hounds"))
@@ -321,7 +322,10 @@ def test_a_move_reply_is_packed_byte_for_byte_as_the_codec_packs_it(referee):
     for request_id in (1, 2**40):  # a fixint and a uint64
         referee.send("turn", **turn_fields(game, "g-é", request_id, {"hare": 900, "hounds": 800}))
         move = str(game.legal_moves()[0])
-        assert referee.recv_bytes() == codec.encode("move", game_id="g-é", request_id=request_id, move=move)
+        reply = referee.recv_bytes()
+        expected = {"v": 2, "type": "move", "game_id": "g-é", "request_id": request_id, "move": move}
+        assert codec.decode_checked(reply) == expected
+        assert msgspec.to_builtins(msgspec.msgpack.decode(reply, type=messages.Move)) == expected
     referee.send("quit")
     thread.join(5)
     assert not thread.is_alive()

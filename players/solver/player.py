@@ -49,9 +49,10 @@ class SolverPlayer(Player):
         self._strong: Any = None  # StrongTables, or False when none are on disk
 
     def new_game(self, variant: Any, side: Any, seed: int | None = None) -> None:
-        """Loads (or, the first time, builds and caches) the Hare and Hounds solution before the clock runs;
-        ties between equal moves are broken from the game's seed (with the player's own), so a game's
-        moves depend on its seed only."""
+        """Loads (or, the first time, builds and caches) the Hare and Hounds solution before the clock runs.
+
+        Ties between equal moves are broken from the game's `seed` (with the player's own): a game
+        replays from its seed."""
         super().new_game(variant, side, seed)
         reseed(self.rng, self.seed, seed)
         if getattr(variant, "id", None) == "hare-and-hounds":

@@ -37,6 +37,7 @@ class MisbehavingPlayer(RandomPlayer):
     def choose(self, game, clock=None):
         self.left -= 1
         if self.left < 0:
+            print("daemon-bot: hanging" if self.hang else "daemon-bot: crashing", file=sys.stderr, flush=True)
             while self.hang:
                 time.sleep(1)
             os._exit(3)

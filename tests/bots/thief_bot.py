@@ -9,8 +9,7 @@ from __future__ import annotations
 import os
 import sys
 
-import msgpack
-import zmq
+from pidfd_thief_bot import present  # this folder is the script's own, first on sys.path
 
 from foxgeese.players.random_player import RandomPlayer
 from foxgeese.protocol.sdk import run_bot, token_from_environment
@@ -37,14 +36,6 @@ for name in os.listdir("/proc"):
 tokens.discard(own)
 tokens.discard("")
 print(f"THIEF found {len(tokens)} tokens", file=sys.stderr, flush=True)
-context = zmq.Context()
 for token in tokens:
-    socket = context.socket(zmq.DEALER)
-    socket.setsockopt(zmq.LINGER, 0)
-    socket.connect(os.environ["FOXGEESE_ENDPOINT"])
-    socket.send(msgpack.packb({"v": 2, "type": "hello", "token": token, "name": "thief", "author": "",
-                               "version": "1", "variants": []}))
-    answer = msgpack.unpackb(socket.recv(), raw=False) if socket.poll(3000) else {"type": "nothing"}
-    print(f"THIEF tried a token: {answer['type']} {answer.get('reason', '')}", file=sys.stderr, flush=True)
-    socket.close()
+    present(token)  # logs `THIEF presented a stolen token: ...` with the answer
 run_bot(RandomPlayer(seed=2), name="thief", token=own)

@@ -236,8 +236,9 @@ static void pack_str(msgpack_packer *pk, const char *s) {
 }
 
 /* Starts a message map of `pairs` key/value pairs besides v and type. */
-/* A launched bot reads its token once from the inherited pipe FOXGEESE_TOKEN_FD names (then it is
- * gone); a bot started by hand for a remote seat takes FOXGEESE_TOKEN. */
+/* A launched bot reads its token from the inherited descriptor FOXGEESE_TOKEN_FD names (a sealed
+ * memory file: pread from offset 0, which no other process can disturb, then close it); a bot
+ * started by hand for a remote seat takes FOXGEESE_TOKEN. */
 static const char *read_token(char *text, size_t size) {
     const char *fd_text = getenv("FOXGEESE_TOKEN_FD");
     if (fd_text == NULL || fd_text[0] == '\0') {
@@ -247,7 +248,7 @@ static const char *read_token(char *text, size_t size) {
     int fd = atoi(fd_text);
     size_t used = 0;
     ssize_t got;
-    while (used + 1 < size && (got = read(fd, text + used, size - 1 - used)) > 0) used += (size_t)got;
+    while (used + 1 < size && (got = pread(fd, text + used, size - 1 - used, (off_t)used)) > 0) used += (size_t)got;
     close(fd);
     while (used > 0 && (text[used - 1] == '\n' || text[used - 1] == '\r')) used--;
     text[used] = '\0';

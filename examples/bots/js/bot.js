@@ -141,14 +141,17 @@ function addJumps(board, at, geese, path, moves) {
 
 // --- the protocol loop -----------------------------------------------------------------------------
 
-// A launched bot reads its token once from the inherited pipe FOXGEESE_TOKEN_FD names (then it is
-// gone); a bot started by hand for a remote seat takes FOXGEESE_TOKEN.
+// A launched bot reads its token from the inherited descriptor FOXGEESE_TOKEN_FD names (a sealed
+// memory file: read it from position 0, which no other process can disturb, then close it); a bot
+// started by hand for a remote seat takes FOXGEESE_TOKEN.
 function readToken() {
   const fd = process.env.FOXGEESE_TOKEN_FD;
   if (!fd) return process.env.FOXGEESE_TOKEN || "";
-  const text = require("fs").readFileSync(Number(fd), "ascii"); // reads to the end: the referee closed its end
-  require("fs").closeSync(Number(fd));
-  return text.trim();
+  const fs = require("fs");
+  const buffer = Buffer.alloc(256);
+  const length = fs.readSync(Number(fd), buffer, 0, buffer.length, 0); // a positioned read (pread)
+  fs.closeSync(Number(fd));
+  return buffer.toString("ascii", 0, length).trim();
 }
 
 // A small seeded generator (mulberry32): the same game seed gives the same moves.

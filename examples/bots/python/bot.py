@@ -155,12 +155,15 @@ def list_moves():
 
 
 def read_token():
-    """A launched bot reads its token once from the inherited pipe FOXGEESE_TOKEN_FD names (then it is
-    gone); a bot started by hand for a remote seat takes FOXGEESE_TOKEN."""
+    """A launched bot reads its token from the inherited descriptor FOXGEESE_TOKEN_FD names (a sealed
+    memory file: read it with pread from offset 0, then close it); a bot started by hand for a
+    remote seat takes FOXGEESE_TOKEN."""
     fd = os.environ.get("FOXGEESE_TOKEN_FD")
     if fd:
-        with os.fdopen(int(fd), "rb") as pipe:
-            return pipe.read().decode("ascii").strip()
+        try:
+            return os.pread(int(fd), 256, 0).decode("ascii").strip()
+        finally:
+            os.close(int(fd))
     return os.environ.get("FOXGEESE_TOKEN", "")
 
 

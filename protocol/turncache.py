@@ -1,0 +1,150 @@
+"""What turns repeat from game to game, owned by one referee (or one Match) and bounded: no module state.
+
+A Referee makes one `TurnCache` and hands it to every Match it plays (`Match(..., cache=...)`), so
+the games of a match, a tournament or a benchmark share what recurs, and two referees in two
+threads share nothing. Each table is bounded: when one is full it is emptied (its entries are cheap
+to make again), and the tables that depend on each other are emptied together by the one method
+that owns them (`_forget_moves`).
+
+- Move texts, both ways: a move's text packed as a msgpack str (a turn's `legal` array is those
+  joined) and canonical text -> Move (a reply in canonical text is found without parsing). The
+  steps of a variant's move tables (engine/movegen.py) are objects made once per rules core; they
+  are filed by `id()` as well, which is sound because this object keeps every one of them alive
+  for as long as it files them (`_steps`).
+- Choices: what a turn offers in a position (the moves, their `legal` array and the position text
+  up to its counters), by rules core and position key, for the opening plies only (later positions
+  seldom recur); and the predator's moves by its point and the prey within its reach.
+- Setups: what every game of a variant under a time control shares (seat names, the start text,
+  the time control as `new_game` sends it), and time control texts read before.
+"""
+
+from __future__ import annotations
+
+from typing import Any, NamedTuple
+
+from foxgeese.engine import Move, Side
+from foxgeese.engine.rules import Rules
+from foxgeese.engine.variants import Variant
+from foxgeese.protocol import codec, messages
+from foxgeese.protocol.timecontrol import TimeControl
+
+Choices = tuple[list[Move], bytes, str]  # moves, their packed `legal` array, the position text up to its counters
+PredatorChoices = tuple[list[Move], bytes]
+
+MOVE_TEXTS_LIMIT = 100_000
+CHOICES_LIMIT = 1 << 14  # per rules core, about 1 KB an entry
+SETUPS_LIMIT = 256
+
+
+class Setup(NamedTuple):
+    """What every game of a variant under a time control shares, made once per cache."""
+
+    names: dict[Side, str]  # read only
+    seat_names: tuple[str, str]  # predator's, prey's
+    start: str  # the start position's text
+    options: dict[str, Any]  # copied into each record
+    time_control: str  # its text
+    time_control_fields: messages.TimeControlFields  # as `new_game` sends it
+
+
+def legal_array(packed: list[bytes]) -> bytes:
+    """Moves' packed texts as one packed msgpack array: a turn's `legal`."""
+    return codec.array_head(len(packed)) + b"".join(packed)
+
+
+class TurnCache:
+    """The tables above, for one owner; not shared between threads."""
+
+    def __init__(self, *, move_texts_limit: int = MOVE_TEXTS_LIMIT, choices_limit: int = CHOICES_LIMIT,
+                 setups_limit: int = SETUPS_LIMIT) -> None:
+        self.move_texts_limit, self.choices_limit, self.setups_limit = move_texts_limit, choices_limit, setups_limit
+        self._packed: dict[Move, bytes] = {}
+        self.move_of_text: dict[str, Move] = {}  # canonical text -> Move (read by Match on every reply)
+        self._packed_steps: dict[int, bytes] = {}  # id(step) -> packed text, for the steps in `_steps`
+        self._steps: dict[Rules, list[Move]] = {}  # rules core -> its steps, kept alive while filed by id
+        self._choices: dict[Rules, dict[int, Choices]] = {}
+        self._predator_choices: dict[Rules, dict[int, PredatorChoices]] = {}
+        self._setups: dict[tuple[Variant, TimeControl], Setup] = {}
+        self._time_controls: dict[str, TimeControl] = {}
+
+    # ------------------------------------------------------------------ move texts
+
+    def packed_texts(self, moves: list[Move]) -> list[bytes]:
+        """Each move's text packed as a msgpack str, remembered both ways."""
+        try:
+            return list(map(self._packed_steps.__getitem__, map(id, moves)))
+        except KeyError:
+            pass
+        try:
+            return list(map(self._packed.__getitem__, moves))
+        except KeyError:
+            pass
+        if len(self._packed) > self.move_texts_limit:
+            self._forget_moves()
+        packed = []
+        for move in moves:
+            text = str(move)
+            packed.append(codec.pack(text))
+            self._packed[move] = packed[-1]
+            self.move_of_text[text] = move
+        return packed
+
+    def keep_steps(self, rules: Rules) -> None:
+        """Files every step of `rules`' move tables by its id (see the module doc), once."""
+        if rules in self._steps:
+            return
+        tables = rules.tables
+        steps = [move for _, _, by_target in tables.prey_steps for move in by_target if move is not None]
+        steps += [move for by_target in tables.predator_steps for move in by_target if move is not None]
+        self._packed_steps.update(zip(map(id, steps), self.packed_texts(steps)))
+        self._steps[rules] = steps
+
+    def _forget_moves(self) -> None:
+        """Empties the move tables together: ids are filed only for the steps kept beside them."""
+        self._packed.clear()
+        self.move_of_text.clear()
+        self._packed_steps.clear()
+        self._steps.clear()
+
+    # ------------------------------------------------------------------ choices
+
+    def choices(self, rules: Rules) -> dict[int, Choices]:
+        """The choices of `rules`' positions by key (the caller bounds it with `store`)."""
+        return self._choices.setdefault(rules, {})
+
+    def predator_choices(self, rules: Rules) -> dict[int, PredatorChoices]:
+        return self._predator_choices.setdefault(rules, {})
+
+    def store(self, table: dict[int, Any], key: int, value: Any) -> None:
+        """Files `value` in one of the choices tables, emptying it first when full."""
+        if len(table) >= self.choices_limit:
+            table.clear()
+        table[key] = value
+
+    # ------------------------------------------------------------------ setups
+
+    def time_control(self, text: str) -> TimeControl:
+        """TimeControl.parse(text), remembered: a tournament passes the same text for every game, and
+        reading it was 7% of the referee's Python work in a game."""
+        found = self._time_controls.get(text)
+        if found is None:
+            found = TimeControl.parse(text)
+            if len(self._time_controls) >= self.setups_limit:
+                self._time_controls.clear()
+            self._time_controls[text] = found
+        return found
+
+    def setup(self, variant: Variant, control: TimeControl) -> Setup:
+        key = (variant, control)
+        found = self._setups.get(key)
+        if found is None:
+            if len(self._setups) >= self.setups_limit:
+                self._setups.clear()
+            found = self._setups[key] = _make_setup(variant, control)
+        return found
+
+
+def _make_setup(variant: Variant, control: TimeControl) -> Setup:
+    names = {side: variant.side_name(side) for side in (Side.PREDATOR, Side.PREY)}
+    return Setup(names, (names[Side.PREDATOR], names[Side.PREY]), variant.start_position().text(),
+                 dict(variant.options), control.text(), messages.TimeControlFields(**control.to_wire()))

@@ -64,8 +64,8 @@ def test_mistakes_get_a_message_and_the_server_stays_up() -> None:
         assert status == 404 and "There is no game &#x27;no-such-game&#x27; on this server" in page
         with connect(base.replace("http://", "ws://") + "/ws/game/no-such-game") as ws:
             message = json.loads(ws.recv(timeout=10))
-            assert message == {"type": "error", "fatal": True,
-                               "message": "there is no game with this link on this server"}
+            assert message == {"type": "error", "fatal": True, "stored": False, "message": "this game is not being "
+                               "played on this server: there is no game with this link"}
 
         status, answer = post(base + "/api/games", {"variant": "standard", "tc": "60+0",
                                                     "players": {"fox": "human", "geese": "random"}})

@@ -15,6 +15,7 @@ through `_changed`, which asks the asyncio loop (`notify`) to push the new state
 
 from __future__ import annotations
 
+import itertools
 import queue
 import secrets
 import threading
@@ -164,8 +165,9 @@ class WebGame:
                                              token=referee.token, version="web")
                         threading.Thread(target=session.run, name=f"relay-{self.id}-{seat.name}", daemon=True).start()
                 opening: list[str] = []
-                while True:
-                    record = referee.play_game(self.variant, configs, self.control, opening=opening, game_id=self.id,
+                for line in itertools.count():  # a takeback plays on in a new referee game from the moves kept
+                    game_id = self.id if not line else f"{self.id}~{line}"  # a referee never reuses a game's id
+                    record = referee.play_game(self.variant, configs, self.control, opening=opening, game_id=game_id,
                                                on_move=self._on_move)
                     with self.lock:
                         restart, self.restart = self.restart, None
@@ -212,6 +214,7 @@ class WebGame:
     def _completed(self, record: dict[str, Any]) -> dict[str, Any]:
         """The referee's record made the game's: moves replayed after a takeback keep their times
         (the referee saw them as an opening), and an end the players chose replaces the referee's."""
+        record["game_id"] = self.id
         moves = record.get("moves", [])
         for index, entry in enumerate(moves[:len(self.moves)]):
             if entry.get("book"):

@@ -51,7 +51,7 @@
       }
     };
     socket.onclose = function () {
-      if (state && state.status !== "playing" && state.status !== "waiting") return;
+      if (leaving || (state && state.status !== "playing" && state.status !== "waiting")) return;
       show("banner", "The connection to the server is lost; trying again… While the server runs, the game goes on " +
            "and the clock of the side to move keeps running.", true);
       retry += 1;
@@ -192,7 +192,7 @@
     if (myTurn && !wasMyTurn) beep();
     wasMyTurn = myTurn;
     render();
-    if (viewPly === null && before !== null && state.moves.length === before + 1) animateLast();
+    if (viewPly === null && before !== null && state.moves.length > before) animateLast();
     if (pending && state.moves.length > pending.index && pending.drawnAt === null) {
       var waiting = pending;
       requestAnimationFrame(function () { waiting.drawnAt = performance.now(); measure(); });
@@ -448,6 +448,14 @@
     if (state.legal.indexOf(text) >= 0) { $("move-text").value = ""; sendMove(text); return; }
     if (!state.legal.length) { message("It is not your turn: " + toMove(state.turn) + "."); return; }
     socket.send(JSON.stringify({ type: "move", move: text }));  // the server says what is wrong with it
+  });
+
+  // Leaving the page closes its socket at once, so the seat is free for the next page that opens it
+  // (a page kept in the back-forward cache would otherwise hold it); coming back reconnects.
+  var leaving = false;
+  window.addEventListener("pagehide", function () { leaving = true; if (socket) socket.close(); });
+  window.addEventListener("pageshow", function (event) {
+    if (event.persisted && !document.getElementById("fg-stored")) { leaving = false; connect(); }
   });
 
   var stored = document.getElementById("fg-stored");

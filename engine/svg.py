@@ -29,7 +29,7 @@ POINT_RADIUS = 5
 PIECE_RADIUS = 19
 HIT_RADIUS = 27
 ORIGIN_RADIUS = 9  # where the last move came from: a filled dot, unlike the dashed ring of "this piece can move"
-LABEL_GAP = 36  # row numbers sit this far left of column a: clear of a piece there (radius 19) and its ring
+LABEL_GAP = 38  # row numbers sit this far left of column a: clear of a piece there (radius 19) and its ring
 
 COLORS = {
     "background": "#f3e6c8",

@@ -74,7 +74,8 @@ def moves(driver) -> int:
     return driver.execute_script("return window.fgState.moves.length")
 
 
-def test_a_game_against_an_ai_with_hint_takeback_steps_flip_resign_review_and_rematch(base: str, browser: object) -> None:
+def test_a_game_against_an_ai_with_hint_takeback_steps_flip_resign_review_and_rematch(base: str,
+                                                                                      browser: object) -> None:
     from selenium.webdriver.common.keys import Keys
 
     driver = browser
@@ -113,10 +114,11 @@ def test_a_game_against_an_ai_with_hint_takeback_steps_flip_resign_review_and_re
     body.send_keys(Keys.END)
     wait_for(driver, "document.getElementById('ply').textContent.startsWith('move 4 of 4')")
     assert driver.find_element("id", "board").get_attribute("innerHTML") == live_board
-    x_before = driver.execute_script("return document.querySelector('#board .hit[data-point=\"b1\"]').getAttribute('cy')")
+    b1_row = "return document.querySelector('#board .hit[data-point=\"b1\"]').getAttribute('cy')"
+    x_before = driver.execute_script(b1_row)
     driver.find_element("id", "flip").click()
     wait_for(driver, "window.fgState.flipped === true")
-    x_after = driver.execute_script("return document.querySelector('#board .hit[data-point=\"b1\"]').getAttribute('cy')")
+    x_after = driver.execute_script(b1_row)
     assert x_before != x_after  # row 1 is at the top now
     assert my_turn(driver)  # still my move, lit on the flipped board
 
@@ -218,10 +220,12 @@ def test_the_phone_layout_fits_390_pixels_and_the_past_games_page_filters(base: 
             play_a_move(driver)
             wait_for(driver, "window.fgState.legal.length > 0 || window.fgState.status === 'over'")
         fits = driver.execute_script("""
-            const inside = e => { const r = e.getBoundingClientRect(); return r.left >= 0 && r.right <= window.innerWidth + 0.5; };
+            const inside = e => {
+              const r = e.getBoundingClientRect(); return r.left >= 0 && r.right <= window.innerWidth + 0.5; };
             return {page: document.documentElement.scrollWidth <= window.innerWidth,
                     nav: document.querySelector('header.top').getBoundingClientRect().height,
-                    moves: inside(document.getElementById('moves')), board: inside(document.querySelector('#board svg')),
+                    moves: inside(document.getElementById('moves')),
+                    board: inside(document.querySelector('#board svg')),
                     lastMove: inside(document.querySelector('#moves li:last-child'))};""")
         assert fits["page"] and fits["moves"] and fits["board"] and fits["lastMove"], fits
         assert fits["nav"] < 60, fits  # one line: the navigation scrolls sideways instead of wrapping

@@ -216,6 +216,8 @@ def test_the_phone_layout_fits_390_pixels_and_the_past_games_page_filters(base: 
     driver.set_window_size(*PHONE)
     try:
         start_game(driver, base, "standard", {"fox": "human", "geese": "random"})
+        my_turn(driver)
+        driver.find_element("id", "sound").click()  # off by default; a beep on each of my turns from now on
         for _ in range(8):
             play_a_move(driver)
             wait_for(driver, "window.fgState.legal.length > 0 || window.fgState.status === 'over'")
@@ -229,6 +231,7 @@ def test_the_phone_layout_fits_390_pixels_and_the_past_games_page_filters(base: 
                     lastMove: inside(document.querySelector('#moves li:last-child'))};""")
         assert fits["page"] and fits["moves"] and fits["board"] and fits["lastMove"], fits
         assert fits["nav"] < 60, fits  # one line: the navigation scrolls sideways instead of wrapping
+        assert driver.execute_script("return window.fgBeeps") >= 7
         assert driver.find_element("id", "material").text.endswith("more captures")
         shot(driver, "game-phone")
         click_action(driver, "ask-resign")

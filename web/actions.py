@@ -11,6 +11,7 @@ the store keeps.
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from importlib import resources
 from typing import TYPE_CHECKING, Any
 
@@ -21,6 +22,7 @@ from starlette.routing import Route
 
 from foxgeese.engine import VARIANT_IDS, Game, Move, Position
 from foxgeese.engine.svg import board_svg
+from foxgeese.players.registry import make_player
 from foxgeese.web.analysis import DRAW, LOSS, UNKNOWN, Coach, material
 from foxgeese.web.games import WebGame, WebGameError, has_draws, new_game
 
@@ -140,8 +142,6 @@ class GameActions:
         if best is not None:
             move, value = best
             return {"ok": f"{move}: {value.text()} with best play", "move": move}
-        from foxgeese.players.registry import make_player
-
         player = make_player("minimax:depth=3")
         copy = Game(position.variant)
         for text in moves:
@@ -175,8 +175,8 @@ class GameActions:
         return {"ok": "rematch", "links": links}
 
 
-def analysis_routes(server: Server) -> list[Route]:
-    """The routes of the actions, the coach and the past games."""
+def analysis_routes(server: Server, page: Callable[..., Response]) -> list[Route]:
+    """The routes of the actions, the coach and the past games; `page` renders a page (app.page)."""
     actions = GameActions(server)
     coach: Coach = server.coach
 
@@ -191,8 +191,6 @@ def analysis_routes(server: Server) -> list[Route]:
         return JSONResponse(answer, status_code=400 if "error" in answer else 200)
 
     async def analysis_page(request: Request) -> Response:
-        from foxgeese.web.app import page
-
         params = request.query_params
         config = {"variants": list(VARIANT_IDS), "position": params.get("position", "")[:MAX_POSITION_CHARS],
                   "game": params.get("game", "")[:40], "record": params.get("record", "")[:40],
@@ -245,8 +243,6 @@ def analysis_routes(server: Server) -> list[Route]:
                              "material": material(position)})
 
     async def games_page(request: Request) -> Response:
-        from foxgeese.web.app import page
-
         config = {"variants": list(VARIANT_IDS)}
         body = f"<script type=application/json id=fg-config>{script_json(config)}</script>" + static_text("games.html")
         return page("past games", body, ("/static/games.js",))

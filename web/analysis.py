@@ -17,6 +17,10 @@ from typing import Any
 
 from foxgeese.engine import Game, Move, Position, Side
 from foxgeese.engine.position import MIN_GEESE
+from foxgeese.players.solver.hare_hounds_solution import load_solution
+from foxgeese.players.solver.strong import StrongTables
+from foxgeese.players.solver.tables import TableSet, describe, table_dir
+from foxgeese.players.solver.wdl import WdlTables, has_wdl_tables
 
 WIN, LOSS, DRAW, UNKNOWN = "win", "loss", "draw", "unknown"
 RANK = {WIN: 2, DRAW: 1, LOSS: 0}
@@ -71,16 +75,12 @@ class Coach:
             return self._looked_up(position)
 
     def _looked_up(self, position: Position) -> Value:
-        from foxgeese.players.solver.tables import describe
-
         variant = position.variant
         if variant.id == "hare-and-hounds":
             result, plies = describe(self._hare_solution().score(position))
             return Value(result, plies, "Hare and Hounds solution")
         key = (variant.id, variant.options)
         if key not in self._int16:
-            from foxgeese.players.solver.tables import TableSet
-
             self._int16[key] = TableSet(variant, self.tables)
         score = self._int16[key].score(position)
         if score is not None:
@@ -92,8 +92,6 @@ class Coach:
             if geese_win is not None:
                 return Value(WIN if geese_win == (position.turn == Side.PREY) else LOSS, None, "strong solve")
             return Value(UNKNOWN)
-        from foxgeese.players.solver.wdl import WdlTables, has_wdl_tables
-
         if has_wdl_tables(variant):
             if key not in self._wdl:
                 self._wdl[key] = WdlTables(variant, self.tables)
@@ -128,16 +126,11 @@ class Coach:
 
     def _hare_solution(self) -> Any:
         if self._hare is None:
-            from foxgeese.players.solver.hare_hounds_solution import load_solution
-            from foxgeese.players.solver.tables import table_dir
-
             self._hare = load_solution(table_dir(self.tables))
         return self._hare
 
     def _strong_tables(self) -> Any:
         if self._strong is None:
-            from foxgeese.players.solver.strong import StrongTables
-
             self._strong = StrongTables(self.tables)
         return self._strong
 

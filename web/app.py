@@ -348,7 +348,7 @@ def create_app(tournament_dir: Path | None = None, data_path: Path | None = None
         WebSocketRoute("/ws/tournament", tournament_socket),
         Route("/tournament/games/{game_id}", tournament_replay),
         Route("/viewer/{name}", viewer_asset),
-        *analysis_routes(server),
+        *analysis_routes(server, page),
         Mount("/static", static, name="static"),
     ], lifespan=lifespan)
     app.state.server = server

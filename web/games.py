@@ -30,6 +30,7 @@ from foxgeese.protocol.botconfig import BotConfig
 from foxgeese.protocol.referee import Referee
 from foxgeese.protocol.sdk import BotSession
 from foxgeese.protocol.timecontrol import TimeControl
+from foxgeese.tournaments.replay import result_text
 from foxgeese.web.analysis import material
 
 HUMAN = "human"
@@ -228,8 +229,6 @@ class WebGame:
         return record
 
     def _result_line(self, record: dict[str, Any], fallback: str) -> str:
-        from foxgeese.tournaments.replay import result_text
-
         try:
             return result_text(record)
         except (KeyError, TypeError, ValueError):

@@ -65,6 +65,8 @@
     selection = [];
     hintMove = null;
     state.legal = [];
+    wasMyTurn = false;  // the reply's state may come with my next turn in it: that is a new turn
+    document.title = baseTitle;
     show("message", "");
     render();
   }

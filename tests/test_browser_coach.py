@@ -105,10 +105,11 @@ def test_a_game_against_an_ai_with_hint_takeback_steps_flip_resign_review_and_re
     body = driver.find_element("tag name", "body")
     live_board = driver.find_element("id", "board").get_attribute("innerHTML")
     body.send_keys(Keys.ARROW_LEFT)
-    wait_for(driver, "document.getElementById('ply').textContent === 'move 3 of 4'")
-    wait_for(driver, f"document.getElementById('board').innerHTML !== {live_board!r}")
+    wait_for(driver, "document.getElementById('ply').textContent === 'move 3 of 4' && window.fgStepShown === 3")
+    assert driver.find_element("id", "board").get_attribute("innerHTML") != live_board
     body.send_keys(Keys.HOME)
-    wait_for(driver, "document.getElementById('ply').textContent === 'move 0 of 4'")
+    wait_for(driver, "document.getElementById('ply').textContent === 'move 0 of 4' && window.fgStepShown === 0")
+    assert 'data-move="' not in driver.find_element("id", "board").get_attribute("innerHTML")  # the start
     click_point(driver, "b5")  # no move while looking back
     assert "earlier move" in driver.find_element("id", "message").text
     body.send_keys(Keys.END)
@@ -138,6 +139,7 @@ def test_a_game_against_an_ai_with_hint_takeback_steps_flip_resign_review_and_re
     assert review["sides"]["hounds"]["judged"] == 2 and review["sides"]["hare"]["judged"] == 2
     assert all(side["accuracy"] is not None for side in review["sides"].values())
     assert "%" in rows[1].text
+    shot(driver, "review-desktop")
     driver.get(game_url)
     wait_for(driver, "window.fgState && window.fgState.status === 'over'")
     click_action(driver, "rematch")

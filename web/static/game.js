@@ -407,6 +407,7 @@
       board.innerHTML = answer.svg;
       drawn.svg = null;
       $("material").dataset.step = answer.material;
+      window.fgStepShown = ply;
       drawn.head = null;
       render();
     });

@@ -244,6 +244,12 @@ def test_a_killed_server_keeps_its_finished_games_and_marks_the_running_one_inte
                 assert db.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
                 row = db.execute("SELECT status, data FROM games WHERE id = ?", (running["id"],)).fetchone()
                 assert row[0] == "playing" and len(json.loads(row[1])["moves"]) == 2
+            with sqlite3.connect(data) as db:  # the finished game's record, uploaded as a file would be
+                row = db.execute("SELECT data FROM games WHERE id = ?", (done["id"],)).fetchone()
+                record = json.loads(row[0])["record"]
+            with urllib.request.urlopen(urllib.request.Request(base + "/api/records", data=json.dumps(record).encode(),
+                                                               method="POST")) as response:
+                uploaded = json.load(response)
             os.killpg(process.pid, signal.SIGKILL)  # mid-game, no chance to tidy up
             process.wait()
     finally:
@@ -269,3 +275,7 @@ def test_a_killed_server_keeps_its_finished_games_and_marks_the_running_one_inte
         assert [game["id"] for game in json.loads(listed)["games"]] == [done["id"]]
         status, review = post(base + "/api/review", {"game": done["id"]})
         assert status == 200 and review["sides"]["hounds"]["judged"] == 1 and len(review["plies"]) == 2
+        status, page = get(base + uploaded["url"])  # the uploaded record is still there, and its review
+        assert status == 200 and "hare-and-hounds: random vs hounds player" in page
+        status, from_record = post(base + "/api/review", {"record": uploaded["url"].rsplit("/", 1)[1]})
+        assert status == 200 and from_record["sides"] == review["sides"]

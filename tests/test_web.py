@@ -196,7 +196,7 @@ def test_two_people_agree_a_draw_in_a_variant_with_draws_and_none_where_it_has_n
             assert offered["you"] == "geese"
             assert action(base, answer["watch"], "accept-draw")[1]["error"].startswith("only a player's link")
             assert action(base, geese, "accept-draw") == (200, {"ok": "draw agreed"})
-            over = receive(fox_ws, lambda m: m["type"] == "state" and m["status"] == "over")
+            over = receive(fox_ws, lambda m: m["type"] == "state" and m["replay"])  # once the referee has stopped
             assert over["result"] == "draw by agreement after 0 plies: both players agreed to a draw"
             status, page = get(base + f"/replay/game/{answer['id']}")
             assert status == 200 and "great-cross: fox player vs geese player" in page  # not the raw game id
@@ -204,6 +204,16 @@ def test_two_people_agree_a_draw_in_a_variant_with_draws_and_none_where_it_has_n
             assert status == 200 and set(rematch["links"]) == {"fox", "geese"}
             assert receive(geese_ws, lambda m: m["type"] == "state" and m["rematch"])["rematch"] == \
                 rematch["links"]["geese"]
+        _, cross = post(base + "/api/games", {"variant": "great-cross", "tc": "60+0",
+                                              "players": {"fox": "human", "geese": "random"}})
+        with connect(socket_url(base, cross["links"]["fox"])) as ws:
+            receive(ws, my_turn)
+            assert action(base, cross["links"]["fox"], "offer-draw") == (
+                200, {"ok": "the AI declines the draw (no table knows this position)"})
+            status, hint = action(base, cross["links"]["fox"], "hint")  # no table: a search's move, said so
+            assert status == 200 and hint["ok"].endswith("(no table knows this position: a depth-3 search's choice)")
+            ws.send(json.dumps({"type": "move", "move": hint["move"]}))
+            assert receive(ws, lambda m: m["type"] == "state" and m["moves"])["moves"][0]["move"] == hint["move"]
         _, standard = post(base + "/api/games", {"variant": "standard", "tc": "60+0",
                                                  "players": {"fox": "human", "geese": "random"}})
         with connect(socket_url(base, standard["links"]["fox"])) as ws:

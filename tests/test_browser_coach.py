@@ -223,19 +223,25 @@ def test_the_phone_layout_fits_390_pixels_and_the_past_games_page_filters(base: 
         for _ in range(8):
             play_a_move(driver)
             wait_for(driver, "window.fgState.legal.length > 0 || window.fgState.status === 'over'")
-        fits = driver.execute_script("""
+        fits_script = """
             const inside = e => {
               const r = e.getBoundingClientRect(); return r.left >= 0 && r.right <= window.innerWidth + 0.5; };
             return {page: document.documentElement.scrollWidth <= window.innerWidth,
                     nav: document.querySelector('header.top').getBoundingClientRect().height,
                     moves: inside(document.getElementById('moves')),
                     board: inside(document.querySelector('#board svg')),
-                    lastMove: inside(document.querySelector('#moves li:last-child'))};""")
-        assert fits["page"] and fits["moves"] and fits["board"] and fits["lastMove"], fits
-        assert fits["nav"] < 60, fits  # one line: the navigation scrolls sideways instead of wrapping
+                    lastMove: inside(document.querySelector('#moves li:last-child'))};"""
+        for width in (390, 360):  # the narrow phones too
+            driver.set_window_size(width, PHONE[1])
+            fits = driver.execute_script(fits_script)
+            assert fits["page"] and fits["moves"] and fits["board"] and fits["lastMove"], (width, fits)
+            assert fits["nav"] < 60, fits  # one line: the navigation scrolls sideways instead of wrapping
+        driver.set_window_size(*PHONE)
         assert driver.execute_script("return window.fgBeeps") >= 7
         assert driver.find_element("id", "material").text.endswith("more captures")
         shot(driver, "game-phone")
+        driver.execute_script("document.getElementById('moves').scrollIntoView()")
+        shot(driver, "game-phone-moves")
         click_action(driver, "ask-resign")
         click_action(driver, "resign")
         wait_for(driver, "window.fgState.status === 'over'")

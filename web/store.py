@@ -24,16 +24,19 @@ MAX_RECORDS = 1000
 MAX_ANALYSES = 2000
 MAX_BYTES = 256 << 20
 
+# `size` (the bytes of `data`) comes before `data`, so reading it never reads a long row's overflow pages.
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS games (
     id TEXT PRIMARY KEY, created REAL NOT NULL, updated REAL NOT NULL, variant TEXT NOT NULL,
     status TEXT NOT NULL, winner TEXT NOT NULL DEFAULT '', result TEXT NOT NULL DEFAULT '',
-    players TEXT NOT NULL DEFAULT '', data TEXT NOT NULL, size INTEGER NOT NULL);
+    players TEXT NOT NULL DEFAULT '', size INTEGER NOT NULL, data TEXT NOT NULL);
 CREATE INDEX IF NOT EXISTS games_created ON games(created);
 CREATE TABLE IF NOT EXISTS records (
-    id TEXT PRIMARY KEY, created REAL NOT NULL, data TEXT NOT NULL, size INTEGER NOT NULL);
+    id TEXT PRIMARY KEY, created REAL NOT NULL, size INTEGER NOT NULL, data TEXT NOT NULL);
+CREATE INDEX IF NOT EXISTS records_created ON records(created);
 CREATE TABLE IF NOT EXISTS analyses (
-    key TEXT PRIMARY KEY, created REAL NOT NULL, data TEXT NOT NULL, size INTEGER NOT NULL);
+    key TEXT PRIMARY KEY, created REAL NOT NULL, size INTEGER NOT NULL, data TEXT NOT NULL);
+CREATE INDEX IF NOT EXISTS analyses_created ON analyses(created);
 """
 TABLES = {"games": ("id", MAX_GAMES), "records": ("id", MAX_RECORDS), "analyses": ("key", MAX_ANALYSES)}
 
@@ -59,6 +62,8 @@ class GameStore:
         self.connection.execute("PRAGMA synchronous=NORMAL")
         self.connection.executescript(SCHEMA)
         self.interrupted = self._mark_interrupted()
+        self.stored_bytes = sum(int(self.connection.execute(f"SELECT coalesce(sum(size), 0) FROM {name}").fetchone()[0])
+                                for name in TABLES)  # kept up to date by every write, so a write never sums
 
     def close(self) -> None:
         with self.lock:
@@ -76,13 +81,14 @@ class GameStore:
         players = " ".join(str(seat.get("name", "")) for seat in data.get("seats", {}).values())
         now = time.time()
         with self.lock:
+            self.stored_bytes += len(text) - self._size("games", data["id"])
             self.connection.execute(
-                "INSERT INTO games (id, created, updated, variant, status, winner, result, players, data, size) "
+                "INSERT INTO games (id, created, updated, variant, status, winner, result, players, size, data) "
                 "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT(id) DO UPDATE SET updated=excluded.updated, "
                 "status=excluded.status, winner=excluded.winner, result=excluded.result, players=excluded.players, "
-                "data=excluded.data, size=excluded.size",
+                "size=excluded.size, data=excluded.data",
                 (data["id"], data.get("created", now), now, data.get("variant_id", ""), data.get("status", ""),
-                 data.get("winner", ""), data.get("result", ""), players, text, len(text)))
+                 data.get("winner", ""), data.get("result", ""), players, len(text), text))
             self._prune("games")
 
     def game(self, game_id: str) -> dict[str, Any] | None:
@@ -124,8 +130,8 @@ class GameStore:
                 data["result"] = (f"interrupted: the server stopped after {plies} plies, before the game ended; "
                                   "it cannot go on")
                 new = json.dumps(data, separators=(",", ":"))
-                self.connection.execute("UPDATE games SET status = 'interrupted', result = ?, data = ?, size = ? "
-                                        "WHERE id = ?", (data["result"], new, len(new), data["id"]))
+                self.connection.execute("UPDATE games SET status = 'interrupted', result = ?, size = ?, data = ? "
+                                        "WHERE id = ?", (data["result"], len(new), new, data["id"]))
         return len(rows)
 
     # -- uploaded records and analyses ------------------------------------------------------------
@@ -146,8 +152,9 @@ class GameStore:
         column = TABLES[table][0]
         text = json.dumps(data, separators=(",", ":"))
         with self.lock:
-            self.connection.execute(f"INSERT OR REPLACE INTO {table} ({column}, created, data, size) "
-                                    "VALUES (?, ?, ?, ?)", (key, time.time(), text, len(text)))
+            self.stored_bytes += len(text) - self._size(table, key)
+            self.connection.execute(f"INSERT OR REPLACE INTO {table} ({column}, created, size, data) "
+                                    "VALUES (?, ?, ?, ?)", (key, time.time(), len(text), text))
             self._prune(table)
 
     def _get(self, table: str, key: str) -> dict[str, Any] | None:
@@ -160,24 +167,29 @@ class GameStore:
         with self.lock:
             return int(self.connection.execute(f"SELECT count(*) FROM {table}").fetchone()[0])
 
+    def _size(self, table: str, key: str) -> int:
+        row = self.connection.execute(f"SELECT size FROM {table} WHERE {TABLES[table][0]} = ?", (key,)).fetchone()
+        return int(row[0]) if row else 0
+
     def _prune(self, table: str) -> None:
         """Drops the oldest rows of `table` beyond its row limit, then the oldest of any table while
         the stored JSON passes the byte limit (caller holds the lock)."""
         column, _ = TABLES[table]
-        limit = self.limits[table]
-        self.connection.execute(f"DELETE FROM {table} WHERE {column} IN (SELECT {column} FROM {table} "
-                                f"ORDER BY created DESC LIMIT -1 OFFSET ?)", (limit,))
-        while True:
-            total = sum(int(self.connection.execute(f"SELECT coalesce(sum(size), 0) FROM {name}").fetchone()[0])
-                        for name in TABLES)
-            if total <= self.max_bytes:
-                return
+        beyond = (f"SELECT {column} FROM {table} ORDER BY created DESC LIMIT -1 OFFSET ?", (self.limits[table],))
+        self._delete(table, *beyond)
+        while self.stored_bytes > self.max_bytes:
             oldest = min(((row[0], name) for name in TABLES
                           for row in [self.connection.execute(f"SELECT min(created) FROM {name}").fetchone()]
                           if row[0] is not None), default=None)
             if oldest is None:
+                self.stored_bytes = 0
                 return
             name = oldest[1]
-            key = TABLES[name][0]
-            self.connection.execute(f"DELETE FROM {name} WHERE {key} = (SELECT {key} FROM {name} "
-                                    "ORDER BY created LIMIT 1)")
+            self._delete(name, f"SELECT {TABLES[name][0]} FROM {name} ORDER BY created LIMIT 1", ())
+
+    def _delete(self, table: str, keys_sql: str, values: tuple[Any, ...]) -> None:
+        column = TABLES[table][0]
+        freed = self.connection.execute(f"SELECT coalesce(sum(size), 0) FROM {table} WHERE {column} IN ({keys_sql})",
+                                        values).fetchone()[0]
+        self.connection.execute(f"DELETE FROM {table} WHERE {column} IN ({keys_sql})", values)
+        self.stored_bytes -= int(freed)

@@ -289,3 +289,12 @@ def test_a_killed_server_keeps_its_finished_games_and_marks_the_running_one_inte
         assert status == 200 and "hare-and-hounds: random vs hounds player" in page
         status, from_record = post(base + "/api/review", {"record": uploaded["url"].rsplit("/", 1)[1]})
         assert status == 200 and from_record["sides"] == review["sides"]
+        _, stopped = post(base + "/api/games", {"variant": "hare-and-hounds", "tc": "60+0",
+                                                "players": {"hare": "random", "hounds": "human"}})
+        with connect(socket_url(base, stopped["links"]["hounds"])) as ws:
+            receive(ws, my_turn)
+    # that server was stopped by Ctrl-C (SIGINT) while the game waited for the hounds' first move
+    with web_server("--data", str(data), "--tables", str(tmp_path)) as base:
+        page = get(base + f"/game/{stopped['id']}")[1]
+        stored = json.loads(re.search(r'id=fg-stored>(.*?)</script>', page).group(1))
+        assert stored["status"] == "interrupted" and stored["result"].startswith("interrupted: the server stopped")

@@ -18,9 +18,9 @@ from typing import Any
 from foxgeese.engine import Game, Move, Position, Side
 from foxgeese.engine.position import MIN_GEESE
 from foxgeese.players.solver.hare_hounds_solution import load_solution
-from foxgeese.players.solver.strong import StrongTables
+from foxgeese.players.solver.strong import WINS, StrongTables, bits_path
 from foxgeese.players.solver.tables import TableSet, describe, table_dir
-from foxgeese.players.solver.wdl import WdlTables, has_wdl_tables
+from foxgeese.players.solver.wdl import WDL, WdlTables, has_wdl_tables, wdl_path
 
 WIN, LOSS, DRAW, UNKNOWN = "win", "loss", "draw", "unknown"
 RANK = {WIN: 2, DRAW: 1, LOSS: 0}
@@ -86,13 +86,19 @@ class Coach:
         if score is not None:
             result, plies = describe(score)
             return Value(result, plies, "endgame tables")
+        geese = position.prey.bit_count()
+        directory = table_dir(self.tables)
+        # The bit tables' index layouts take from a second (standard) to many (great-cross, 18 geese)
+        # to build: only for a goose count whose table is on disk.
         if variant.id == "standard" and not variant.option_dict.get("sideways"):
+            if not bits_path(directory, geese, WINS).exists():
+                return Value(UNKNOWN)
             strong = self._strong_tables()
             geese_win = strong.geese_win(position) if strong.covers(position) else None
             if geese_win is not None:
                 return Value(WIN if geese_win == (position.turn == Side.PREY) else LOSS, None, "strong solve")
             return Value(UNKNOWN)
-        if has_wdl_tables(variant):
+        if has_wdl_tables(variant) and wdl_path(directory, variant, geese, WDL).exists():
             if key not in self._wdl:
                 self._wdl[key] = WdlTables(variant, self.tables)
             value = self._wdl[key].value(position)

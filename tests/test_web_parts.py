@@ -159,3 +159,18 @@ def test_the_live_feed_of_a_resumed_tournament_counts_all_its_games(tmp_path: Pa
     assert feed.poll()
     view = feed.view()
     assert view["finished"] and view["games_done"] == 40 and view["games_total"] == 40
+
+
+def test_with_endgame_tables_on_disk_the_coach_gives_distances_and_asks_for_nothing(tmp_path: Path) -> None:
+    from foxgeese.players.solver.retrograde import build_tables
+
+    variant = get_variant("standard")
+    build_tables(variant, 4, tmp_path)  # every position with four geese: about a second
+    coach = Coach(str(tmp_path))
+    fox_to_move = Position.from_text("standard geese=13,sideways=0 fox d4 c1,d1,e1,c2 0 0 0")
+    answer = coach.analyse(fox_to_move)
+    assert answer["value"] == {"result": "win", "plies": 5, "source": "endgame tables", "text": "win in 5"}
+    assert answer["missing"] == "" and answer["moves"][0]["text"] == "win in 5"
+    assert coach.value(Position.from_text(answer["moves"][0]["after"])).text() == "loss in 4"
+    geese_to_move = Position.from_text("standard geese=13,sideways=0 geese d4 c1,d1,e1,c2 0 0 0")
+    assert coach.analyse(geese_to_move)["moves"][0]["text"] == "loss in 10"  # the slowest loss comes first

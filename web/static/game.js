@@ -66,6 +66,7 @@
     hintMove = null;
     state.legal = [];
     wasMyTurn = false;  // the reply's state may come with my next turn in it: that is a new turn
+    notice("");  // a hint or an answer was about the position before this move
     document.title = baseTitle;
     show("message", "");
     render();

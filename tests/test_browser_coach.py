@@ -67,7 +67,10 @@ def play_a_move(driver) -> None:
     movable = my_turn(driver)
     assert movable, "the game ended early"
     click_point(driver, sorted(movable)[0])
-    click_point(driver, sorted(lit(driver, "target"))[0])
+    target = sorted(lit(driver, "target"))[0]
+    click_point(driver, target)
+    if lit(driver, "target"):  # a capture that could jump on: a second click on its landing point stops it there
+        click_point(driver, target)
 
 
 def moves(driver) -> int:

@@ -298,3 +298,14 @@ def test_a_killed_server_keeps_its_finished_games_and_marks_the_running_one_inte
         page = get(base + f"/game/{stopped['id']}")[1]
         stored = json.loads(re.search(r'id=fg-stored>(.*?)</script>', page).group(1))
         assert stored["status"] == "interrupted" and stored["result"].startswith("interrupted: the server stopped")
+
+
+def test_a_bot_named_like_markup_cannot_close_the_home_pages_data_block() -> None:
+    with web_server() as base:
+        spec = "cmd:echo </script><script>alert(1)</script>"
+        status, answer = post(base + "/api/games", {"variant": "standard", "tc": "60+0",
+                                                    "players": {"fox": "human", "geese": spec}})
+        assert status == 200, answer
+        page = get(base + "/")[1]
+        block = re.search(r"id=fg-config>(.*?)</script>", page).group(1)
+        assert "<" not in block and json.loads(block)["games"][0]["seats"]["geese"] == spec

@@ -165,7 +165,7 @@ def create_app(tournament_dir: Path | None = None, data_path: Path | None = None
                   "games": [{"id": g["id"], "variant": g["variant"], "status": g["status"],
                              "seats": {side: seat["name"] for side, seat in g["seats"].items()}}
                             for g in reversed(server.store.games(limit=20))]}
-        body = (f"<script type=application/json id=fg-config>{json.dumps(config)}</script>"
+        body = (f"<script type=application/json id=fg-config>{script_json(config)}</script>"
                 + resources.files("foxgeese.web").joinpath("static", "home.html").read_text(encoding="utf-8"))
         return page("play", body, ("/viewer/replay.js", "/static/home.js"))
 

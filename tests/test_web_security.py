@@ -22,8 +22,9 @@ from websockets.exceptions import InvalidStatus
 from websockets.sync.client import connect
 
 from foxgeese.engine import Game, get_variant
-from foxgeese.web.records import KeptRecords
+from foxgeese.web.records import MAX_KEPT_RECORDS
 from foxgeese.web.security import RateLimiter
+from foxgeese.web.store import GameStore
 
 needs_browser = pytest.mark.skipif(bool(browser_missing()), reason=browser_missing() or "browser present")
 INJECTION = "cmd:echo </script><script>window.x=1</script>"
@@ -238,7 +239,7 @@ def test_the_page_shows_the_servers_message_for_a_bad_file(tmp_path: Path, base:
 
 def test_kept_records_are_bounded_by_count_on_the_server(base: str) -> None:
     token, urls = csrf_token(base), []
-    for _ in range(KeptRecords().max_count + 1):
+    for _ in range(MAX_KEPT_RECORDS + 1):
         status, answer = post_json(base, "/api/records", a_record(), token=token)
         assert status == 200, answer
         urls.append(answer["url"])
@@ -249,15 +250,20 @@ def test_kept_records_are_bounded_by_count_on_the_server(base: str) -> None:
         assert response.status == 200
 
 
-def test_kept_records_drop_the_oldest_by_count_and_by_bytes() -> None:
+def test_kept_records_drop_the_oldest_by_count_and_by_bytes(tmp_path: Path) -> None:
     record = a_record()
     size = len(json.dumps(record, separators=(",", ":")))
-    by_count = KeptRecords(max_count=3, max_bytes=10**9)
-    ids = [by_count.add(record) for _ in range(5)]
-    assert len(by_count) == 3 and by_count.get(ids[1]) is None and by_count.get(ids[4]) == record
-    by_bytes = KeptRecords(max_count=100, max_bytes=2 * size + size // 2)
-    ids = [by_bytes.add(record) for _ in range(5)]
-    assert len(by_bytes) == 2 and by_bytes.bytes == 2 * size and by_bytes.get(ids[2]) is None
+    by_count = GameStore(tmp_path / "count.sqlite3", max_records=3)
+    for index in range(5):
+        by_count.save_record(f"r{index}", record)
+    assert by_count.count("records") == 3 and by_count.record("r1") is None and by_count.record("r4") == record
+    by_count.close()
+    by_bytes = GameStore(tmp_path / "bytes.sqlite3", max_records=100, max_record_bytes=2 * size + size // 2)
+    for index in range(5):
+        by_bytes.save_record(f"r{index}", record)
+    assert by_bytes.count("records") == 2 and by_bytes.table_bytes["records"] == 2 * size
+    assert by_bytes.record("r2") is None and by_bytes.record("r4") == record
+    by_bytes.close()
 
 
 def test_new_games_are_rate_limited_per_client() -> None:

@@ -297,7 +297,7 @@ def test_a_killed_server_keeps_its_finished_games_and_marks_the_running_one_inte
 
 
 def test_a_bot_named_like_markup_cannot_close_the_home_pages_data_block() -> None:
-    with web_server() as base:
+    with web_server("--allow-commands") as base:  # a cmd: seat needs it (docs/web.md, "Security")
         spec = "cmd:echo </script><script>alert(1)</script>"
         status, answer = post(base + "/api/games", {"variant": "standard", "tc": "60+0",
                                                     "players": {"fox": "human", "geese": spec}})

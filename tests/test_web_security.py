@@ -22,6 +22,7 @@ from websockets.exceptions import InvalidStatus
 from websockets.sync.client import connect
 
 from foxgeese.engine import Game, get_variant
+from foxgeese.web.app import create_app
 from foxgeese.web.records import MAX_KEPT_RECORDS
 from foxgeese.web.security import RateLimiter
 from foxgeese.web.store import GameStore
@@ -168,6 +169,41 @@ def test_host_and_origin_are_checked_and_same_origin_still_works(base: str) -> N
         connect(ws_url(base, "/ws/tournament"), origin=f"http://attacker.example:{port}", open_timeout=10)
     with connect(watch, origin=base, open_timeout=10) as same_site:  # the page's own socket
         assert json.loads(same_site.recv(timeout=10))["type"] == "state"
+
+
+def test_every_post_route_is_guarded_and_an_action_refused_changes_nothing(tmp_path: Path, base: str) -> None:
+    """Every POST route the app has (the in-game actions, the coach's, any added later) refuses a
+    foreign Origin, a missing or wrong token and a non-JSON type; a refused resign leaves the game on."""
+    app = create_app(data_path=tmp_path / "routes.sqlite3", tables=str(tmp_path))
+    posts = sorted(route.path for route in app.routes if "POST" in (getattr(route, "methods", None) or ()))
+    assert {"/api/games", "/api/records", "/api/game/{game_id}/action", "/api/analyse", "/api/review"} <= set(posts)
+    app.state.server.store.close()
+    token = csrf_token(base)
+    status, game = post_json(base, "/api/games", {"variant": "hare-and-hounds", "tc": "60+0",
+                                                  "players": {"hare": "random", "hounds": "human"}}, token=token)
+    assert status == 200, game
+    secret = game["links"]["hounds"].partition("?seat=")[2]
+    with connect(ws_url(base, f"/ws/game/{game['id']}?seat={secret}"), origin=base, open_timeout=10) as ws:
+        def state(until: object) -> dict:
+            while True:
+                message = json.loads(ws.recv(timeout=20))
+                if message["type"] == "state" and until(message):
+                    return message
+
+        state(lambda m: m["status"] == "playing")
+        resign = {"seat": secret, "action": "resign"}
+        for path in posts:
+            url = path.replace("{game_id}", game["id"])
+            refusals = [post_json(base, url, resign, token=token, headers={"Origin": "http://attacker.example"}),
+                        post_json(base, url, resign, token=""),
+                        post_json(base, url, resign, token="wrong"),
+                        post_json(base, url, resign, token=token, headers={"Content-Type": "text/plain"})]
+            assert [status for status, _ in refusals] == [403, 403, 403, 415], (path, refusals)
+        ws.send(json.dumps({"type": "view", "flipped": False}))  # the state now, after every refusal
+        assert state(lambda m: True)["status"] == "playing"
+        status, answer = post_json(base, f"/api/game/{game['id']}/action", resign, token=token)
+        assert status == 200 and answer == {"ok": "you resigned"}
+        assert state(lambda m: m["status"] == "over")["result"].endswith("the hounds resigned")
 
 
 @needs_browser

@@ -28,6 +28,8 @@ MARGIN = 54  # room for the coordinates around the board
 POINT_RADIUS = 5
 PIECE_RADIUS = 19
 HIT_RADIUS = 27
+ORIGIN_RADIUS = 9  # where the last move came from: a filled dot, unlike the dashed ring of "this piece can move"
+LABEL_GAP = 38  # row numbers sit this far left of column a: clear of a piece there (radius 19) and its ring
 
 COLORS = {
     "background": "#f3e6c8",
@@ -137,8 +139,8 @@ def _last_move(variant: Variant, move: Move, flipped: bool) -> str:
     ox, oy = _xy(variant, move.origin, flipped)
     return (
         f'<g class="last-move" data-move="{move}">'
-        f'<circle cx="{ox}" cy="{oy}" r="{PIECE_RADIUS - 2}" fill="none" stroke="{COLORS["last_move"]}" '
-        f'stroke-width="4" stroke-dasharray="6 4"/>'
+        f'<circle class="last-origin" cx="{ox}" cy="{oy}" r="{ORIGIN_RADIUS}" fill="{COLORS["last_move"]}" '
+        f'opacity="0.55"/>'
         f'<polyline points="{points}" fill="none" stroke="{COLORS["last_move"]}" stroke-width="7" '
         f'stroke-linejoin="round" stroke-linecap="round" opacity="0.8"/></g>'
     )
@@ -173,7 +175,7 @@ def _coordinates(variant: Variant, flipped: bool) -> str:
         out.append(f'<text x="{x}" y="{height - 14}">{"abcdefghi"[column]}</text>')
     for row in range(board.rows):
         _, y = _xy(variant, row * GRID_WIDTH, flipped)
-        out.append(f'<text x="{MARGIN // 2 - 6}" y="{y + 6}">{row + 1}</text>')
+        out.append(f'<text x="{MARGIN - LABEL_GAP}" y="{y + 6}">{row + 1}</text>')
     out.append("</g>")
     return "".join(out)
 

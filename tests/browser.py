@@ -57,7 +57,14 @@ def chrome() -> Iterator[object]:
 
 @contextlib.contextmanager
 def web_server(*args: str) -> Iterator[str]:
-    """Runs `foxgeese serve --port 0 ARGS` and yields its base URL; stops it (and its game's bots) after."""
+    """Runs `foxgeese serve --port 0 ARGS` and yields its base URL; stops it (and its game's bots) after.
+    Without `--data` in ARGS its database (and its solver tables) are in a temporary folder, removed after."""
+    folder = None
+    if "--data" not in args:
+        folder = tempfile.mkdtemp(prefix="foxgeese-serve-")
+        args = (*args, "--data", os.path.join(folder, "serve.sqlite3"))
+        if "--tables" not in args:  # the Hare and Hounds solution is cached there, not in the user's folder
+            args = (*args, "--tables", folder)
     process = subprocess.Popen([sys.executable, "-m", "foxgeese", "serve", "--port", "0", *args],
                                stderr=subprocess.PIPE, text=True, start_new_session=True)
     try:
@@ -76,6 +83,8 @@ def web_server(*args: str) -> Iterator[str]:
         except subprocess.TimeoutExpired:
             os.killpg(process.pid, signal.SIGKILL)
             process.wait()
+        if folder is not None:
+            shutil.rmtree(folder, ignore_errors=True)
 
 
 def csrf_token(base: str) -> str:

@@ -86,6 +86,7 @@ def test_two_people_play_by_link(base: str, browser: object) -> None:
         for driver in (hare, hounds):
             wait_for(driver, "window.fgState.status === 'over'")
             assert driver.find_element("id", "result").text.startswith("hare wins by time-forfeit")
+            assert driver.find_element("css selector", ".clock[data-side='hounds'] .time").text == "0:00.0"
 
 
 def test_the_html_report_steps_through_a_game(tmp_path: Path, browser: object) -> None:

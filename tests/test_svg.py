@@ -83,3 +83,28 @@ def test_output_is_deterministic_and_the_layers_add_up_to_the_board() -> None:
     assert first == before + overlay_svg(game.position, last_move=game.moves[-1]) + after
     assert 'width="300" height="300"' in first
     assert "<text" not in board_svg(game.position, coordinates=False).split('class="overlay"')[0].split("</defs>")[1]
+
+
+def test_the_last_moves_origin_is_a_dot_not_the_dashed_ring_of_a_movable_piece() -> None:
+    """Pages draw "this piece can move" as a dashed ring (web/static/app.css); an empty origin
+    drawn the same way looked clickable."""
+    game = Game(get_variant("standard"))
+    game.push(game.parse_move("d4-d5"))
+    root = parse(board_svg(game.position, last_move=game.moves[-1]))
+    (origin,) = group(root, "last-move").findall("svg:circle", NS)
+    assert origin.get("class") == "last-origin" and origin.get("stroke-dasharray") is None
+    assert origin.get("fill") not in (None, "none")
+    assert (origin.get("cx"), origin.get("cy")) == (str(MARGIN + 3 * STEP), str(MARGIN + 3 * STEP))
+
+
+@pytest.mark.parametrize("variant_id", VARIANT_IDS)
+def test_row_labels_stay_clear_of_a_piece_and_its_ring_in_column_a(variant_id: str) -> None:
+    """Hounds on a2 and a4 (and geese on a3) touched the row numbers beside them."""
+    from foxgeese.engine.svg import HIT_RADIUS
+
+    root = parse(board_svg(get_variant(variant_id).start_position()))
+    rows = [text for text in group(root, "coords") if text.text.isdigit()]
+    assert all(len(text.text) == 1 for text in rows)
+    label_right = max(int(text.get("x")) for text in rows) + 16 * 0.6 / 2  # half a digit of the 16 px font
+    ring_left = MARGIN - HIT_RADIUS - 1.5  # the dashed ring a page draws round a piece on column a (stroke 3)
+    assert label_right + 4 <= ring_left

@@ -61,8 +61,8 @@ def test_mistakes_get_a_message_and_the_server_stays_up() -> None:
         assert status == 404 and "There is no game &#x27;no-such-game&#x27; on this server" in page
         with connect(base.replace("http://", "ws://") + "/ws/game/no-such-game") as ws:
             message = json.loads(ws.recv(timeout=10))
-            assert message == {"type": "error", "fatal": True,
-                               "message": "there is no game with this link on this server"}
+            assert message == {"type": "error", "fatal": True, "stored": False, "message": "this game is not being "
+                               "played on this server: there is no game with this link"}
 
         status, answer = post(base + "/api/games", {"variant": "standard", "tc": "60+0",
                                                     "players": {"fox": "human", "geese": "random"}})
@@ -104,6 +104,7 @@ def test_a_closed_tab_leaves_the_game_waiting_until_its_clock_falls() -> None:
         with connect(socket_url(base, answer["watch"])) as watcher:
             over = receive(watcher, lambda m: m["type"] == "state" and m["status"] == "over", timeout_s=30)
         assert over["result"].startswith("hare wins by time-forfeit")
+        assert over["clocks"]["hounds"] == 0  # the flag fell: 0:00.0, not the time it had at its turn
         status, page = get(base + over["replay"])
         assert status == 200 and 'id="fg-data"' in page
 
@@ -168,3 +169,139 @@ def test_a_cmd_bot_plays_in_the_browser_game() -> None:
             reply = receive(fox, lambda m: m["type"] == "state" and len(m["moves"]) == 2
                             and m["moves"][1]["think_ms"] is not None)
             assert reply["moves"][1]["side"] == "geese" and reply["seats"]["geese"]["name"].startswith("cmd:")
+
+
+def action(base: str, link: str, name: str) -> tuple[int, dict]:
+    game_id, _, secret = link.removeprefix("/game/").partition("?seat=")
+    return post(base + f"/api/game/{game_id}/action", {"seat": secret, "action": name})
+
+
+def test_two_people_agree_a_draw_in_a_variant_with_draws_and_none_where_it_has_none() -> None:
+    with web_server() as base:
+        _, answer = post(base + "/api/games", {"variant": "great-cross", "tc": "60+0",
+                                               "players": {"fox": "human", "geese": "human"}})
+        fox, geese = answer["links"]["fox"], answer["links"]["geese"]
+        with connect(socket_url(base, fox)) as fox_ws, connect(socket_url(base, geese)) as geese_ws:
+            receive(fox_ws, my_turn)
+            assert action(base, fox, "takeback") == (400, {"error": "takebacks are off in this game (they are for "
+                                                                    "games against an AI)"})
+            assert action(base, fox, "accept-draw") == (400, {"error": "there is no draw offer to accept"})
+            status, reply = action(base, fox, "claim-draw")
+            assert status == 400 and "no table knows this position" in reply["error"]
+            assert action(base, fox, "offer-draw")[0] == 200
+            offered = receive(geese_ws, lambda m: m["type"] == "state" and m["draw_offer"] == "fox")
+            assert offered["you"] == "geese"
+            assert action(base, answer["watch"], "accept-draw")[1]["error"].startswith("only a player's link")
+            assert action(base, geese, "accept-draw") == (200, {"ok": "draw agreed"})
+            over = receive(fox_ws, lambda m: m["type"] == "state" and m["replay"])  # once the referee has stopped
+            assert over["result"] == "draw by agreement after 0 plies: both players agreed to a draw"
+            status, page = get(base + f"/replay/game/{answer['id']}")
+            assert status == 200 and "great-cross: fox player vs geese player" in page  # not the raw game id
+            status, rematch = action(base, fox, "rematch")
+            assert status == 200 and set(rematch["links"]) == {"fox", "geese"}
+            assert receive(geese_ws, lambda m: m["type"] == "state" and m["rematch"])["rematch"] == \
+                rematch["links"]["geese"]
+        _, cross = post(base + "/api/games", {"variant": "great-cross", "tc": "60+0",
+                                              "players": {"fox": "human", "geese": "random"}})
+        with connect(socket_url(base, cross["links"]["fox"])) as ws:
+            receive(ws, my_turn)
+            assert action(base, cross["links"]["fox"], "offer-draw") == (
+                200, {"ok": "the AI declines the draw (no table knows this position)"})
+            status, hint = action(base, cross["links"]["fox"], "hint")  # no table: a search's move, said so
+            assert status == 200 and hint["ok"].endswith("(no table knows this position: a depth-3 search's choice)")
+            ws.send(json.dumps({"type": "move", "move": hint["move"]}))
+            assert receive(ws, lambda m: m["type"] == "state" and m["moves"])["moves"][0]["move"] == hint["move"]
+        _, standard = post(base + "/api/games", {"variant": "standard", "tc": "60+0",
+                                                 "players": {"fox": "human", "geese": "random"}})
+        with connect(socket_url(base, standard["links"]["fox"])) as ws:
+            receive(ws, my_turn)
+            status, reply = action(base, standard["links"]["fox"], "offer-draw")
+            assert status == 400 and reply["error"] == "standard (geese=13,sideways=0) has no draws: every game ends " \
+                                                       "with a winner"
+
+
+def test_a_killed_server_keeps_its_finished_games_and_marks_the_running_one_interrupted(tmp_path: Path) -> None:
+    """A real `foxgeese serve` is killed with SIGKILL in the middle of a game and started again on
+    the same database: the finished game is all there, the running one says it was interrupted."""
+    import os
+    import signal
+    import sqlite3
+    import subprocess
+
+    data = tmp_path / "serve.sqlite3"
+    process = subprocess.Popen([sys.executable, "-m", "foxgeese", "serve", "--port", "0", "--data", str(data),
+                                "--tables", str(tmp_path)], stderr=subprocess.PIPE, text=True, start_new_session=True)
+    try:
+        base = re.search(r"http://127\.0\.0\.1:\d+", process.stderr.readline()).group(0)
+        _, done = post(base + "/api/games", {"variant": "hare-and-hounds", "tc": "60+0",
+                                             "players": {"hare": "random", "hounds": "human"}})
+        with connect(socket_url(base, done["links"]["hounds"])) as ws:
+            state = receive(ws, my_turn)
+            ws.send(json.dumps({"type": "move", "move": state["legal"][0]}))
+            receive(ws, lambda m: m["type"] == "state" and len(m["moves"]) == 2)
+            assert action(base, done["links"]["hounds"], "resign")[0] == 200
+            finished = receive(ws, lambda m: m["type"] == "state" and m["status"] == "over" and m["replay"])
+        _, running = post(base + "/api/games", {"variant": "standard", "tc": "60+0",
+                                                "players": {"fox": "human", "geese": "random"}})
+        with connect(socket_url(base, running["links"]["fox"])) as ws:
+            state = receive(ws, my_turn)
+            ws.send(json.dumps({"type": "move", "move": "d4-d5"}))
+            receive(ws, lambda m: m["type"] == "state" and len(m["moves"]) == 2 and m["legal"])
+            with sqlite3.connect(data) as db:  # each move is in the database before the next turn
+                assert db.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
+                row = db.execute("SELECT status, data FROM games WHERE id = ?", (running["id"],)).fetchone()
+                assert row[0] == "playing" and len(json.loads(row[1])["moves"]) == 2
+            with sqlite3.connect(data) as db:  # the finished game's record, uploaded as a file would be
+                row = db.execute("SELECT data FROM games WHERE id = ?", (done["id"],)).fetchone()
+                record = json.loads(row[0])["record"]
+            status, uploaded = post(base + "/api/records", record)
+            assert status == 200, uploaded
+            os.killpg(process.pid, signal.SIGKILL)  # mid-game, no chance to tidy up
+            process.wait()
+    finally:
+        if process.poll() is None:
+            os.killpg(process.pid, signal.SIGKILL)
+            process.wait()
+    with web_server("--data", str(data), "--tables", str(tmp_path)) as base:
+        status, page = get(base + f"/game/{running['id']}")
+        stored = json.loads(re.search(r'id=fg-stored>(.*?)</script>', page).group(1))
+        assert status == 200 and stored["status"] == "interrupted" and len(stored["moves"]) == 2
+        assert stored["result"].startswith("interrupted: the server stopped after 2 plies")
+        status, page = get(base + f"/game/{done['id']}")
+        stored = json.loads(re.search(r'id=fg-stored>(.*?)</script>', page).group(1))
+        assert stored["status"] == "over" and stored["result"] == finished["result"]
+        assert stored["moves"] == [{k: v for k, v in m.items()} for m in finished["moves"]]
+        assert get(base + f"/replay/game/{done['id']}")[0] == 200
+        with connect(socket_url(base, running["links"]["fox"])) as ws:  # an old tab comes back
+            message = json.loads(ws.recv(timeout=10))
+            assert message["fatal"] and message["stored"] and "interrupted" in message["message"]
+        status, listed = get(base + "/api/past-games?result=interrupted")
+        assert [game["id"] for game in json.loads(listed)["games"]] == [running["id"]]
+        status, listed = get(base + "/api/past-games?variant=hare-and-hounds&result=hare&player=random")
+        assert [game["id"] for game in json.loads(listed)["games"]] == [done["id"]]
+        status, review = post(base + "/api/review", {"game": done["id"]})
+        assert status == 200 and review["sides"]["hounds"]["judged"] == 1 and len(review["plies"]) == 2
+        status, page = get(base + uploaded["url"])  # the uploaded record is still there, and its review
+        assert status == 200 and "hare-and-hounds: random vs hounds player" in page
+        status, from_record = post(base + "/api/review", {"record": uploaded["url"].rsplit("/", 1)[1]})
+        assert status == 200 and from_record["sides"] == review["sides"]
+        _, stopped = post(base + "/api/games", {"variant": "hare-and-hounds", "tc": "60+0",
+                                                "players": {"hare": "random", "hounds": "human"}})
+        with connect(socket_url(base, stopped["links"]["hounds"])) as ws:
+            receive(ws, my_turn)
+    # that server was stopped by Ctrl-C (SIGINT) while the game waited for the hounds' first move
+    with web_server("--data", str(data), "--tables", str(tmp_path)) as base:
+        page = get(base + f"/game/{stopped['id']}")[1]
+        stored = json.loads(re.search(r'id=fg-stored>(.*?)</script>', page).group(1))
+        assert stored["status"] == "interrupted" and stored["result"].startswith("interrupted: the server stopped")
+
+
+def test_a_bot_named_like_markup_cannot_close_the_home_pages_data_block() -> None:
+    with web_server("--allow-commands") as base:  # a cmd: seat needs it (docs/web.md, "Security")
+        spec = "cmd:echo </script><script>alert(1)</script>"
+        status, answer = post(base + "/api/games", {"variant": "standard", "tc": "60+0",
+                                                    "players": {"fox": "human", "geese": spec}})
+        assert status == 200, answer
+        page = get(base + "/")[1]
+        block = re.search(r"id=fg-config>(.*?)</script>", page).group(1)
+        assert "<" not in block and json.loads(block)["games"][0]["seats"]["geese"] == spec

@@ -22,8 +22,10 @@ from websockets.exceptions import InvalidStatus
 from websockets.sync.client import connect
 
 from foxgeese.engine import Game, get_variant
-from foxgeese.web.records import KeptRecords
+from foxgeese.web.app import create_app
+from foxgeese.web.records import MAX_KEPT_RECORDS
 from foxgeese.web.security import RateLimiter
+from foxgeese.web.store import GameStore
 
 needs_browser = pytest.mark.skipif(bool(browser_missing()), reason=browser_missing() or "browser present")
 INJECTION = "cmd:echo </script><script>window.x=1</script>"
@@ -169,6 +171,41 @@ def test_host_and_origin_are_checked_and_same_origin_still_works(base: str) -> N
         assert json.loads(same_site.recv(timeout=10))["type"] == "state"
 
 
+def test_every_post_route_is_guarded_and_an_action_refused_changes_nothing(tmp_path: Path, base: str) -> None:
+    """Every POST route the app has (the in-game actions, the coach's, any added later) refuses a
+    foreign Origin, a missing or wrong token and a non-JSON type; a refused resign leaves the game on."""
+    app = create_app(data_path=tmp_path / "routes.sqlite3", tables=str(tmp_path))
+    posts = sorted(route.path for route in app.routes if "POST" in (getattr(route, "methods", None) or ()))
+    assert {"/api/games", "/api/records", "/api/game/{game_id}/action", "/api/analyse", "/api/review"} <= set(posts)
+    app.state.server.store.close()
+    token = csrf_token(base)
+    status, game = post_json(base, "/api/games", {"variant": "hare-and-hounds", "tc": "60+0",
+                                                  "players": {"hare": "random", "hounds": "human"}}, token=token)
+    assert status == 200, game
+    secret = game["links"]["hounds"].partition("?seat=")[2]
+    with connect(ws_url(base, f"/ws/game/{game['id']}?seat={secret}"), origin=base, open_timeout=10) as ws:
+        def state(until: object) -> dict:
+            while True:
+                message = json.loads(ws.recv(timeout=20))
+                if message["type"] == "state" and until(message):
+                    return message
+
+        state(lambda m: m["status"] == "playing")
+        resign = {"seat": secret, "action": "resign"}
+        for path in posts:
+            url = path.replace("{game_id}", game["id"])
+            refusals = [post_json(base, url, resign, token=token, headers={"Origin": "http://attacker.example"}),
+                        post_json(base, url, resign, token=""),
+                        post_json(base, url, resign, token="wrong"),
+                        post_json(base, url, resign, token=token, headers={"Content-Type": "text/plain"})]
+            assert [status for status, _ in refusals] == [403, 403, 403, 415], (path, refusals)
+        ws.send(json.dumps({"type": "view", "flipped": False}))  # the state now, after every refusal
+        assert state(lambda m: True)["status"] == "playing"
+        status, answer = post_json(base, f"/api/game/{game['id']}/action", resign, token=token)
+        assert status == 200 and answer == {"ok": "you resigned"}
+        assert state(lambda m: m["status"] == "over")["result"].endswith("the hounds resigned")
+
+
 @needs_browser
 def test_a_stored_script_does_not_run_and_the_form_still_works(browser: object) -> None:
     from selenium.webdriver.support.ui import Select
@@ -238,7 +275,7 @@ def test_the_page_shows_the_servers_message_for_a_bad_file(tmp_path: Path, base:
 
 def test_kept_records_are_bounded_by_count_on_the_server(base: str) -> None:
     token, urls = csrf_token(base), []
-    for _ in range(KeptRecords().max_count + 1):
+    for _ in range(MAX_KEPT_RECORDS + 1):
         status, answer = post_json(base, "/api/records", a_record(), token=token)
         assert status == 200, answer
         urls.append(answer["url"])
@@ -249,15 +286,20 @@ def test_kept_records_are_bounded_by_count_on_the_server(base: str) -> None:
         assert response.status == 200
 
 
-def test_kept_records_drop_the_oldest_by_count_and_by_bytes() -> None:
+def test_kept_records_drop_the_oldest_by_count_and_by_bytes(tmp_path: Path) -> None:
     record = a_record()
     size = len(json.dumps(record, separators=(",", ":")))
-    by_count = KeptRecords(max_count=3, max_bytes=10**9)
-    ids = [by_count.add(record) for _ in range(5)]
-    assert len(by_count) == 3 and by_count.get(ids[1]) is None and by_count.get(ids[4]) == record
-    by_bytes = KeptRecords(max_count=100, max_bytes=2 * size + size // 2)
-    ids = [by_bytes.add(record) for _ in range(5)]
-    assert len(by_bytes) == 2 and by_bytes.bytes == 2 * size and by_bytes.get(ids[2]) is None
+    by_count = GameStore(tmp_path / "count.sqlite3", max_records=3)
+    for index in range(5):
+        by_count.save_record(f"r{index}", record)
+    assert by_count.count("records") == 3 and by_count.record("r1") is None and by_count.record("r4") == record
+    by_count.close()
+    by_bytes = GameStore(tmp_path / "bytes.sqlite3", max_records=100, max_record_bytes=2 * size + size // 2)
+    for index in range(5):
+        by_bytes.save_record(f"r{index}", record)
+    assert by_bytes.count("records") == 2 and by_bytes.table_bytes["records"] == 2 * size
+    assert by_bytes.record("r2") is None and by_bytes.record("r4") == record
+    by_bytes.close()
 
 
 def test_new_games_are_rate_limited_per_client() -> None:

@@ -13,7 +13,9 @@ import contextlib
 import json
 import math
 import secrets
+import sqlite3
 from collections.abc import Sequence
+from dataclasses import dataclass
 from html import escape
 from importlib import resources
 from pathlib import Path
@@ -30,20 +32,31 @@ from starlette.routing import Mount, Route, WebSocketRoute
 from starlette.staticfiles import StaticFiles
 from starlette.websockets import WebSocket, WebSocketDisconnect
 
-from foxgeese.engine import VARIANT_IDS
+from foxgeese.engine import VARIANT_IDS, Move, Position
+from foxgeese.engine.svg import board_svg
 from foxgeese.engine.userinput import JsonInputError, load_json
 from foxgeese.players.registry import PLAYER_NAMES
 from foxgeese.tournaments.replay import ReplayError, asset, replay_page, script_json
+from foxgeese.web.actions import analysis_routes
+from foxgeese.web.analysis import Coach, material
 from foxgeese.web.games import Commands, WebGame, WebGameError, new_game
 from foxgeese.web.live import TournamentFeed
-from foxgeese.web.records import MAX_RECORD_BYTES, KeptRecords, RecordUploadError, checked_record
+from foxgeese.web.records import (
+    MAX_KEPT_RECORD_BYTES,
+    MAX_KEPT_RECORDS,
+    MAX_RECORD_BYTES,
+    RecordUploadError,
+    checked_record,
+)
 from foxgeese.web.security import (
     CSRF_META,
     RateLimiter,
     RequestGuard,
     allowed_hosts,
     content_security_policy,
+    read_body,
 )
+from foxgeese.web.store import GameStore, default_data_path
 
 LIVE_POLL_S = 0.25
 MAX_KEPT_GAMES = 500
@@ -62,16 +75,28 @@ class NewGameRequest(msgspec.Struct):
     players: dict[str, str] = {}
 
 
+@dataclass(eq=False)
+class Viewer:
+    """One open game page: its socket, its seat (None: watching) and how it draws the board."""
+
+    websocket: WebSocket
+    seat: Any
+    flipped: bool = False
+
+
 class Server:
     """What the routes share: the games, uploaded records, the followed tournament, the sockets."""
 
-    def __init__(self, tournament_dir: Path | None = None, commands: Commands = Commands.REFUSED) -> None:
+    def __init__(self, tournament_dir: Path | None = None, data_path: Path | None = None,
+                 tables: str | None = None, commands: Commands = Commands.REFUSED) -> None:
         self.games: dict[str, WebGame] = {}
-        self.records = KeptRecords()
+        self.store = GameStore(data_path or default_data_path(), max_records=MAX_KEPT_RECORDS,
+                               max_record_bytes=MAX_KEPT_RECORD_BYTES)
+        self.coach = Coach(tables)
         self.commands = commands
         self.csrf_token = secrets.token_urlsafe(32)  # per server: only its own pages carry it
         self.new_games = RateLimiter(NEW_GAMES_PER_S, NEW_GAMES_BURST)
-        self.sockets: dict[str, set[tuple[WebSocket, Any]]] = {}
+        self.sockets: dict[str, set[Viewer]] = {}
         self.feed = TournamentFeed(tournament_dir) if tournament_dir is not None else None
         self.live_sockets: set[WebSocket] = set()
         self.loop: asyncio.AbstractEventLoop | None = None
@@ -97,9 +122,9 @@ class Server:
         if version == game.pushed:  # a held push after the state it waited for went out
             return
         game.pushed = version
-        for websocket, seat in list(self.sockets.get(game.id, ())):
+        for viewer in list(self.sockets.get(game.id, ())):
             with contextlib.suppress(Exception):  # a socket closing right now: its handler tidies up
-                await websocket.send_text(json.dumps(game.view(seat)))
+                await viewer.websocket.send_text(json.dumps(game.view(viewer.seat, viewer.flipped)))
 
     async def follow_tournament(self) -> None:
         while True:
@@ -115,7 +140,29 @@ class Server:
             for old in [g for g in self.games.values() if g.status == "over"][: len(self.games) // 4 or 1]:
                 self.games.pop(old.id, None)
         self.games[game.id] = game
+        game.save = self.save_game
+        self.save_game(game)
 
+    def save_game(self, game: WebGame) -> None:
+        """Keeps the game in the store (from any thread); a store closed by a stopping server is no error."""
+        with contextlib.suppress(sqlite3.ProgrammingError):
+            self.store.save_game(game.snapshot())
+
+    def stored_view(self, data: dict[str, Any]) -> dict[str, Any]:
+        """The game page's state for a game only the store knows (finished, or interrupted by a restart)."""
+        position = Position.from_text(data["position"])
+        moves = data.get("moves", [])
+        last = Move.parse(moves[-1]["move"]) if moves else None
+        seats = {side: dict(seat, present=False) for side, seat in data["seats"].items()}
+        return {"type": "state", "stored": True, "id": data["id"], "status": data["status"], "variant": data["variant"],
+                "sides": data["sides"], "seats": seats, "you": None, "turn": position.variant.side_name(position.turn),
+                "svg": board_svg(position, last_move=last),
+                "legal": [], "clocks": data.get("clocks", {}), "running": None, "time_control": data["time_control"],
+                "moves": moves, "result": data["result"], "position": data["position"], "material": material(position),
+                "start": position.variant.start_position().text(),
+                "replay": f"/replay/game/{data['id']}" if data.get("record") else "", "watch": f"/game/{data['id']}",
+                "flipped": False, "takeback": False, "draws": False, "draw_offer": None, "against_ai": False,
+                "rematch": ""}
 
     # -- pages ---------------------------------------------------------------------------------
 
@@ -132,6 +179,7 @@ class Server:
             f"<title>{escape(title)} · foxgeese</title>{self.csrf_meta()}"
             f"<link rel=icon href='data:,'><link rel=stylesheet href='/static/app.css'>{head}</head>"
             "<body><header class=top><a href='/' class=brand>foxgeese</a><nav><a href='/'>new game</a>"
+            "<a href='/games'>past games</a><a href='/analysis'>analysis</a>"
             "<a href='/tournament'>tournament</a></nav></header>"
             f"<main>{body}</main>{tags}</body></html>"
         )
@@ -149,18 +197,11 @@ class Server:
         return HTMLResponse(text, headers={"content-security-policy": content_security_policy(nonce)})
 
 
-async def read_body(request: Request, limit: int) -> bytes | None:
-    """The request's body, or None once it passes `limit` bytes (the rest is never read)."""
-    declared = request.headers.get("content-length", "")
-    if declared.isdigit() and int(declared) > limit:
-        return None
-    chunks, size = [], 0
-    async for chunk in request.stream():
-        size += len(chunk)
-        if size > limit:
-            return None
-        chunks.append(chunk)
-    return b"".join(chunks)
+def replay_title(record: dict[str, Any]) -> str:
+    """`standard: fox player vs random` for a replay's heading (not the raw game id)."""
+    bots = record.get("bots") or {}
+    names = " vs ".join(f"{(seat or {}).get('name', side)}" for side, seat in bots.items())
+    return f"{record.get('variant', 'game')}: {names}" if names else f"game {record.get('game_id', '')}"
 
 
 def error(message: str, status: int = 400) -> JSONResponse:
@@ -172,19 +213,21 @@ async def failed(request: Request, problem: Exception) -> Response:
     return error(f"the server failed on this request ({type(problem).__name__}); its log says more", 500)
 
 
-def create_app(tournament_dir: Path | None = None, *, host: str = "127.0.0.1", extra_hosts: Sequence[str] = (),
+def create_app(tournament_dir: Path | None = None, data_path: Path | None = None, tables: str | None = None, *,
+               host: str = "127.0.0.1", extra_hosts: Sequence[str] = (),
                commands: Commands = Commands.REFUSED) -> Starlette:
     """The app for a server bound to `host`: browsers may call it by that name, by the loopback
-    names when it answers on loopback, and by `extra_hosts`; `commands` rules `cmd:` seats."""
-    server = Server(tournament_dir, commands)
+    names when it answers on loopback, and by `extra_hosts`; `commands` rules `cmd:` seats; the
+    store (`data_path`) keeps games, records and analyses; `tables` is the coach's endgame tables."""
+    server = Server(tournament_dir, data_path, tables, commands)
     page, not_found = server.page, server.not_found
 
     async def home(request: Request) -> Response:
-        players = [name for name in PLAYER_NAMES if name != "human"]
+        players = [name for name in PLAYER_NAMES if name not in ("human", "learned")]  # learned needs weights=
         config = {"variants": list(VARIANT_IDS), "players": players,
-                  "games": [{"id": g.id, "variant": str(g.variant), "status": g.status,
-                             "seats": {g.variant.side_name(s): seat.name for s, seat in g.seats.items()}}
-                            for g in list(server.games.values())[-20:]]}
+                  "games": [{"id": g["id"], "variant": g["variant"], "status": g["status"],
+                             "seats": {side: seat["name"] for side, seat in g["seats"].items()}}
+                            for g in reversed(server.store.games(limit=20))]}
         config["commands"] = server.commands.value
         body = (f"<script type=application/json id=fg-config>{script_json(config)}</script>"
                 + resources.files("foxgeese.web").joinpath("static", "home.html").read_text(encoding="utf-8"))
@@ -216,18 +259,24 @@ def create_app(tournament_dir: Path | None = None, *, host: str = "127.0.0.1", e
 
     async def game_page(request: Request) -> Response:
         game_id = request.path_params["game_id"]
-        if game_id not in server.games:
-            return not_found(f"There is no game {game_id!r} on this server. Games live as long as the server "
-                             "that plays them: this one may have been restarted, or the link is mistyped.")
         body = resources.files("foxgeese.web").joinpath("static", "game.html").read_text(encoding="utf-8")
+        if game_id not in server.games:
+            stored = server.store.game(game_id)
+            if stored is None:
+                return not_found(f"There is no game {game_id!r} on this server: the link may be mistyped, or the "
+                                 "game was dropped from the store of past games (the oldest go first).")
+            state = script_json(server.stored_view(stored))
+            body = f"<script type=application/json id=fg-stored>{state}</script>" + body
         return page("game", body, ("/viewer/replay.js", "/static/game.js"))
 
     async def game_socket(websocket: WebSocket) -> None:
         await websocket.accept()
         game = server.games.get(websocket.path_params["game_id"])
         if game is None:
-            await websocket.send_json({"type": "error", "fatal": True,
-                                       "message": "there is no game with this link on this server"})
+            stored = server.store.game(websocket.path_params["game_id"])
+            await websocket.send_json({"type": "error", "fatal": True, "stored": stored is not None,
+                                       "message": "this game is not being played on this server: " + (
+                                           stored["result"] if stored else "there is no game with this link")})
             await websocket.close()
             return
         seat = None
@@ -242,7 +291,7 @@ def create_app(tournament_dir: Path | None = None, *, host: str = "127.0.0.1", e
                 if problem:
                     await websocket.send_json({"type": "error", "message": problem + "; meanwhile you watch"})
                     seat = None
-        entry = (websocket, seat)
+        entry = Viewer(websocket, seat)
         server.sockets.setdefault(game.id, set()).add(entry)
         try:
             await websocket.send_text(json.dumps(game.view(seat)))
@@ -251,6 +300,10 @@ def create_app(tournament_dir: Path | None = None, *, host: str = "127.0.0.1", e
                     message = json.loads(await websocket.receive_text())
                 except ValueError:
                     message = None
+                if isinstance(message, dict) and message.get("type") == "view":  # this page's own drawing
+                    entry.flipped = message.get("flipped") is True
+                    await websocket.send_text(json.dumps(game.view(seat, entry.flipped)))
+                    continue
                 if not isinstance(message, dict) or message.get("type") != "move":
                     await websocket.send_json({"type": "error", "message": "expected {\"type\": \"move\", ...}"})
                     continue
@@ -269,10 +322,12 @@ def create_app(tournament_dir: Path | None = None, *, host: str = "127.0.0.1", e
                 game.detach(seat)
 
     async def game_replay(request: Request) -> Response:
-        game = server.games.get(request.path_params["game_id"])
-        if game is None or game.record is None:
+        game_id = request.path_params["game_id"]
+        game = server.games.get(game_id)
+        record = game.record if game is not None else (server.store.game(game_id) or {}).get("record")
+        if record is None:
             return not_found("No finished game with this link on this server.")
-        return server.replay(game.record, back_link=f"/game/{game.id}")
+        return server.replay(record, title=replay_title(record), back_link=f"/game/{game_id}")
 
     async def upload_record(request: Request) -> Response:
         body = await read_body(request, MAX_RECORD_BYTES)
@@ -282,14 +337,16 @@ def create_app(tournament_dir: Path | None = None, *, host: str = "127.0.0.1", e
             record = await run_in_threadpool(checked_record, body)  # a long replay does not stop the games
         except RecordUploadError as problem:
             return error(str(problem))
-        return JSONResponse({"url": f"/replay/record/{server.records.add(record)}"})
+        record_id = secrets.token_urlsafe(6)
+        await run_in_threadpool(server.store.save_record, record_id, record)
+        return JSONResponse({"url": f"/replay/record/{record_id}", "analysis": f"/analysis?record={record_id}"})
 
     async def record_replay(request: Request) -> Response:
-        record = server.records.get(request.path_params["record_id"])
+        record = server.store.record(request.path_params["record_id"])
         if record is None:
             return not_found("No uploaded record with this link on this server (it keeps the last "
-                             f"{server.records.max_count}); upload it again from the home page.")
-        return server.replay(record, back_link="/")
+                             f"{server.store.limits['records']}); upload it again from the home page.")
+        return server.replay(record, title=replay_title(record), back_link="/")
 
     async def tournament_page(request: Request) -> Response:
         if server.feed is None:
@@ -342,6 +399,14 @@ def create_app(tournament_dir: Path | None = None, *, host: str = "127.0.0.1", e
                 follower.cancel()
             for game in server.games.values():
                 game.shutdown()
+            for game in server.games.values():
+                with game.lock:
+                    if game.status in ("waiting", "playing"):
+                        game.status = "interrupted"
+                        game.result = (f"interrupted: the server stopped after {len(game.moves)} plies; "
+                                       "the game cannot go on")
+                server.save_game(game)
+            server.store.close()
 
     static = StaticFiles(directory=str(resources.files("foxgeese.web").joinpath("static")))
     app = Starlette(routes=[
@@ -356,6 +421,7 @@ def create_app(tournament_dir: Path | None = None, *, host: str = "127.0.0.1", e
         WebSocketRoute("/ws/tournament", tournament_socket),
         Route("/tournament/games/{game_id}", tournament_replay),
         Route("/viewer/{name}", viewer_asset),
+        *analysis_routes(server, page),
         Mount("/static", static, name="static"),
     ], lifespan=lifespan, middleware=[
         Middleware(TrustedHostMiddleware, allowed_hosts=allowed_hosts(host, tuple(extra_hosts)), www_redirect=False),

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import socket
+import sqlite3
 from pathlib import Path
 
 import click
@@ -13,6 +14,7 @@ from foxgeese.protocol.sandbox import SandboxError, check_available
 from foxgeese.usage import UsageProblem
 from foxgeese.web.app import create_app
 from foxgeese.web.games import Commands
+from foxgeese.web.store import default_data_path
 
 
 @click.command("serve")
@@ -29,8 +31,14 @@ from foxgeese.web.games import Commands
                    "as you; with --public they run in the bubblewrap sandbox.")
 @click.option("--tournament", "tournament_dir", type=click.Path(file_okay=False), default=None, metavar="DIR",
               help="Follow this tournament's output folder live (its events.jsonl) at /tournament.")
+@click.option("--data", "data_path", type=click.Path(dir_okay=False), default=None, metavar="PATH",
+              help="The SQLite file that keeps games, uploaded records and analyses "
+                   "(default: $XDG_DATA_HOME/foxgeese/serve.sqlite3, else ~/.local/share/foxgeese/serve.sqlite3).")
+@click.option("--tables", default=None, metavar="DIR",
+              help="The solver's table folder for the analysis board "
+                   "(default $FOXGEESE_TABLES or ~/.cache/foxgeese/tables).")
 def serve(host: str, port: int, public: bool, allowed_hosts: tuple[str, ...], allow_commands: bool,
-          tournament_dir: str | None) -> None:
+          tournament_dir: str | None, data_path: str | None, tables: str | None) -> None:
     """Serve the web app: a new game against any player or a person by link, a tournament's live
     view, and the replay of any game record."""
     if host not in ("127.0.0.1", "localhost", "::1") and not public:
@@ -59,14 +67,19 @@ def serve(host: str, port: int, public: bool, allowed_hosts: tuple[str, ...], al
     except OSError as error:
         listener.close()
         raise UsageProblem(f"cannot listen on {host}:{port}: {error.strerror}; pick another --port") from None
+    try:
+        app = create_app(Path(tournament_dir) if tournament_dir else None, Path(data_path) if data_path else None,
+                         tables, host=host, extra_hosts=allowed_hosts, commands=commands)
+    except (OSError, sqlite3.Error) as error:
+        listener.close()
+        raise UsageProblem(f"--data {data_path or default_data_path()}: cannot open the database ({error}); "
+                           "give a writable file with --data PATH") from None
     listener.listen(64)
     bound = listener.getsockname()[1]
     shown = f"[{host}]" if ":" in host else host
     click.echo(f"foxgeese serve: open http://{shown}:{bound}/ (Ctrl-C stops)", err=True)
     if commands is Commands.ALLOWED:
         click.echo("foxgeese serve: --allow-commands: any page user can run programs as you", err=True)
-    app = create_app(Path(tournament_dir) if tournament_dir else None, host=host, extra_hosts=allowed_hosts,
-                     commands=commands)
     ws = "websockets-sansio" if "websockets-sansio" in WS_PROTOCOLS else "websockets"
     config = uvicorn.Config(app, log_level="warning", ws=ws, lifespan="on")
     try:

@@ -16,6 +16,7 @@ through `_changed`, which asks the asyncio loop (`notify`) to push the new state
 from __future__ import annotations
 
 import enum
+import itertools
 import queue
 import secrets
 import threading
@@ -30,8 +31,15 @@ from foxgeese.protocol.botconfig import CMD_PREFIX, BotConfig
 from foxgeese.protocol.referee import Referee
 from foxgeese.protocol.sdk import BotSession
 from foxgeese.protocol.timecontrol import TimeControl
+from foxgeese.tournaments.replay import result_text
+from foxgeese.web.analysis import material
 
 HUMAN = "human"
+
+
+def has_draws(variant: Any) -> bool:
+    """Whether the variant's rules know draws (repetition, fifty moves): great-cross, standard with sideways."""
+    return variant.id == "great-cross" or (variant.id == "standard" and bool(variant.option_dict.get("sideways")))
 
 
 class WebGameError(ValueError):
@@ -90,7 +98,11 @@ class WebGame:
     control: TimeControl
     seats: dict[Side, Seat]
     notify: Callable[[WebGame], None] = lambda game: None
-    status: str = "waiting"  # waiting (for people to open their links), playing, over
+    takeback: bool = False  # a person may take back moves (against an AI only)
+    request: dict[str, Any] = field(default_factory=dict)  # what made it: a rematch swaps its players
+    save: Callable[[WebGame], None] = lambda game: None  # persistence (web/store.py), after each change
+    status: str = "waiting"  # waiting (for people to open their links), playing, over, interrupted
+    created: float = field(default_factory=time.time)
     game: Game = field(init=False)
     moves: list[dict[str, Any]] = field(default_factory=list)
     clocks: dict[str, int] = field(default_factory=dict)
@@ -103,7 +115,12 @@ class WebGame:
     pushed: int = -1  # the version last sent to the browsers (app.Server.push)
     hold_until: float = 0.0  # after a person's move to an AI: wait this long for the reply before pushing
     lock: threading.RLock = field(default_factory=threading.RLock)
-    _svg: tuple[int, str] = (-1, "")
+    ending: dict[str, Any] | None = None  # an end the players chose (resignation, agreed draw): wins over the referee's
+    restart: list[str] | None = None  # a takeback: the referee plays on from these moves
+    draw_offer: Side | None = None  # who offers a draw now
+    rematch: dict[str, Any] | None = None  # {"id": ..., "links": {side name: link}} once asked for
+    stopping: bool = False  # the server stops: the game is interrupted, not lost
+    _svg: dict[bool, tuple[int, str]] = field(default_factory=dict)
 
     HOLD_S = 0.05
     TURN_HOLD_S = 0.02
@@ -162,7 +179,19 @@ class WebGame:
                         session = BotSession(seat.relay, name=seat.name, endpoint=referee.connect_endpoint,
                                              token=referee.token, version="web")
                         threading.Thread(target=session.run, name=f"relay-{self.id}-{seat.name}", daemon=True).start()
-                record = referee.play_game(self.variant, configs, self.control, game_id=self.id, on_move=self._on_move)
+                opening: list[str] = []
+                for line in itertools.count():  # a takeback plays on in a new referee game from the moves kept
+                    game_id = self.id if not line else f"{self.id}~{line}"  # a referee never reuses a game's id
+                    record = referee.play_game(self.variant, configs, self.control, opening=opening, game_id=game_id,
+                                               on_move=self._on_move)
+                    with self.lock:
+                        restart, self.restart = self.restart, None
+                        if restart is None or self.ending is not None or self.stopping:
+                            break
+                        for seat in self.seats.values():  # what ended the old line must not end the new one
+                            while seat.relay is not None and not seat.relay.moves.empty():
+                                seat.relay.moves.get_nowait()
+                    opening = restart
                 self._over(record.to_dict(), record.result_line())
                 self._release_relays()
         except Exception as error:  # a referee that cannot run (cannot bind, a bot that cannot start): say so
@@ -170,7 +199,10 @@ class WebGame:
             self._release_relays()
 
     def shutdown(self) -> None:
-        """The server stops: a person's seat that waits for a move resigns, so the referee ends."""
+        """The server stops: a person's seat that waits for a move resigns, so the referee ends; the
+        game is kept as interrupted, not as lost."""
+        with self.lock:
+            self.stopping = True
         self._release_relays()
 
     def _release_relays(self) -> None:
@@ -180,13 +212,99 @@ class WebGame:
 
     def _over(self, record: dict[str, Any] | None, result: str) -> None:
         with self.lock:
-            self.status, self.result, self.record = "over", result, record
-            self.running, self.awaiting, self.hold_until = None, None, 0.0
+            if record is not None:
+                record = self._completed(record)
+                result = self._result_line(record, result)
+                if record.get("termination") == "time-forfeit" and record.get("winner") in self.clocks:
+                    loser = next(side for side in self.clocks if side != record["winner"])
+                    self.clocks[loser] = 0  # the flag fell: the clock shows 0:00.0, not what it had at the turn
+            if self.stopping and self.ending is None and (record is None or record.get("termination") == "resignation"):
+                self.status, self.record = "interrupted", None
+                self.result = f"interrupted: the server stopped after {len(self.moves)} plies; the game cannot go on"
+            else:
+                self.status, self.result, self.record = "over", result, record
+            self.running, self.awaiting, self.hold_until, self.draw_offer = None, None, 0.0, None
         self._changed()
+
+    def _completed(self, record: dict[str, Any]) -> dict[str, Any]:
+        """The referee's record made the game's: moves replayed after a takeback keep their times
+        (the referee saw them as an opening), and an end the players chose replaces the referee's."""
+        record["game_id"] = self.id
+        moves = record.get("moves", [])
+        for index, entry in enumerate(moves[:len(self.moves)]):
+            if entry.get("book"):
+                mine = self.moves[index]
+                entry.update(book=False, side=mine["side"], think_ms=int(mine.get("think_ms") or 0),
+                             clock_ms=int(mine.get("clock_ms") or 0), info=mine.get("info") or {})
+        if self.ending is not None:
+            record["moves"] = moves[:self.ending["ply"]]
+            record.update(winner=self.ending["winner"], termination=self.ending["termination"],
+                          reason=self.ending["reason"], plies=self.ending["ply"], final=self.game.position.text())
+        return record
+
+    def _result_line(self, record: dict[str, Any], fallback: str) -> str:
+        try:
+            return result_text(record)
+        except (KeyError, TypeError, ValueError):
+            return fallback
+
+    # -- what the players choose: resign, a draw, a takeback ----------------------------------
+
+    def end_by(self, winner: str, termination: str, reason: str) -> str:
+        """Ends the game now as the players chose ('' when done, else why not); the referee's game
+        is stopped by the people's relays, and its record carries this end."""
+        with self.lock:
+            if self.status != "playing":
+                return "the game is not being played"
+            if self.ending is not None or self.restart is not None:
+                return "the game is already ending"
+            self.ending = {"winner": winner, "termination": termination, "reason": reason, "ply": len(self.game.moves)}
+            self.record = None
+            self.result = self._result_line({"winner": winner, "termination": termination, "reason": reason,
+                                             "plies": len(self.game.moves), "moves": self.moves}, reason)
+            self.status, self.running, self.awaiting, self.draw_offer = "over", None, None, None
+        self._release_relays()
+        self._changed()
+        return ""
+
+    def take_back(self, seat: Seat) -> str:
+        """Takes back this person's last move (and the AI's reply to it): the referee plays on from
+        the moves before it. '' when done, else why not."""
+        with self.lock:
+            if not self.takeback:
+                return "takebacks are off in this game (they are for games against an AI)"
+            if self.status != "playing" or self.ending is not None:
+                return "the game is not being played"
+            if self.restart is not None:
+                return "a takeback is under way"
+            if self.awaiting is None and self.game.position.turn == seat.side:
+                return "your move is on its way to the referee; take it back when it is played"
+            mine = [index for index, move in enumerate(self.moves) if move["side"] == self.variant.side_name(seat.side)]
+            if not mine:
+                return "you have made no move to take back"
+            keep = mine[-1]
+            self.restart = [move["move"] for move in self.moves[:keep]]
+            del self.moves[keep:]
+            self.game = Game(self.variant)
+            for text in self.restart:
+                self.game.push(Move.parse(text))
+            self.running, self.awaiting, self.draw_offer = None, None, None
+        self._release_relays()
+        self._changed()
+        return ""
+
+    @property
+    def settling(self) -> bool:
+        """Moves of the referee's current line are not this game's any more (an end or a takeback is under way)."""
+        return self.ending is not None or self.restart is not None or self.status != "playing"
 
     def human_turn(self, side: Side, game: Game, clock: Any) -> None:
         """From a relay: the referee asked this person for a move (the game so far, the clocks)."""
         with self.lock:
+            if self.settling:
+                return
+            if len(game.moves) < len(self.game.moves):  # a takeback's new line, before its first turn
+                return
             self._catch_up(game.moves)
             name = self.variant.side_name(side)
             if clock.remaining_ms is not None:
@@ -202,8 +320,13 @@ class WebGame:
         with self.lock:
             record, entry = event.record, event.entry
             index = len(record.moves) - 1
+            if self.settling or index < len(self.game.moves) - 1:
+                return
             self._catch_up([Move.parse(m.move) for m in record.moves])
-            self.moves[index].update(think_ms=entry.think_ms, clock_ms=entry.clock_ms, info=entry.info or {})
+            self.moves[index].update(think_ms=entry.think_ms, clock_ms=entry.clock_ms, info=entry.info or {},
+                                     position=self.game.position.text())
+            if self.draw_offer is not None and self.draw_offer != self.game.position.turn:
+                self.draw_offer = None  # an offer stands until the other side has moved
             self.clocks.update({side: int(ms) for side, ms in event.clocks.items()})
             mover = self.seats[self.variant.side_by_name(entry.side)]
             next_seat = self.seats[self.game.position.turn]
@@ -222,14 +345,15 @@ class WebGame:
         for move in moves[len(self.game.moves):]:
             side = self.variant.side_name(self.game.position.turn)
             self.game.push(move)
-            self.moves.append({"move": str(move), "side": side, "think_ms": None, "info": {}})
+            self.moves.append({"move": str(move), "side": side, "think_ms": None, "info": {},
+                               "position": self.game.position.text()})
 
     def play(self, seat: Seat, text: str) -> str:
         """A browser's move for its seat: '' when it went to the referee, else what was wrong
         (the engine's words for an illegal move: `d4-d6: d4 and d6 are not joined by a line`)."""
         with self.lock:
-            if self.status != "playing":
-                return f"{text}: the game is {'over' if self.status == 'over' else 'not started yet'}"
+            if self.status != "playing" or self.settling:
+                return f"{text}: the game is {'over' if self.status != 'waiting' else 'not started yet'}"
             side_name = self.variant.side_name(self.game.position.turn)
             if self.awaiting != seat.side:
                 verb = "are" if side_name in ("geese", "hounds") else "is"
@@ -252,13 +376,27 @@ class WebGame:
         with self.lock:
             self.version += 1
         self.notify(self)
+        self.save(self)
 
-    def view(self, seat: Seat | None) -> dict[str, Any]:
-        """The state message for one browser (its seat, if any, decides whether it gets legal moves)."""
+    def snapshot(self) -> dict[str, Any]:
+        """What the store keeps (web/store.py): enough to show the game after a restart."""
         with self.lock:
-            if self._svg[0] != len(self.game.moves):
+            winner = (self.record or {}).get("winner") or (self.ending or {}).get("winner") or ""
+            return {"id": self.id, "created": self.created, "variant": str(self.variant), "variant_id": self.variant.id,
+                    "status": self.status, "winner": winner if self.status == "over" else "", "result": self.result,
+                    "sides": [self.variant.predator_name, self.variant.prey_name],
+                    "seats": {self.variant.side_name(side): {"name": s.name, "human": s.is_human}
+                              for side, s in self.seats.items()},
+                    "time_control": str(self.control), "clocks": dict(self.clocks), "moves": list(self.moves),
+                    "position": self.game.position.text(), "record": self.record, "request": self.request}
+
+    def view(self, seat: Seat | None, flipped: bool = False) -> dict[str, Any]:
+        """The state message for one browser (its seat, if any, decides whether it gets legal moves;
+        `flipped` draws the board turned round)."""
+        with self.lock:
+            if self._svg.get(flipped, (-1, ""))[0] != self.version:
                 last = self.game.moves[-1] if self.game.moves else None
-                self._svg = (len(self.game.moves), board_svg(self.game.position, last_move=last))
+                self._svg[flipped] = (self.version, board_svg(self.game.position, last_move=last, flipped=flipped))
             clocks = dict(self.clocks)
             if self.running is not None and not self.control.is_per_move:
                 spent_ms = round((time.monotonic() - self.running_since) * 1000)
@@ -275,7 +413,18 @@ class WebGame:
                           for side, s in self.seats.items()},
                 "you": self.variant.side_name(seat.side) if seat else None,
                 "turn": self.variant.side_name(self.game.position.turn),
-                "svg": self._svg[1],
+                "svg": self._svg[flipped][1],
+                "flipped": flipped,
+                "position": self.game.position.text(),
+                "start": self.variant.start_position().text(),
+                "material": material(self.game.position),
+                "takeback": self.takeback and seat is not None,
+                "draws": has_draws(self.variant),
+                "draw_offer": self.variant.side_name(self.draw_offer) if self.draw_offer is not None else None,
+                "against_ai": seat is not None and not self.seats[seat.side.other].is_human,
+                "rematch": (self.rematch["links"].get(self.variant.side_name(seat.side), "") if seat else
+                            f"/game/{self.rematch['id']}") if self.rematch else "",
+                "watch": f"/game/{self.id}",
                 "legal": [str(move) for move in self.game.legal_moves()] if mine else [],
                 "clocks": clocks,
                 "running": self.running if self.status == "playing" else None,
@@ -308,7 +457,7 @@ def new_game(request: dict[str, Any], notify: Callable[[WebGame], None],
         if not spec:
             raise WebGameError(f"choose who plays the {side_name}")
         if spec == HUMAN:
-            seats[side] = Seat(side, f"person-{side_name}", HUMAN, secrets.token_urlsafe(12))
+            seats[side] = Seat(side, f"{side_name} player", HUMAN, secrets.token_urlsafe(12))
             continue
         if spec.split(":")[0] in ("human", "remote"):
             raise WebGameError(f"{spec!r} cannot play in the browser; choose a person, a built-in player or cmd:...")
@@ -321,9 +470,15 @@ def new_game(request: dict[str, Any], notify: Callable[[WebGame], None],
             BotConfig.from_spec(spec, name=spec, sandbox=sandbox)
         except ValueError as error:
             raise WebGameError(str(error)) from None
-        seats[side] = Seat(side, spec if side == Side.PREDATOR or spec != seats[Side.PREDATOR].spec else f"{spec}#2",
+        seats[side] = Seat(side, spec if side == Side.PREDATOR or spec != seats[Side.PREDATOR].spec else f"{spec} (2)",
                            spec, sandbox=sandbox)
-    game = WebGame(secrets.token_urlsafe(6), variant, control, seats, notify)
+    humans = sum(seat.is_human for seat in seats.values())
+    takeback = humans == 1 and request.get("takeback", True) is not False  # on against an AI, never by link
+    game = WebGame(secrets.token_urlsafe(6), variant, control, seats, notify, takeback=takeback,
+                   request={"variant": variant.id, "geese": variant.option_dict.get("geese"),
+                            "sideways": variant.option_dict.get("sideways"), "tc": str(control),
+                            "players": {variant.side_name(side): seat.spec for side, seat in seats.items()},
+                            "takeback": request.get("takeback", True) is not False})
     if not any(seat.is_human for seat in seats.values()):
         game.start()
     return game

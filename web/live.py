@@ -108,9 +108,12 @@ class TournamentFeed:
             del self.ended[RECENT_RESULTS:]
         elif kind == "standings":
             self.standings = list(event.get("rows", []))
+            self.games_done = int(event.get("games_done", self.games_done))
         elif kind == "tournament_ended":
             self.finished = True
-            self.games_done = int(event.get("games_played", self.games_done))
+            # `games_played` counts this runner's games only (a resumed run played the rest before):
+            # the tournament's count is `games_done`, the same as its standings'.
+            self.games_done = int(event.get("games_done", self.games_done))
 
     def view(self) -> dict[str, Any]:
         """The message the live page draws: every board in progress as SVG. Before the first

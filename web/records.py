@@ -1,17 +1,15 @@
 """Game records uploaded to `foxgeese serve` to be replayed: checked by the one record schema,
-kept in a bounded store.
+and the bounds of what the server keeps of them.
 
 An upload is checked by `GameRecord.from_json` (protocol/record.py, the one schema of a record
 file: size, depth and the JSON type of every field) and then replayed by the engine; any
-failure is one line for the page. What the server keeps is bounded by count and by bytes: the
-oldest uploads are dropped first, so uploads cannot grow the server without limit.
+failure is one line for the page. The server's store (web/store.py) keeps at most
+`MAX_KEPT_RECORDS` uploads and `MAX_KEPT_RECORD_BYTES` of their JSON, dropping the oldest
+first, so uploads cannot grow the server without limit.
 """
 
 from __future__ import annotations
 
-import json
-import secrets
-from collections import OrderedDict
 from typing import Any
 
 from foxgeese.protocol.record import GameRecord, RecordError
@@ -44,31 +42,3 @@ def checked_record(body: bytes) -> dict[str, Any]:
     except ReplayError as error:
         raise RecordUploadError(f"the record does not replay: {error}") from None
     return data
-
-
-class KeptRecords:
-    """Uploaded records by id, at most `max_count` of them and `max_bytes` of their JSON."""
-
-    def __init__(self, max_count: int = MAX_KEPT_RECORDS, max_bytes: int = MAX_KEPT_RECORD_BYTES) -> None:
-        self.max_count = max_count
-        self.max_bytes = max_bytes
-        self.bytes = 0
-        self._texts: OrderedDict[str, bytes] = OrderedDict()
-
-    def __len__(self) -> int:
-        return len(self._texts)
-
-    def add(self, record: dict[str, Any]) -> str:
-        """Keeps a record (dropping the oldest ones it does not fit beside); returns its id."""
-        text = json.dumps(record, separators=(",", ":")).encode()
-        record_id = secrets.token_urlsafe(6)
-        self._texts[record_id] = text
-        self.bytes += len(text)
-        while len(self._texts) > 1 and (len(self._texts) > self.max_count or self.bytes > self.max_bytes):
-            _, old = self._texts.popitem(last=False)
-            self.bytes -= len(old)
-        return record_id
-
-    def get(self, record_id: str) -> dict[str, Any] | None:
-        text = self._texts.get(record_id)
-        return None if text is None else json.loads(text)

@@ -27,6 +27,7 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from starlette.datastructures import Headers, MutableHeaders
+from starlette.requests import Request
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 CSRF_HEADER = "x-foxgeese-csrf"
@@ -167,3 +168,17 @@ class RateLimiter:
         while len(self._buckets) > self.max_clients:
             self._buckets.popitem(last=False)
         return wait
+
+
+async def read_body(request: Request, limit: int) -> bytes | None:
+    """The request's body, or None once it passes `limit` bytes (the rest is never read)."""
+    declared = request.headers.get("content-length", "")
+    if declared.isdigit() and int(declared) > limit:
+        return None
+    chunks, size = [], 0
+    async for chunk in request.stream():
+        size += len(chunk)
+        if size > limit:
+            return None
+        chunks.append(chunk)
+    return b"".join(chunks)

@@ -61,7 +61,8 @@
       players[side] = choice === "human" || choice === "link" ? "human" :
                       choice === "other" ? form.elements["spec-" + side].value.trim() : choice;
     });
-    var request = { variant: variant.value, tc: form.elements.tc.value.trim(), players: players };
+    var request = { variant: variant.value, tc: form.elements.tc.value.trim(), players: players,
+                    takeback: form.elements.takeback.checked };
     if (variant.value === "standard") {
       request.geese = parseInt(form.elements.geese.value, 10);
       request.sideways = form.elements.sideways.checked;

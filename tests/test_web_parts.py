@@ -1,0 +1,176 @@
+"""The web app's parts without a server: the SQLite store (WAL, bounds, restart), the coach's values
+and reviews, the material count, and the live feed's count of a resumed tournament."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from foxgeese.engine import Game, Position, get_variant
+from foxgeese.web.analysis import Coach, material
+from foxgeese.web.live import TournamentFeed
+from foxgeese.web.store import GameStore, default_data_path
+
+
+def game_data(game_id: str, status: str = "over", winner: str = "fox", created: float = 0.0, players=("a", "b"),
+              moves: int = 0, variant: str = "standard") -> dict:
+    return {"id": game_id, "created": created, "variant": variant, "variant_id": variant, "status": status,
+            "winner": winner, "result": f"{winner} wins",
+            "seats": {"fox": {"name": players[0]}, "geese": {"name": players[1]}},
+            "moves": [{"move": "d4-d5"}] * moves}
+
+
+def test_the_store_is_wal_keeps_games_across_a_restart_and_marks_running_ones_interrupted(tmp_path: Path) -> None:
+    path = tmp_path / "deep" / "serve.sqlite3"
+    store = GameStore(path)
+    assert store.journal_mode() == "wal" and path.exists()
+    store.save_game(game_data("g1", created=1.0))
+    store.save_game(game_data("g2", status="playing", winner="", created=2.0, moves=3))
+    store.save_record("r1", {"moves": []})
+    store.save_analysis("game:g1", {"plies": []})
+    store.close()
+    again = GameStore(path)
+    assert again.interrupted == 1
+    assert again.game("g1")["status"] == "over"
+    interrupted = again.game("g2")
+    assert interrupted["status"] == "interrupted"
+    assert interrupted["result"].startswith("interrupted: the server stopped after 3 plies")
+    assert again.record("r1") == {"moves": []} and again.analysis("game:g1") == {"plies": []}
+    assert [g["id"] for g in again.games(result="interrupted")] == ["g2"]
+    assert [g["id"] for g in again.games(result="fox")] == ["g1"]
+    again.close()
+
+
+def test_the_store_filters_by_variant_player_and_result_newest_first(tmp_path: Path) -> None:
+    store = GameStore(tmp_path / "s.sqlite3")
+    store.save_game(game_data("a", created=1.0, players=("minimax:depth=2", "fox player")))
+    store.save_game(game_data("b", created=2.0, winner="geese", players=("random", "geese player")))
+    store.save_game(game_data("c", created=3.0, winner="hounds", variant="hare-and-hounds",
+                              players=("random", "100%_sure")))
+    assert [g["id"] for g in store.games()] == ["c", "b", "a"]
+    assert [g["id"] for g in store.games(variant="standard")] == ["b", "a"]
+    assert [g["id"] for g in store.games(player="RANDOM")] == ["c", "b"]
+    assert [g["id"] for g in store.games(player="%")] == ["c"]  # LIKE's wildcards are plain text here
+    assert [g["id"] for g in store.games(player="0%_")] == ["c"]
+    assert [g["id"] for g in store.games(result="geese", player="random")] == ["b"]
+    assert store.games(result="draw") == []
+    store.close()
+
+
+def test_the_store_is_bounded_by_count_and_by_size_dropping_the_oldest(tmp_path: Path) -> None:
+    store = GameStore(tmp_path / "s.sqlite3", max_games=3, max_records=2)
+    for index in range(5):
+        store.save_game(game_data(f"g{index}", created=float(index)))
+    assert [g["id"] for g in store.games()] == ["g4", "g3", "g2"]
+    for index in range(3):
+        store.save_record(f"r{index}", {"n": index})
+    assert store.record("r0") is None and store.record("r2") == {"n": 2} and store.count("records") == 2
+    store.close()
+    small = GameStore(tmp_path / "small.sqlite3", max_bytes=2000)
+    for index in range(10):
+        small.save_game(game_data(f"g{index}", created=float(index), moves=5))  # about 400 bytes each
+    kept = [g["id"] for g in small.games()]
+    assert kept == [f"g{index}" for index in range(9, 9 - len(kept), -1)] and 3 <= len(kept) < 10
+    small.save_game(game_data(kept[0], created=9.0, moves=1))  # a running game saved again: its new size counts
+    size = sum(len(json.dumps(g, separators=(",", ":"))) for g in small.games())
+    assert size <= 2000 and small.stored_bytes == size
+    small.close()
+
+
+def test_the_data_folder_follows_xdg_data_home(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path))
+    assert default_data_path() == tmp_path / "foxgeese" / "serve.sqlite3"
+    monkeypatch.delenv("XDG_DATA_HOME")
+    assert default_data_path() == Path.home() / ".local" / "share" / "foxgeese" / "serve.sqlite3"
+
+
+@pytest.fixture(scope="module")
+def coach(tmp_path_factory: pytest.TempPathFactory) -> Coach:
+    return Coach(str(tmp_path_factory.mktemp("tables")))
+
+
+def test_the_coach_values_every_move_of_hare_and_hounds_with_distances(coach: Coach) -> None:
+    start = get_variant("hare-and-hounds").start_position()
+    answer = coach.analyse(start)
+    assert answer["value"]["text"] == "win in 23" and answer["missing"] == ""
+    best = answer["moves"][0]
+    assert best["text"] == "win in 23"
+    after = Position.from_text(best["after"])
+    assert coach.value(after).text() == "loss in 22"  # the same value seen by the hare, one ply on
+    ranks = [("win", "draw", "loss").index(m["result"]) for m in answer["moves"]]
+    assert ranks == sorted(ranks)
+
+
+def test_the_coach_names_the_command_and_cost_of_missing_tables(coach: Coach) -> None:
+    five = Position.from_text("standard geese=13,sideways=0 fox d4 c1,d1,e1,c2,d2 0 0 0")
+    answer = coach.analyse(five)
+    assert answer["value"]["result"] == "unknown"
+    assert "`foxgeese solve standard --build --max-geese 5 --tables" in answer["missing"]
+    assert "`foxgeese solve standard --geese 13" in answer["missing"]
+    start = get_variant("great-cross").start_position()
+    assert "10 geese would need about twice this machine's memory" in coach.missing(start)
+    sideways = get_variant("standard", sideways=True).start_position()
+    assert "--sideways --geese 13" in coach.missing(sideways)
+
+
+def test_a_review_counts_each_sides_mistakes_and_accuracy(coach: Coach) -> None:
+    """The hounds give away their won start, found by the coach itself: a move valued worse than the best."""
+    start = get_variant("hare-and-hounds").start_position()
+    game = Game.from_position(start)
+    moves = []
+    def can_blunder(position: Position) -> bool:  # won for the mover, and some move throws it away
+        return coach.value(position).result == "win" and any(m["result"] == "loss" for m in coach.moves(position))
+
+    while not can_blunder(game.position):
+        assert len(moves) < 23, "the winner always had only winning moves"
+        best = coach.moves(game.position)[0]["move"]
+        moves.append(best)
+        game.push(game.parse_move(best))
+    blunder = next(m for m in coach.moves(game.position) if m["result"] == "loss")
+    mover = game.position.variant.side_name(game.position.turn)
+    moves.append(blunder["move"])
+    review = coach.review(start, moves, {"hounds": "me", "hare": "random"})
+    assert review["sides"][mover]["mistakes"] == 1
+    assert review["sides"][mover]["first_mistake"] == len(moves)
+    judged = review["sides"][mover]["judged"]
+    assert review["sides"][mover]["accuracy"] == round(100 * (judged - 1) / judged)
+    other = "hare" if mover == "hounds" else "hounds"
+    assert review["sides"][other]["mistakes"] == 0 and review["sides"][other]["accuracy"] in (100, None)
+    assert review["plies"][-1]["mistake"] and review["plies"][-1]["best"] != blunder["move"]
+
+
+def test_the_material_count_says_how_many_captures_the_fox_still_needs() -> None:
+    nine = Position.from_text("standard geese=13,sideways=0 fox d4 c1,d1,e1,c2,d2,e2,a3,b3,c3 0 0 0")
+    assert material(nine) == "9 geese left; the fox needs 6 more captures"  # it wins below four geese
+    four = Position.from_text("standard geese=13,sideways=0 fox d4 c1,d1,e1,c2 0 0 0")
+    assert material(four) == "4 geese left; the fox needs 1 more capture"
+    assert material(get_variant("great-cross").start_position()) == "18 geese left; the fox needs 15 more captures"
+
+
+def test_the_live_feed_of_a_resumed_tournament_counts_all_its_games(tmp_path: Path) -> None:
+    """A resumed runner reports `games_played` for its own games only; the page counts the tournament's."""
+    events = [{"event": "tournament_started", "name": "t", "players": ["a", "b"], "games_total": 40, "games_done": 29},
+              {"event": "standings", "rows": [{"name": "a", "games": 40}], "games_done": 40},
+              {"event": "tournament_ended", "games_played": 11, "games_total": 40, "games_done": 40}]
+    (tmp_path / "events.jsonl").write_text("".join(json.dumps(event) + "\n" for event in events))
+    feed = TournamentFeed(tmp_path)
+    assert feed.poll()
+    view = feed.view()
+    assert view["finished"] and view["games_done"] == 40 and view["games_total"] == 40
+
+
+def test_with_endgame_tables_on_disk_the_coach_gives_distances_and_asks_for_nothing(tmp_path: Path) -> None:
+    from foxgeese.players.solver.retrograde import build_tables
+
+    variant = get_variant("standard")
+    build_tables(variant, 4, tmp_path)  # every position with four geese: about a second
+    coach = Coach(str(tmp_path))
+    fox_to_move = Position.from_text("standard geese=13,sideways=0 fox d4 c1,d1,e1,c2 0 0 0")
+    answer = coach.analyse(fox_to_move)
+    assert answer["value"] == {"result": "win", "plies": 5, "source": "endgame tables", "text": "win in 5"}
+    assert answer["missing"] == "" and answer["moves"][0]["text"] == "win in 5"
+    assert coach.value(Position.from_text(answer["moves"][0]["after"])).text() == "loss in 4"
+    geese_to_move = Position.from_text("standard geese=13,sideways=0 geese d4 c1,d1,e1,c2 0 0 0")
+    assert coach.analyse(geese_to_move)["moves"][0]["text"] == "loss in 10"  # the slowest loss comes first

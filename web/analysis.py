@@ -1,0 +1,237 @@
+"""The solver as coach: the value of a position and of each of its moves, and a game's review.
+
+`Coach` asks, in order, whatever knows a position exactly: the Hare and Hounds solution (solved
+in memory in about half a second, cached on disk), the int16 endgame tables of the fox variants
+(win or loss with the distance in plies, or a draw), the strong solve of `standard` without
+sideways (win or loss, no distance) and the two-bit win/draw/loss tables of `standard --sideways`
+and `great-cross`. A position none of them holds is `unknown`, and `missing` says which
+`foxgeese solve ...` command builds the tables for it and what the build costs (the figures
+of docs/solver.md). Values are always for the side to move, like GAMESMAN's value moves.
+"""
+
+from __future__ import annotations
+
+import threading
+from dataclasses import dataclass
+from typing import Any
+
+from foxgeese.engine import Game, Move, Position, Side
+from foxgeese.engine.position import MIN_GEESE
+from foxgeese.players.solver.hare_hounds_solution import load_solution
+from foxgeese.players.solver.strong import WINS, StrongTables, bits_path
+from foxgeese.players.solver.tables import TableSet, describe, table_dir
+from foxgeese.players.solver.wdl import WDL, WdlTables, has_wdl_tables, wdl_path
+
+WIN, LOSS, DRAW, UNKNOWN = "win", "loss", "draw", "unknown"
+RANK = {WIN: 2, DRAW: 1, LOSS: 0}
+
+
+@dataclass(frozen=True)
+class Value:
+    """A position's value for its side to move: win/loss/draw/unknown, with plies where known."""
+
+    result: str
+    plies: int | None = None
+    source: str = ""
+
+    def for_parent(self) -> Value:
+        """The same value seen by the side that moved into the position (one ply further)."""
+        flipped = {WIN: LOSS, LOSS: WIN}.get(self.result, self.result)
+        return Value(flipped, None if self.plies is None else self.plies + 1, self.source)
+
+    def text(self) -> str:
+        if self.result == UNKNOWN:
+            return "unknown"
+        if self.result == DRAW:
+            return "draw"
+        return self.result + (f" in {self.plies}" if self.plies is not None else "")
+
+    def as_dict(self) -> dict[str, Any]:
+        return {"result": self.result, "plies": self.plies, "source": self.source, "text": self.text()}
+
+
+class Coach:
+    """Exact values from the solver's tables; owns what it loads (lazily, under a lock)."""
+
+    def __init__(self, tables: str | None = None) -> None:
+        self.tables = tables
+        self.lock = threading.RLock()
+        self._hare: Any = None
+        self._strong: Any = None
+        self._int16: dict[Any, Any] = {}
+        self._wdl: dict[Any, Any] = {}
+
+    # -- values -----------------------------------------------------------------------------------
+
+    def value(self, position: Position) -> Value:
+        """The value for the side to move (a finished position: its winner, 0 plies)."""
+        ending = Game.from_position(position).outcome()
+        if ending is not None:
+            winner = ending.termination.winner
+            if winner is None:
+                return Value(DRAW, 0, "rules")
+            return Value(WIN if winner == position.turn else LOSS, 0, "rules")
+        with self.lock:
+            return self._looked_up(position)
+
+    def _looked_up(self, position: Position) -> Value:
+        variant = position.variant
+        if variant.id == "hare-and-hounds":
+            result, plies = describe(self._hare_solution().score(position))
+            return Value(result, plies, "Hare and Hounds solution")
+        key = (variant.id, variant.options)
+        if key not in self._int16:
+            self._int16[key] = TableSet(variant, self.tables)
+        score = self._int16[key].score(position)
+        if score is not None:
+            result, plies = describe(score)
+            return Value(result, plies, "endgame tables")
+        geese = position.prey.bit_count()
+        directory = table_dir(self.tables)
+        # The bit tables' index layouts take from a second (standard) to many (great-cross, 18 geese)
+        # to build: only for a goose count whose table is on disk.
+        if variant.id == "standard" and not variant.option_dict.get("sideways"):
+            if not bits_path(directory, geese, WINS).exists():
+                return Value(UNKNOWN)
+            strong = self._strong_tables()
+            geese_win = strong.geese_win(position) if strong.covers(position) else None
+            if geese_win is not None:
+                return Value(WIN if geese_win == (position.turn == Side.PREY) else LOSS, None, "strong solve")
+            return Value(UNKNOWN)
+        if has_wdl_tables(variant) and wdl_path(directory, variant, geese, WDL).exists():
+            if key not in self._wdl:
+                self._wdl[key] = WdlTables(variant, self.tables)
+            value = self._wdl[key].value(position)
+            if value is not None:
+                return Value({1: WIN, 0: DRAW, -1: LOSS}[value], None, "win/draw/loss tables")
+        return Value(UNKNOWN)
+
+    def moves(self, position: Position) -> list[dict[str, Any]]:
+        """Every legal move with its value for the mover, best first (unknown ones last)."""
+        scored = []
+        for move in position.legal_moves():
+            after = position.play(move)
+            value = self.value(after).for_parent()
+            scored.append((move, after, value))
+        order = {WIN: 0, DRAW: 1, LOSS: 2, UNKNOWN: 3}
+
+        def key(item: tuple[Move, Position, Value]) -> tuple[int, int]:
+            value = item[2]
+            plies = value.plies if value.plies is not None else 999
+            return order[value.result], (plies if value.result == WIN else -plies)
+        scored.sort(key=key)
+        return [{"move": str(move), "after": after.text()} | value.as_dict() for move, after, value in scored]
+
+    def best_move(self, position: Position) -> tuple[str, Value] | None:
+        """The move a perfect player makes (fastest win, else draw, else slowest loss), if the tables know."""
+        moves = self.moves(position)
+        if not moves or moves[0]["result"] == UNKNOWN:
+            return None
+        first = moves[0]
+        return first["move"], Value(first["result"], first["plies"], first["source"])
+
+    def _hare_solution(self) -> Any:
+        if self._hare is None:
+            self._hare = load_solution(table_dir(self.tables))
+        return self._hare
+
+    def _strong_tables(self) -> Any:
+        if self._strong is None:
+            self._strong = StrongTables(self.tables)
+        return self._strong
+
+    # -- what is missing --------------------------------------------------------------------------
+
+    def missing(self, position: Position) -> str:
+        """Which command builds the tables that would know `position`, and what that build costs."""
+        variant = position.variant
+        geese = position.prey.bit_count()
+        where = f" --tables {self.tables}" if self.tables else ""
+        if variant.id == "hare-and-hounds":
+            return ""
+        if variant.id == "standard" and not variant.option_dict.get("sideways"):
+            lines = []
+            if geese <= 6:
+                lines.append(f"`foxgeese solve standard --build --max-geese {max(geese, MIN_GEESE)}{where}` builds "
+                             "the tables with distances (4 to 6 geese: about half a minute, 0.9 GB of memory, "
+                             "270 MB of disk)")
+            if geese <= 13:
+                lines.append(f"`foxgeese solve standard --geese 13{where}` solves every position with up to 13 "
+                             "geese, win or loss without distances (about 4½ minutes on 2 cores, 1.5 GB of memory, "
+                             "3.3 GB of disk)")
+            else:
+                lines.append(f"`foxgeese solve standard --geese {geese}{where}` solves every position with up to "
+                             f"{geese} geese, win or loss (all 17: about 19 minutes on 2 cores, 3.2 GB of memory, "
+                             "12.4 GB of disk)")
+            return "; ".join(lines)
+        if variant.id == "standard":
+            if geese > 10:
+                return (f"no table reaches {geese} geese with sideways steps yet: `foxgeese solve standard --sideways "
+                        f"--geese {geese}{where}` would need about 3 CPU hours and 60 GB of disk for 4 to 17")
+            return (f"`foxgeese solve standard --sideways --geese {geese}{where}` builds the win/draw/loss tables "
+                    "(4 to 10 geese: about 6 CPU minutes, 1.4 GB of memory, 2.3 GB of disk)")
+        if geese <= 7:
+            return (f"`foxgeese solve great-cross --geese {geese}{where}` builds the win/draw/loss tables "
+                    "(4 to 7 geese: about 2 CPU minutes, 0.9 GB of memory, 1.5 GB of disk)")
+        if geese <= 9:
+            return (f"`foxgeese solve great-cross --geese {geese}{where}` builds the win/draw/loss tables "
+                    "(8 geese: 9 CPU minutes, 3.4 GB of memory, 6 GB of disk; 9 geese: about 30 CPU minutes more)")
+        return (f"no table of great-cross reaches {geese} geese: 10 geese would need about twice this machine's "
+                "memory (docs/solver.md)")
+
+    # -- a position for the analysis board, a game's review ----------------------------------------
+
+    def analyse(self, position: Position) -> dict[str, Any]:
+        """What the analysis board shows: the position's value, each move's value, what is missing."""
+        value = self.value(position)
+        moves = self.moves(position)
+        unknown = value.result == UNKNOWN or any(m["result"] == UNKNOWN for m in moves)
+        return {"position": position.text(), "turn": position.variant.side_name(position.turn),
+                "value": value.as_dict(), "moves": moves, "missing": self.missing(position) if unknown else "",
+                "material": material(position)}
+
+    def review(self, start: Position, moves: list[str], sides: dict[str, str]) -> dict[str, Any]:
+        """Every move judged against perfect play: a mistake turns the mover's value worse (a win
+        into a draw or a loss, a draw into a loss). Accuracy is the share of judged moves that kept it."""
+        game = Game.from_position(start)
+        variant = start.variant
+        plies = []
+        tally = {side: {"name": sides.get(side, side), "judged": 0, "mistakes": 0, "first_mistake": None}
+                 for side in (variant.predator_name, variant.prey_name)}
+        before = self.value(game.position)
+        for ply, text in enumerate(moves, 1):
+            mover = variant.side_name(game.position.turn)
+            best = self.best_move(game.position)
+            move = game.parse_move(text)
+            game.push(move)
+            after = self.value(game.position).for_parent()
+            judged = before.result != UNKNOWN and after.result != UNKNOWN
+            mistake = judged and RANK[after.result] < RANK[before.result]
+            if judged:
+                tally[mover]["judged"] += 1
+            if mistake:
+                tally[mover]["mistakes"] += 1
+                if tally[mover]["first_mistake"] is None:
+                    tally[mover]["first_mistake"] = ply
+            plies.append({"ply": ply, "side": mover, "move": text, "before": before.as_dict(),
+                          "after": after.as_dict(), "mistake": mistake, "best": best[0] if best else None,
+                          "position": game.position.text()})
+            before = self.value(game.position)
+        for line in tally.values():
+            line["accuracy"] = (round(100 * (line["judged"] - line["mistakes"]) / line["judged"])
+                                if line["judged"] else None)
+        return {"start": start.text(), "plies": plies, "sides": tally,
+                "missing": "" if all(p["before"]["result"] != UNKNOWN for p in plies) else self.missing(start)}
+
+
+def material(position: Position) -> str:
+    """`9 geese left; the fox needs 6 more captures` (the fox wins when fewer than four remain)."""
+    variant = position.variant
+    count = position.prey.bit_count()
+    if variant.id == "hare-and-hounds":
+        return (f"{count} hounds; the hare wins by getting below every hound, or when the hounds stall "
+                f"({position.stall} of 10 moves without going forward)")
+    needed = max(0, count - (MIN_GEESE - 1))
+    geese = "goose" if count == 1 else "geese"
+    captures = "capture" if needed == 1 else "captures"
+    return f"{count} {geese} left; the fox needs {needed} more {captures}"

@@ -89,8 +89,9 @@ class BotConfig:
         if os.sep in program or (os.altsep and os.altsep in program):
             path = self._here(program)
             if not (os.path.isfile(path) and os.access(path, os.X_OK)):
+                where = f" (looked for {shown(path, 300)})" if path != program else ""
                 raise BotSpecError(f"bot {shown(self.name, 200)}: program {shown(program, 200)} does not exist or "
-                                   f"is not executable (looked for {shown(path, 300)})")
+                                   f"is not executable{where}")
         elif shutil.which(program, path=self.environment().get("PATH")) is None:
             raise BotSpecError(f"bot {shown(self.name, 200)}: program {shown(program, 200)} not found on PATH")
 

@@ -1,7 +1,8 @@
 """An attacking bot: before its hello it looks for other seats' tokens wherever a process of the
-same user could find them (/proc/PID/environ, /proc/PID/fd of any descriptor named there) and says
-hello with each one on a new connection, hoping to take that seat. It writes what it found and how
-each try was answered to stderr (`THIEF ...` lines), then plays its own seat with random moves.
+same user could find them among the bots of its own referee (/proc/PID/environ, /proc/PID/fd of any
+descriptor named there) and says hello with each one on a new connection, hoping to take that seat.
+It writes what it found and how each try was answered to stderr (`THIEF ...` lines), then plays its
+own seat with random moves.
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ from foxgeese.players.random_player import RandomPlayer
 from foxgeese.protocol.sdk import run_bot, token_from_environment
 
 own = token_from_environment()
+endpoint = os.environ["FOXGEESE_ENDPOINT"].encode()
 tokens = set()
 for name in os.listdir("/proc"):
     if not name.isdigit() or int(name) == os.getpid():
@@ -23,6 +25,8 @@ for name in os.listdir("/proc"):
         with open(f"/proc/{name}/environ", "rb") as source:
             environment = dict(item.split(b"=", 1) for item in source.read().split(b"\0") if b"=" in item)
     except OSError:
+        continue
+    if environment.get(b"FOXGEESE_ENDPOINT") != endpoint:  # another referee's bot (tests run side by side)
         continue
     if b"FOXGEESE_TOKEN" in environment:
         tokens.add(environment[b"FOXGEESE_TOKEN"].decode())

@@ -14,6 +14,7 @@ import json
 import math
 import secrets
 import sqlite3
+import urllib.parse
 from collections.abc import Sequence
 from dataclasses import dataclass
 from html import escape
@@ -190,10 +191,12 @@ class Server:
         response.status_code = 404
         return response
 
-    def replay(self, record: dict[str, Any], title: str = "", back_link: str = "") -> HTMLResponse:
-        """The replay viewer's page (its scripts inline, as in the report file) with a nonce for its CSP."""
+    def replay(self, record: dict[str, Any], title: str = "", back_link: str = "", review: str = "") -> HTMLResponse:
+        """The replay viewer's page (its scripts inline, as in the report file) with a nonce for its CSP;
+        `review` is the address of the coach's review of this game, if it has one."""
         nonce = secrets.token_urlsafe(16)
-        text = replay_page(record, title=title, back_link=back_link, nonce=nonce, head=self.csrf_meta())
+        links = ((review, "review with the solver"),) if review else ()
+        text = replay_page(record, title=title, back_link=back_link, nonce=nonce, head=self.csrf_meta(), links=links)
         return HTMLResponse(text, headers={"content-security-policy": content_security_policy(nonce)})
 
 
@@ -327,7 +330,8 @@ def create_app(tournament_dir: Path | None = None, data_path: Path | None = None
         record = game.record if game is not None else (server.store.game(game_id) or {}).get("record")
         if record is None:
             return not_found("No finished game with this link on this server.")
-        return server.replay(record, title=replay_title(record), back_link=f"/game/{game_id}")
+        return server.replay(record, title=replay_title(record), back_link=f"/game/{game_id}",
+                             review=f"/analysis?game={urllib.parse.quote(game_id)}")
 
     async def upload_record(request: Request) -> Response:
         body = await read_body(request, MAX_RECORD_BYTES)
@@ -346,7 +350,9 @@ def create_app(tournament_dir: Path | None = None, data_path: Path | None = None
         if record is None:
             return not_found("No uploaded record with this link on this server (it keeps the last "
                              f"{server.store.limits['records']}); upload it again from the home page.")
-        return server.replay(record, title=replay_title(record), back_link="/")
+        record_id = request.path_params["record_id"]
+        return server.replay(record, title=replay_title(record), back_link="/",
+                             review=f"/analysis?record={urllib.parse.quote(record_id)}")
 
     async def tournament_page(request: Request) -> Response:
         if server.feed is None:

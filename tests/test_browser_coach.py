@@ -243,6 +243,25 @@ def test_an_uploaded_record_links_to_its_review_from_the_home_page_and_its_repla
     assert driver.get_log("browser") == []
 
 
+def test_a_finished_games_rematch_button_works_after_a_server_restart(browser: object, tmp_path: Path) -> None:
+    data = ("--data", str(tmp_path / "serve.sqlite3"), "--tables", str(tmp_path))
+    driver = browser
+    with web_server(*data) as first:
+        start_game(driver, first, "hare-and-hounds", {"hare": "random", "hounds": "human"})
+        link = driver.current_url.removeprefix(first)
+        click_action(driver, "ask-resign")
+        click_action(driver, "resign")
+        wait_for(driver, "window.fgState.status === 'over' && window.fgState.replay")
+    with web_server(*data) as base:  # the game is in the store only now
+        driver.get(base + link)
+        wait_for(driver, "window.fgState && window.fgState.stored && window.fgState.you === 'hounds'")
+        shot(driver, "stored-game-rematch")
+        click_action(driver, "rematch")
+        wait_for(driver, "window.fgState && !window.fgState.stored && window.fgState.you === 'hare' "
+                         "&& window.fgState.status === 'playing'")
+        assert driver.get_log("browser") == []
+
+
 def test_the_phone_layout_fits_390_pixels_and_the_past_games_page_filters(base: str, browser: object) -> None:
     from selenium.webdriver.support.ui import Select
 

@@ -325,6 +325,36 @@ def test_a_killed_server_keeps_its_finished_games_and_marks_the_running_one_inte
         assert stored["status"] == "interrupted" and stored["result"].startswith("interrupted: the server stopped")
 
 
+def test_a_rematch_of_a_finished_game_after_a_restart_from_its_seats_link_only(tmp_path: Path) -> None:
+    data = tmp_path / "serve.sqlite3"
+    with web_server("--data", str(data), "--tables", str(tmp_path)) as base:
+        _, answer = post(base + "/api/games", {"variant": "hare-and-hounds", "tc": "60+0",
+                                               "players": {"hare": "random", "hounds": "human"}})
+        link = answer["links"]["hounds"]
+        with connect(socket_url(base, link)) as ws:
+            receive(ws, my_turn)
+            assert action(base, link, "resign")[0] == 200
+            receive(ws, lambda m: m["type"] == "state" and m["replay"])
+    with web_server("--data", str(data), "--tables", str(tmp_path)) as base:  # a new server, the same store
+        page = get(base + link)[1]
+        stored = json.loads(re.search(r'id=fg-stored>(.*?)</script>', page).group(1))
+        assert stored["you"] == "hounds" and stored["rematch"] == ""  # the seat's link is known again
+        page = get(base + answer["watch"])[1]
+        assert json.loads(re.search(r'id=fg-stored>(.*?)</script>', page).group(1))["you"] is None
+        assert action(base, answer["watch"], "rematch")[1] == {"error": "only a player's link can do that; "
+                                                                        "you are watching"}
+        assert action(base, link, "resign")[1]["error"].endswith("a rematch is what is left")
+        status, rematch = action(base, link, "rematch")
+        assert status == 200 and set(rematch["links"]) == {"hounds"}
+        assert action(base, link, "rematch") == (200, rematch)  # a second click: the same game
+        with connect(socket_url(base, rematch["links"]["hounds"])) as ws:  # roles swapped: now the hare
+            state = receive(ws, my_turn)
+            assert state["you"] == "hare" and state["seats"]["hounds"]["name"] == "random"
+        page = get(base + link)[1]
+        assert json.loads(re.search(r'id=fg-stored>(.*?)</script>', page).group(1))["rematch"] == \
+            rematch["links"]["hounds"]
+
+
 def test_a_bot_named_like_markup_cannot_close_the_home_pages_data_block() -> None:
     with web_server("--allow-commands") as base:  # a cmd: seat needs it (docs/web.md, "Security")
         spec = "cmd:echo </script><script>alert(1)</script>"

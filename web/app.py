@@ -40,7 +40,7 @@ from foxgeese.players.registry import PLAYER_NAMES
 from foxgeese.tournaments.replay import ReplayError, asset, replay_page, script_json
 from foxgeese.web.actions import analysis_routes
 from foxgeese.web.analysis import Coach, material
-from foxgeese.web.games import Commands, WebGame, WebGameError, new_game
+from foxgeese.web.games import Commands, WebGame, WebGameError, new_game, stored_seat
 from foxgeese.web.live import TournamentFeed
 from foxgeese.web.records import (
     MAX_KEPT_RECORD_BYTES,
@@ -91,6 +91,9 @@ class Server:
     def __init__(self, tournament_dir: Path | None = None, data_path: Path | None = None,
                  tables: str | None = None, commands: Commands = Commands.REFUSED) -> None:
         self.games: dict[str, WebGame] = {}
+        # rematches of games only the store knows, by that game's id (oldest dropped first): a second
+        # click, or the other player's, finds the game the first made
+        self.stored_rematches: dict[str, dict[str, Any]] = {}
         self.store = GameStore(data_path or default_data_path(), max_records=MAX_KEPT_RECORDS,
                                max_record_bytes=MAX_KEPT_RECORD_BYTES)
         self.coach = Coach(tables)
@@ -149,21 +152,25 @@ class Server:
         with contextlib.suppress(sqlite3.ProgrammingError):
             self.store.save_game(game.snapshot())
 
-    def stored_view(self, data: dict[str, Any]) -> dict[str, Any]:
-        """The game page's state for a game only the store knows (finished, or interrupted by a restart)."""
+    def stored_view(self, data: dict[str, Any], you: str = "") -> dict[str, Any]:
+        """The game page's state for a game only the store knows (finished, or interrupted by a restart);
+        `you` is the side of the seat whose link opened it (it may ask for a rematch)."""
+        rematch = self.stored_rematches.get(data["id"], {})
         position = Position.from_text(data["position"])
         moves = data.get("moves", [])
         last = Move.parse(moves[-1]["move"]) if moves else None
         seats = {side: dict(seat, present=False) for side, seat in data["seats"].items()}
         return {"type": "state", "stored": True, "id": data["id"], "status": data["status"], "variant": data["variant"],
-                "sides": data["sides"], "seats": seats, "you": None, "turn": position.variant.side_name(position.turn),
+                "sides": data["sides"], "seats": seats, "you": you or None,
+                "turn": position.variant.side_name(position.turn),
                 "svg": board_svg(position, last_move=last),
                 "legal": [], "clocks": data.get("clocks", {}), "running": None, "time_control": data["time_control"],
                 "moves": moves, "result": data["result"], "position": data["position"], "material": material(position),
                 "start": position.variant.start_position().text(),
                 "replay": f"/replay/game/{data['id']}" if data.get("record") else "", "watch": f"/game/{data['id']}",
                 "flipped": False, "takeback": False, "draws": False, "draw_offer": None, "against_ai": False,
-                "rematch": ""}
+                "rematch": (rematch.get("links", {}).get(you, "") if you else
+                            f"/game/{rematch['id']}" if rematch else "")}
 
     # -- pages ---------------------------------------------------------------------------------
 
@@ -268,7 +275,8 @@ def create_app(tournament_dir: Path | None = None, data_path: Path | None = None
             if stored is None:
                 return not_found(f"There is no game {game_id!r} on this server: the link may be mistyped, or the "
                                  "game was dropped from the store of past games (the oldest go first).")
-            state = script_json(server.stored_view(stored))
+            you = stored_seat(stored, request.query_params.get("seat", "")[:100])
+            state = script_json(server.stored_view(stored, you))
             body = f"<script type=application/json id=fg-stored>{state}</script>" + body
         return page("game", body, ("/viewer/replay.js", "/static/game.js"))
 

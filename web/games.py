@@ -16,6 +16,7 @@ through `_changed`, which asks the asyncio loop (`notify`) to push the new state
 from __future__ import annotations
 
 import enum
+import hashlib
 import itertools
 import queue
 import secrets
@@ -35,6 +36,21 @@ from foxgeese.tournaments.replay import result_text
 from foxgeese.web.analysis import material
 
 HUMAN = "human"
+
+
+def seat_key(secret: str) -> str:
+    """What the store keeps of a seat's secret: its SHA-256, enough to know the seat's link again
+    after a restart (for a rematch) without keeping a link that could take a seat."""
+    return hashlib.sha256(secret.encode()).hexdigest()
+
+
+def stored_seat(data: dict[str, Any], secret: str) -> str:
+    """The side name whose seat this secret is in a stored game (`WebGame.snapshot`), else ''."""
+    if not secret:
+        return ""
+    key = seat_key(secret)
+    return next((side for side, stored in (data.get("seat_keys") or {}).items()
+                 if secrets.compare_digest(str(stored), key)), "")
 
 
 def has_draws(variant: Any) -> bool:
@@ -406,7 +422,9 @@ class WebGame:
                     "seats": {self.variant.side_name(side): {"name": s.name, "human": s.is_human}
                               for side, s in self.seats.items()},
                     "time_control": str(self.control), "clocks": dict(self.clocks), "moves": list(self.moves),
-                    "position": self.game.position.text(), "record": self.record, "request": self.request}
+                    "position": self.game.position.text(), "record": self.record, "request": self.request,
+                    "seat_keys": {self.variant.side_name(side): seat_key(s.secret)
+                                  for side, s in self.seats.items() if s.is_human}}
 
     def view(self, seat: Seat | None, flipped: bool = False) -> dict[str, Any]:
         """The state message for one browser (its seat, if any, decides whether it gets legal moves;

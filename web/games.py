@@ -304,9 +304,11 @@ class WebGame:
                 return "you have made no move to take back"
             keep = mine[-1]
             self.restart = [move["move"] for move in self.moves[:keep]]
-            self.restart_clocks = self._clocks_at(keep)
-            if self.restart_clocks is not None:
-                self.clocks.update({self.variant.side_name(side): ms for side, ms in self.restart_clocks.items()})
+            clocks = self._clocks_at(keep)
+            if clocks is not None:
+                self.clocks.update({self.variant.side_name(side): ms for side, ms in clocks.items()})
+                if any(ms != self.control.base_ms for ms in clocks.values()):  # else the game's own start
+                    self.restart_clocks = clocks
             del self.moves[keep:]
             self.game = Game(self.variant)
             for text in self.restart:

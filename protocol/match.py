@@ -226,8 +226,10 @@ class Match:
         ready_timeout_s: float = 5.0,
         adjudicator: Adjudicator | None = None,
         cache: TurnCache | None = None,
+        clocks: dict[Side, int] | None = None,
     ) -> None:
-        """`cache` holds what recurs from game to game (see turncache.py): a referee passes its own."""
+        """`cache` holds what recurs from game to game (see turncache.py): a referee passes its own.
+        `clocks` (ms left by side) start the game with those clocks instead of the time control's base."""
         self.variant, self.control, self.game_id = variant, control, game_id
         self.seed, self.max_plies, self.ready_timeout_s = seed, max_plies, ready_timeout_s
         self.adjudicator = adjudicator
@@ -236,6 +238,8 @@ class Match:
         self._setup = setup
         self.names = setup.names
         self.clock = ChessClock(control, list(setup.seat_names), lag_margin_ms)
+        start_clocks = {setup.names[side]: int(ms) for side, ms in (clocks or {}).items()}
+        self.clock.left_ms.update(start_clocks)
         self.lag_margin_ms = lag_margin_ms
         self.seats: dict[Side, _Seat] = {}
         self.phase = SEATING
@@ -277,6 +281,7 @@ class Match:
         self.record = GameRecord(
             game_id=game_id, variant=variant.id, options=dict(setup.options), start=setup.start, bots={},
             time_control=setup.time_control, referee=REFEREE_NAME, started=utc_now(), seed=seed,
+            start_clocks=start_clocks,
         )
         for text in self.move_texts:  # the opening
             self._turns.add_move(text)

@@ -93,6 +93,9 @@ class GameRecord:
     referee: str = ""
     final: str = ""
     seed: int | None = None  # the game's seed, sent to both bots in new_game
+    # Each side's ms left at the start when the game did not start from its time control (a game
+    # played on from a kept position, e.g. after a takeback); {} when both started from it.
+    start_clocks: dict[str, int] = field(default_factory=dict)
     format: int = RECORD_FORMAT
 
     def to_dict(self) -> dict[str, Any]:
@@ -193,6 +196,7 @@ _JSON_TYPES: dict[str, tuple[type, ...]] = {
     "str": (str,), "int": (int,), "bool": (bool,), "dict[str, Any]": (dict,), "list[MoveRecord]": (list,),
     "dict[str, SeatRecord]": (dict,), "list[str]": (list,), "str | None": (str, type(None)),
     "float | None": (int, float, type(None)), "int | None": (int, type(None)), "float": (int, float),
+    "dict[str, int]": (dict,),
 }
 
 
@@ -218,6 +222,9 @@ def _checked(cls: type, data: Any, where: str) -> dict[str, Any]:
         raise RecordError(f"{where}: missing {noun} {', '.join(repr(name) for name in missing)}")
     if not all(isinstance(part, str) for part in values.get("command", [])):
         raise RecordError(f"{where}.command: expected a list of strings")
+    if not all(isinstance(ms, int) and not isinstance(ms, bool) and ms >= 0
+               for ms in values.get("start_clocks", {}).values()):
+        raise RecordError(f"{where}.start_clocks: expected whole milliseconds, 0 or more, by side")
     return values
 
 

@@ -43,7 +43,7 @@ from foxgeese.protocol.match import (
 )
 from foxgeese.protocol.process import BotProcess, peer_pid
 from foxgeese.protocol.record import GameRecord, SeatRecord
-from foxgeese.protocol.timecontrol import TimeControl
+from foxgeese.protocol.timecontrol import MAX_CLOCK_MS, TimeControl
 from foxgeese.protocol.turncache import TurnCache
 
 # The socket drops a peer whose message is this big outright; between the protocol cap and this the
@@ -225,8 +225,13 @@ class Referee:
         record_path: str | None = None,
         seed: int | None = None,
         adjudicator: Adjudicator | None = None,
+        clocks: dict[Side, int] | None = None,
     ) -> GameRecord:
         """Plays one game to its end and returns its record (also saved when asked to).
+
+        `clocks` (ms left, by side; a side left out starts from the time control) start a game played
+        on from a kept position with the clocks it had there: the bots see them in the first `turn`,
+        the record keeps them (`start_clocks`). Fischer time controls only.
 
         `seed` (0 <= seed < 2**53) goes to both bots in `new_game` and into the record; a bot seeds
         its randomness from it, so the game replays from its seed alone. None draws a fresh one.
@@ -246,12 +251,13 @@ class Referee:
             seed = secrets.randbelow(codec.SEED_LIMIT)
         elif not codec.is_seed(seed):
             raise RefereeConfigError(f"seed must be a whole number from 0 to 2**53-1, not {seed!r}")
+        clocks = _checked_clocks(clocks, time_control)
         game = Game(variant)
         for text in opening:
             game.push(game.parse_move(text))  # a bad opening is the caller's error: it raises
         match = Match(variant, game, time_control, game_id or self._new_game_id(), seed=seed, max_plies=max_plies,
                       lag_margin_ms=self.lag_margin_ms, ready_timeout_s=self.ready_timeout_s, adjudicator=adjudicator,
-                      cache=self.cache)
+                      cache=self.cache, clocks=clocks)
         match.events = on_move is not None
         self._match, self._on_move = match, on_move
         try:
@@ -648,6 +654,21 @@ class Referee:
             self._by_identity.pop(bot.identity, None)
             self._ignored.add(bot.identity)
         self.pool.remove(bot)
+
+
+def _checked_clocks(clocks: dict[Side, int] | None, control: TimeControl) -> dict[Side, int] | None:
+    """`play_game`'s starting clocks, checked: sides to whole ms from 1 to MAX_CLOCK_MS, Fischer only."""
+    if not clocks:
+        return None
+    if control.is_per_move:
+        raise RefereeConfigError(f"clocks: a fixed time per move ({control}) starts every move afresh; "
+                                 "starting clocks are for Fischer time controls")
+    for side, ms in clocks.items():
+        if side not in _BOTH_SIDES:
+            raise RefereeConfigError(f"clocks: keys are Side.PREDATOR and Side.PREY, not {shown(side, 30)}")
+        if isinstance(ms, bool) or not isinstance(ms, int) or not 0 < ms <= MAX_CLOCK_MS:
+            raise RefereeConfigError(f"clocks: whole milliseconds from 1 to {MAX_CLOCK_MS}, not {shown(ms, 30)}")
+    return dict(clocks)
 
 
 def _source_fd(frame: zmq.Frame) -> int | None:

@@ -214,6 +214,54 @@ def test_the_analysis_board_shows_each_moves_value_sets_up_positions_and_names_m
     assert len(logs) == 1 and "400 (Bad Request)" in logs[0]  # the position text with 4 tokens
 
 
+def test_an_uploaded_record_links_to_its_review_from_the_home_page_and_its_replay(base: str, browser: object,
+                                                                                   tmp_path: Path) -> None:
+    from foxgeese.engine import Side, get_variant
+    from foxgeese.protocol.botconfig import BotConfig
+    from foxgeese.protocol.referee import Referee
+
+    path = tmp_path / "game.json"
+    with Referee() as referee:  # a real game's record, as `foxgeese play --record` writes it
+        referee.play_game(get_variant("hare-and-hounds"), {Side.PREDATOR: BotConfig.from_spec("random:seed=1"),
+                                                           Side.PREY: BotConfig.from_spec("solver")},
+                          "60+0", max_plies=6, record_path=str(path))
+    driver = browser
+    driver.get(base + "/")
+    driver.find_element("id", "record-file").send_keys(str(path))
+    wait_for(driver, "!document.getElementById('uploaded').hidden")
+    shot(driver, "home-uploaded")
+    replay = driver.find_element("id", "uploaded-replay").get_attribute("href")
+    driver.find_element("id", "uploaded-review").click()
+    wait_for(driver, "window.fgReview && window.fgReview.plies && window.fgReview.plies.length === 6")
+    assert driver.execute_script("return window.fgReview.sides.hounds.judged") == 3
+    driver.get(replay)
+    review_link = driver.find_element("link text", "review with the solver")
+    assert review_link.get_attribute("href") == base + "/analysis?record=" + replay.rsplit("/", 1)[1]
+    shot(driver, "replay-record-links")
+    review_link.click()
+    wait_for(driver, "window.fgReview && window.fgReview.plies && window.fgReview.plies.length === 6")
+    assert driver.get_log("browser") == []
+
+
+def test_a_finished_games_rematch_button_works_after_a_server_restart(browser: object, tmp_path: Path) -> None:
+    data = ("--data", str(tmp_path / "serve.sqlite3"), "--tables", str(tmp_path))
+    driver = browser
+    with web_server(*data) as first:
+        start_game(driver, first, "hare-and-hounds", {"hare": "random", "hounds": "human"})
+        link = driver.current_url.removeprefix(first)
+        click_action(driver, "ask-resign")
+        click_action(driver, "resign")
+        wait_for(driver, "window.fgState.status === 'over' && window.fgState.replay")
+    with web_server(*data) as base:  # the game is in the store only now
+        driver.get(base + link)
+        wait_for(driver, "window.fgState && window.fgState.stored && window.fgState.you === 'hounds'")
+        shot(driver, "stored-game-rematch")
+        click_action(driver, "rematch")
+        wait_for(driver, "window.fgState && !window.fgState.stored && window.fgState.you === 'hare' "
+                         "&& window.fgState.status === 'playing'")
+        assert driver.get_log("browser") == []
+
+
 def test_the_phone_layout_fits_390_pixels_and_the_past_games_page_filters(base: str, browser: object) -> None:
     from selenium.webdriver.support.ui import Select
 
@@ -230,7 +278,10 @@ def test_the_phone_layout_fits_390_pixels_and_the_past_games_page_filters(base: 
             const inside = e => {
               const r = e.getBoundingClientRect(); return r.left >= 0 && r.right <= window.innerWidth + 0.5; };
             return {page: document.documentElement.scrollWidth <= window.innerWidth,
-                    nav: document.querySelector('header.top').getBoundingClientRect().height,
+                    header: document.querySelector('header.top').getBoundingClientRect().height,
+                    nav: [...document.querySelectorAll('header.top nav a')].every(inside),
+                    navScrolls: document.querySelector('header.top nav').scrollWidth >
+                                document.querySelector('header.top nav').clientWidth,
                     moves: inside(document.getElementById('moves')),
                     board: inside(document.querySelector('#board svg')),
                     lastMove: inside(document.querySelector('#moves li:last-child'))};"""
@@ -238,7 +289,8 @@ def test_the_phone_layout_fits_390_pixels_and_the_past_games_page_filters(base: 
             driver.set_window_size(width, PHONE[1])
             fits = driver.execute_script(fits_script)
             assert fits["page"] and fits["moves"] and fits["board"] and fits["lastMove"], (width, fits)
-            assert fits["nav"] < 60, fits  # one line: the navigation scrolls sideways instead of wrapping
+            assert fits["nav"] and not fits["navScrolls"], (width, fits)  # every link in sight, "tournament" too
+            assert fits["header"] < 80, fits  # two neat rows at most: the name, then the links
         driver.set_window_size(*PHONE)
         assert driver.execute_script("return window.fgBeeps") >= 7
         assert driver.find_element("id", "material").text.endswith("more captures")

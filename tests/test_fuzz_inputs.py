@@ -124,7 +124,7 @@ JSON_VALUES = st.recursive(
     max_leaves=20,
 )
 RECORD_KEYS = ["format", "game_id", "variant", "options", "start", "bots", "time_control", "moves", "winner",
-               "termination", "plies", "final", "seed"]
+               "termination", "plies", "final", "seed", "start_clocks"]
 RECORDISH = st.fixed_dictionaries({}, optional={key: JSON_VALUES for key in RECORD_KEYS}).map(
     lambda data: {**data, "format": data.get("format", 1)})
 

@@ -11,7 +11,7 @@ import pytest
 from foxgeese.engine import Game, Side, Winner, get_variant
 from foxgeese.protocol import codec, messages
 from foxgeese.protocol.match import Finished, Match, MovePlayed, Restart, Send, StartClock
-from foxgeese.protocol.record import SeatRecord
+from foxgeese.protocol.record import GameRecord, RecordError, SeatRecord
 from foxgeese.protocol.timecontrol import TimeControl
 
 HH = get_variant("hare-and-hounds")
@@ -195,6 +195,27 @@ def test_the_turn_packed_from_parts_is_a_typed_turn():
         actions = move(match, turn.side, turn.fields["legal"][-1], arrival=turns + 0.01)
         turns += 1
     assert turns == 7
+
+
+def test_a_game_started_with_given_clocks_sends_and_charges_them_and_records_them():
+    game = Game(HH)
+    game.push(game.parse_move("b1-b2"))  # played on from a kept position, as after a takeback
+    match = Match(HH, game, TimeControl.parse("60+1"), "m5", seed=1, clocks={Side.PREDATOR: 4_200})
+    for side in (Side.PREDATOR, Side.PREY):
+        match.seat(side, SeatRecord(name="x"), connected=True, hello=HELLO)
+    match.advance(0.0)
+    match.receive(Side.PREY, {"type": codec.READY, "game_id": "m5"}, 0.0)
+    actions = match.receive(Side.PREDATOR, {"type": codec.READY, "game_id": "m5"}, 0.0)
+    turn = sends(actions, codec.TURN)[0]
+    assert turn.side == Side.PREDATOR and turn.fields["clocks"] == {"hare": 4_200, "hounds": 60_000}
+    match.clock_started(Side.PREDATOR, 1.0)
+    move(match, Side.PREDATOR, turn.fields["legal"][0], arrival=1.5)
+    assert match.clock.left_ms == {"hare": 4_200 - 500 + 1_000, "hounds": 60_000}
+    assert match.record.start_clocks == {"hare": 4_200}
+    assert GameRecord.from_json(match.record.to_json()) == match.record
+    with pytest.raises(RecordError, match="start_clocks: expected whole milliseconds"):
+        GameRecord.from_json(match.record.to_json().replace('"start_clocks": {"hare": 4200}',
+                                                            '"start_clocks": {"hare": "4200"}'))
 
 
 def test_new_game_and_game_over_are_typed_messages():

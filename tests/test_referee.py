@@ -25,6 +25,7 @@ from foxgeese.engine import Side, get_variant
 from foxgeese.protocol.botconfig import BotConfig
 from foxgeese.protocol.record import GameRecord, RefereeTermination, load_record
 from foxgeese.protocol.referee import Referee, RefereeConfigError
+from foxgeese.tournaments.replay import replay_data
 
 SCRIPTED = str(Path(__file__).parent / "bots" / "scripted_bot.py")
 HH = get_variant("hare-and-hounds")
@@ -112,6 +113,28 @@ def test_referee_ending_then_a_normal_game(referee, mode, extra, tc, termination
     # The record survives a round trip through JSON.
     assert GameRecord.from_json(record.to_json()) == record
     play_normal(referee)
+
+
+def test_a_game_started_with_given_clocks_runs_on_them(referee):
+    """A game played on from a kept position (a takeback) starts with the clocks it had there, not
+    the time control's: the bots are judged by them and the record says so."""
+    seen: list[dict[str, int]] = []
+    record = referee.play_game(HH, {Side.PREDATOR: HARE, Side.PREY: scripted("normal", "--seed", "5")}, "60+0",
+                               opening=["b1-b2"], clocks={Side.PREDATOR: 2_500, Side.PREY: 1_500}, max_plies=3,
+                               on_move=lambda event: seen.append(event.clocks))
+    assert record.start_clocks == {"hare": 2_500, "hounds": 1_500}
+    assert record.moves[0].book and 0 < record.moves[1].clock_ms <= 2_500  # the hare moved on its 2.5 s
+    assert seen[0]["hounds"] == 1_500 and seen[1]["hare"] == record.moves[1].clock_ms
+    assert 0 < seen[1]["hounds"] <= 1_500
+    assert replay_data(record.to_dict())["plies"][0]["clocks"] == {"hare": 2_500, "hounds": 1_500}  # a replay too
+    slow = scripted("slow", "--after", "1", "--sleep", "1.0")  # within 60 s, not within the 300 ms it has left
+    record = referee.play_game(HH, {Side.PREDATOR: HARE, Side.PREY: slow}, "60+0", clocks={Side.PREY: 300})
+    assert record.termination == "time-forfeit" and "took over 350 ms" in record.reason, record.result_line()
+    assert record.start_clocks == {"hounds": 300}
+    with pytest.raises(RefereeConfigError, match="starting clocks are for Fischer time controls"):
+        referee.play_game(HH, {Side.PREDATOR: HARE, Side.PREY: HARE}, "move=1", clocks={Side.PREY: 300})
+    with pytest.raises(RefereeConfigError, match="whole milliseconds from 1"):
+        referee.play_game(HH, {Side.PREDATOR: HARE, Side.PREY: HARE}, "5+0", clocks={Side.PREY: 0})
 
 
 def test_protocol_error_bot_is_told_why(referee):

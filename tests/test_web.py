@@ -176,6 +176,35 @@ def action(base: str, link: str, name: str) -> tuple[int, dict]:
     return post(base + f"/api/game/{game_id}/action", {"seat": secret, "action": name})
 
 
+def test_a_takeback_against_an_ai_restores_both_clocks_as_they_were_at_that_ply() -> None:
+    """Not the time control's 20 s again: each side gets back what its clock showed after its last kept move."""
+    with web_server() as base:
+        _, answer = post(base + "/api/games", {"variant": "hare-and-hounds", "tc": "20+0",
+                                               "players": {"hare": "random", "hounds": "human"}})
+        link = answer["links"]["hounds"]
+        with connect(socket_url(base, link)) as ws:
+            state = receive(ws, my_turn)
+            for plies in (2, 4):
+                ws.send(json.dumps({"type": "move", "move": state["legal"][0]}))
+                state = receive(ws, lambda m: my_turn(m) and len(m["moves"]) == plies
+                                and m["moves"][-1].get("clock_ms") is not None)
+            kept = state["moves"][:2]
+            assert kept[0]["clock_ms"] < 20_000 and state["clocks"]["hounds"] < kept[0]["clock_ms"]
+            assert action(base, link, "takeback") == (200, {"ok": "your last move is taken back"})
+            back = receive(ws, lambda m: my_turn(m) and len(m["moves"]) == 2)
+            assert back["clocks"]["hare"] == kept[1]["clock_ms"]  # the clock that is not running: exactly
+            assert kept[0]["clock_ms"] - 5_000 < back["clocks"]["hounds"] <= kept[0]["clock_ms"]
+            ws.send(json.dumps({"type": "move", "move": back["legal"][0]}))
+            reply = receive(ws, lambda m: my_turn(m) and len(m["moves"]) == 4)
+            assert reply["moves"][3]["clock_ms"] <= kept[1]["clock_ms"]  # the hare played on from its kept time
+            assert reply["moves"][2]["clock_ms"] <= kept[0]["clock_ms"]
+            assert action(base, link, "resign")[0] == 200
+            over = receive(ws, lambda m: m["type"] == "state" and m["replay"])
+        status, page = get(base + over["replay"])
+        record = json.loads(re.search(r'id="fg-data">(.*?)</script>', page).group(1))["games"][0]
+        assert status == 200 and record["plies"][2]["clocks"]["hare"] == kept[1]["clock_ms"]
+
+
 def test_two_people_agree_a_draw_in_a_variant_with_draws_and_none_where_it_has_none() -> None:
     with web_server() as base:
         _, answer = post(base + "/api/games", {"variant": "great-cross", "tc": "60+0",
@@ -294,6 +323,36 @@ def test_a_killed_server_keeps_its_finished_games_and_marks_the_running_one_inte
         page = get(base + f"/game/{stopped['id']}")[1]
         stored = json.loads(re.search(r'id=fg-stored>(.*?)</script>', page).group(1))
         assert stored["status"] == "interrupted" and stored["result"].startswith("interrupted: the server stopped")
+
+
+def test_a_rematch_of_a_finished_game_after_a_restart_from_its_seats_link_only(tmp_path: Path) -> None:
+    data = tmp_path / "serve.sqlite3"
+    with web_server("--data", str(data), "--tables", str(tmp_path)) as base:
+        _, answer = post(base + "/api/games", {"variant": "hare-and-hounds", "tc": "60+0",
+                                               "players": {"hare": "random", "hounds": "human"}})
+        link = answer["links"]["hounds"]
+        with connect(socket_url(base, link)) as ws:
+            receive(ws, my_turn)
+            assert action(base, link, "resign")[0] == 200
+            receive(ws, lambda m: m["type"] == "state" and m["replay"])
+    with web_server("--data", str(data), "--tables", str(tmp_path)) as base:  # a new server, the same store
+        page = get(base + link)[1]
+        stored = json.loads(re.search(r'id=fg-stored>(.*?)</script>', page).group(1))
+        assert stored["you"] == "hounds" and stored["rematch"] == ""  # the seat's link is known again
+        page = get(base + answer["watch"])[1]
+        assert json.loads(re.search(r'id=fg-stored>(.*?)</script>', page).group(1))["you"] is None
+        assert action(base, answer["watch"], "rematch")[1] == {"error": "only a player's link can do that; "
+                                                                        "you are watching"}
+        assert action(base, link, "resign")[1]["error"].endswith("a rematch is what is left")
+        status, rematch = action(base, link, "rematch")
+        assert status == 200 and set(rematch["links"]) == {"hounds"}
+        assert action(base, link, "rematch") == (200, rematch)  # a second click: the same game
+        with connect(socket_url(base, rematch["links"]["hounds"])) as ws:  # roles swapped: now the hare
+            state = receive(ws, my_turn)
+            assert state["you"] == "hare" and state["seats"]["hounds"]["name"] == "random"
+        page = get(base + link)[1]
+        assert json.loads(re.search(r'id=fg-stored>(.*?)</script>', page).group(1))["rematch"] == \
+            rematch["links"]["hounds"]
 
 
 def test_a_bot_named_like_markup_cannot_close_the_home_pages_data_block() -> None:

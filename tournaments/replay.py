@@ -44,7 +44,8 @@ def replay_data(record: dict[str, Any], boards: dict[str, list[str]] | None = No
         boards[key] = list(board_parts(start.variant))
     variant = start.variant
     seats = {side: (seat or {}).get("name", "?") for side, seat in (record.get("bots") or {}).items()}
-    clocks = _start_clocks(record.get("time_control", ""), [variant.predator_name, variant.prey_name])
+    clocks = _start_clocks(record.get("time_control", ""), [variant.predator_name, variant.prey_name],
+                           record.get("start_clocks"))
     game = Game.from_position(start)
     plies = [{"overlay": overlay_svg(start), "position": start.text(), "clocks": dict(clocks)}]
     for number, entry in enumerate(entries, 1):
@@ -106,14 +107,16 @@ def result_text(record: dict[str, Any]) -> str:
     return f"{line}: {record['reason']}" if record.get("reason") else line
 
 
-def _start_clocks(time_control: str, sides: list[str]) -> dict[str, int]:
-    """Both clocks at the start, from the record's time control text; {} when it does not read."""
+def _start_clocks(time_control: str, sides: list[str], given: Any = None) -> dict[str, int]:
+    """Both clocks at the start: the record's `start_clocks` where it has them (a game played on
+    from a kept position), else from its time control text; {} when that does not read."""
     try:
         control = TimeControl.parse(time_control)
     except (TimeControlError, TypeError, ValueError):
         return {}
     start = control.per_move_ms if control.is_per_move else control.base_ms
-    return {side: start for side in sides}
+    given = given if isinstance(given, dict) else {}
+    return {side: _whole(given[side]) if side in given else start for side in sides}
 
 
 def asset(name: str) -> str:
@@ -132,13 +135,16 @@ def script_json(data: Any) -> str:
 
 
 def replay_page(record: dict[str, Any], title: str = "", back_link: str = "", nonce: str = "",
-                head: str = "") -> str:
+                head: str = "", links: tuple[tuple[str, str], ...] = ()) -> str:
     """One self-contained HTML page replaying one game. A server gives its response's CSP `nonce`
-    (the page's two scripts are inline) and any `head` markup of its own pages."""
+    (the page's two scripts are inline), any `head` markup of its own pages, and `links` (address,
+    text) shown beside the back link (a server's review of the game)."""
     boards: dict[str, list[str]] = {}
     game = replay_data(record, boards)
     heading = title or f"game {game['id']}"
-    back = f'<p><a href="{escape(back_link)}">&larr; back</a></p>' if back_link else ""
+    shown_links = ([f'<a href="{escape(back_link)}">&larr; back</a>'] if back_link else []) + [
+        f'<a href="{escape(href)}">{escape(text)}</a>' for href, text in links]
+    back = f"<p class=fg-links>{' · '.join(shown_links)}</p>" if shown_links else ""
     script = f'<script nonce="{escape(nonce)}">' if nonce else "<script>"
     return (
         "<!doctype html><html lang=en><head><meta charset=utf-8>"

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 import math
+import threading
 from collections.abc import Callable
 from importlib import resources
 from typing import TYPE_CHECKING, Any
@@ -26,7 +27,7 @@ from foxgeese.engine.svg import board_svg
 from foxgeese.players.registry import make_player
 from foxgeese.tournaments.replay import script_json
 from foxgeese.web.analysis import DRAW, LOSS, UNKNOWN, Coach, material
-from foxgeese.web.games import WebGame, WebGameError, has_draws, new_game
+from foxgeese.web.games import WebGame, WebGameError, has_draws, new_game, stored_seat
 from foxgeese.web.security import read_body
 
 if TYPE_CHECKING:
@@ -35,6 +36,7 @@ if TYPE_CHECKING:
 MAX_POSITION_CHARS = 400
 MAX_REVIEW_PLIES = 2000
 MAX_REQUEST_BYTES = 16 << 10  # an action, a position or a review request is a small JSON object
+MAX_STORED_REMATCHES = 500  # rematches of stored games remembered (a click finds the game the first made)
 ACTIONS = ("resign", "takeback", "offer-draw", "accept-draw", "decline-draw", "claim-draw", "hint", "rematch")
 
 
@@ -64,6 +66,8 @@ class GameActions:
 
     def __init__(self, server: Server) -> None:
         self.server = server
+        self.lock = threading.Lock()
+        self.stored_rematches = server.stored_rematches
 
     def run(self, game: WebGame, secret: str, action: str) -> dict[str, Any]:
         seat = game.seat_by_secret(secret) if secret else None
@@ -160,9 +164,39 @@ class GameActions:
             if game.rematch is not None:
                 return {"ok": "rematch", "links": game.rematch["links"]}
             request = dict(game.request)
-            players = request.get("players", {})
-            sides = [game.variant.predator_name, game.variant.prey_name]
-            request["players"] = {sides[0]: players.get(sides[1]), sides[1]: players.get(sides[0])}
+        made = self._swapped_game(request, [game.variant.predator_name, game.variant.prey_name])
+        if "error" in made:
+            return made
+        with game.lock:
+            game.rematch = made
+        game._changed()
+        return {"ok": "rematch", "links": made["links"]}
+
+    def stored_rematch(self, stored: dict[str, Any], secret: str) -> dict[str, Any]:
+        """A rematch of a game only the store knows (finished before this server started): its
+        seat's link (`seat_keys`) and its request are kept, so the same swapped game starts."""
+        if not stored_seat(stored, secret):
+            return {"error": "only a player's link can do that; you are watching"}
+        if stored["status"] not in ("over", "interrupted"):
+            return {"error": "a rematch comes after the game"}
+        if not stored.get("request"):
+            return {"error": "this game was stored by an older server, which kept no settings for a rematch"}
+        with self.lock:  # two clicks at once make one rematch
+            made = self.stored_rematches.get(stored["id"])
+            if made is None:
+                made = self._swapped_game(dict(stored["request"]), list(stored["sides"]))
+                if "error" in made:
+                    return made
+                if len(self.stored_rematches) >= MAX_STORED_REMATCHES:
+                    self.stored_rematches.pop(next(iter(self.stored_rematches)))
+                self.stored_rematches[stored["id"]] = made
+        return {"ok": "rematch", "links": made["links"]}
+
+    def _swapped_game(self, request: dict[str, Any], sides: list[str]) -> dict[str, Any]:
+        """Starts the game of `request` with its players' sides swapped: {"id", "links"} (each link
+        keyed by the side its person played before), or {"error": why}."""
+        players = request.get("players", {})
+        request["players"] = {sides[0]: players.get(sides[1]), sides[1]: players.get(sides[0])}
         try:
             fresh = new_game(request, self.server.notify, self.server.commands)
         except WebGameError as error:
@@ -172,10 +206,7 @@ class GameActions:
         for side, seat in fresh.seats.items():
             if seat.is_human:  # the person who played the other side takes this one
                 links[fresh.variant.side_name(side.other)] = f"/game/{fresh.id}?seat={seat.secret}"
-        with game.lock:
-            game.rematch = {"id": fresh.id, "links": links}
-        game._changed()
-        return {"ok": "rematch", "links": links}
+        return {"id": fresh.id, "links": links}
 
 
 def analysis_routes(server: Server, page: Callable[..., Response]) -> list[Route]:
@@ -184,18 +215,27 @@ def analysis_routes(server: Server, page: Callable[..., Response]) -> list[Route
     coach: Coach = server.coach
 
     async def game_action(request: Request) -> Response:
-        game = server.games.get(request.path_params["game_id"])
-        if game is None:
+        game_id = request.path_params["game_id"]
+        game = server.games.get(game_id)
+        stored = server.store.game(game_id) if game is None else None
+        if game is None and stored is None:
             return problem("no game with this link is being played on this server", 404)
         data = await json_object(request)
         if data is None:
             return problem("send the action as a JSON object")
-        action = str(data.get("action", ""))
-        if action == "rematch" and game.rematch is None:  # a new game: the same per-client limit as /api/games
+        action, secret = str(data.get("action", "")), str(data.get("seat", ""))
+        if stored is not None and action != "rematch":
+            return problem("this game is not being played on this server (it ended, or the server stopped); "
+                           "a rematch is what is left")
+        made = game.rematch if game is not None else server.stored_rematches.get(game_id)
+        if action == "rematch" and made is None:  # a new game: the same per-client limit as /api/games
             wait_s = server.new_games.wait_s(request.client.host if request.client else "")
             if wait_s:
                 return problem(f"too many new games from your address: wait {math.ceil(wait_s)} s and try again", 429)
-        answer = await run_in_threadpool(actions.run, game, str(data.get("seat", "")), action)
+        if game is None:
+            answer = await run_in_threadpool(actions.stored_rematch, stored, secret)
+        else:
+            answer = await run_in_threadpool(actions.run, game, secret, action)
         return JSONResponse(answer, status_code=400 if "error" in answer else 200)
 
     async def analysis_page(request: Request) -> Response:

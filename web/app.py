@@ -14,6 +14,7 @@ import json
 import math
 import secrets
 import sqlite3
+import urllib.parse
 from collections.abc import Sequence
 from dataclasses import dataclass
 from html import escape
@@ -39,7 +40,7 @@ from foxgeese.players.registry import PLAYER_NAMES
 from foxgeese.tournaments.replay import ReplayError, asset, replay_page, script_json
 from foxgeese.web.actions import analysis_routes
 from foxgeese.web.analysis import Coach, material
-from foxgeese.web.games import Commands, WebGame, WebGameError, new_game
+from foxgeese.web.games import Commands, WebGame, WebGameError, new_game, stored_seat
 from foxgeese.web.live import TournamentFeed
 from foxgeese.web.records import (
     MAX_KEPT_RECORD_BYTES,
@@ -90,6 +91,9 @@ class Server:
     def __init__(self, tournament_dir: Path | None = None, data_path: Path | None = None,
                  tables: str | None = None, commands: Commands = Commands.REFUSED) -> None:
         self.games: dict[str, WebGame] = {}
+        # rematches of games only the store knows, by that game's id (oldest dropped first): a second
+        # click, or the other player's, finds the game the first made
+        self.stored_rematches: dict[str, dict[str, Any]] = {}
         self.store = GameStore(data_path or default_data_path(), max_records=MAX_KEPT_RECORDS,
                                max_record_bytes=MAX_KEPT_RECORD_BYTES)
         self.coach = Coach(tables)
@@ -148,21 +152,25 @@ class Server:
         with contextlib.suppress(sqlite3.ProgrammingError):
             self.store.save_game(game.snapshot())
 
-    def stored_view(self, data: dict[str, Any]) -> dict[str, Any]:
-        """The game page's state for a game only the store knows (finished, or interrupted by a restart)."""
+    def stored_view(self, data: dict[str, Any], you: str = "") -> dict[str, Any]:
+        """The game page's state for a game only the store knows (finished, or interrupted by a restart);
+        `you` is the side of the seat whose link opened it (it may ask for a rematch)."""
+        rematch = self.stored_rematches.get(data["id"], {})
         position = Position.from_text(data["position"])
         moves = data.get("moves", [])
         last = Move.parse(moves[-1]["move"]) if moves else None
         seats = {side: dict(seat, present=False) for side, seat in data["seats"].items()}
         return {"type": "state", "stored": True, "id": data["id"], "status": data["status"], "variant": data["variant"],
-                "sides": data["sides"], "seats": seats, "you": None, "turn": position.variant.side_name(position.turn),
+                "sides": data["sides"], "seats": seats, "you": you or None,
+                "turn": position.variant.side_name(position.turn),
                 "svg": board_svg(position, last_move=last),
                 "legal": [], "clocks": data.get("clocks", {}), "running": None, "time_control": data["time_control"],
                 "moves": moves, "result": data["result"], "position": data["position"], "material": material(position),
                 "start": position.variant.start_position().text(),
                 "replay": f"/replay/game/{data['id']}" if data.get("record") else "", "watch": f"/game/{data['id']}",
                 "flipped": False, "takeback": False, "draws": False, "draw_offer": None, "against_ai": False,
-                "rematch": ""}
+                "rematch": (rematch.get("links", {}).get(you, "") if you else
+                            f"/game/{rematch['id']}" if rematch else "")}
 
     # -- pages ---------------------------------------------------------------------------------
 
@@ -190,10 +198,12 @@ class Server:
         response.status_code = 404
         return response
 
-    def replay(self, record: dict[str, Any], title: str = "", back_link: str = "") -> HTMLResponse:
-        """The replay viewer's page (its scripts inline, as in the report file) with a nonce for its CSP."""
+    def replay(self, record: dict[str, Any], title: str = "", back_link: str = "", review: str = "") -> HTMLResponse:
+        """The replay viewer's page (its scripts inline, as in the report file) with a nonce for its CSP;
+        `review` is the address of the coach's review of this game, if it has one."""
         nonce = secrets.token_urlsafe(16)
-        text = replay_page(record, title=title, back_link=back_link, nonce=nonce, head=self.csrf_meta())
+        links = ((review, "review with the solver"),) if review else ()
+        text = replay_page(record, title=title, back_link=back_link, nonce=nonce, head=self.csrf_meta(), links=links)
         return HTMLResponse(text, headers={"content-security-policy": content_security_policy(nonce)})
 
 
@@ -265,7 +275,8 @@ def create_app(tournament_dir: Path | None = None, data_path: Path | None = None
             if stored is None:
                 return not_found(f"There is no game {game_id!r} on this server: the link may be mistyped, or the "
                                  "game was dropped from the store of past games (the oldest go first).")
-            state = script_json(server.stored_view(stored))
+            you = stored_seat(stored, request.query_params.get("seat", "")[:100])
+            state = script_json(server.stored_view(stored, you))
             body = f"<script type=application/json id=fg-stored>{state}</script>" + body
         return page("game", body, ("/viewer/replay.js", "/static/game.js"))
 
@@ -327,7 +338,8 @@ def create_app(tournament_dir: Path | None = None, data_path: Path | None = None
         record = game.record if game is not None else (server.store.game(game_id) or {}).get("record")
         if record is None:
             return not_found("No finished game with this link on this server.")
-        return server.replay(record, title=replay_title(record), back_link=f"/game/{game_id}")
+        return server.replay(record, title=replay_title(record), back_link=f"/game/{game_id}",
+                             review=f"/analysis?game={urllib.parse.quote(game_id)}")
 
     async def upload_record(request: Request) -> Response:
         body = await read_body(request, MAX_RECORD_BYTES)
@@ -346,7 +358,9 @@ def create_app(tournament_dir: Path | None = None, data_path: Path | None = None
         if record is None:
             return not_found("No uploaded record with this link on this server (it keeps the last "
                              f"{server.store.limits['records']}); upload it again from the home page.")
-        return server.replay(record, title=replay_title(record), back_link="/")
+        record_id = request.path_params["record_id"]
+        return server.replay(record, title=replay_title(record), back_link="/",
+                             review=f"/analysis?record={urllib.parse.quote(record_id)}")
 
     async def tournament_page(request: Request) -> Response:
         if server.feed is None:

@@ -16,6 +16,7 @@ through `_changed`, which asks the asyncio loop (`notify`) to push the new state
 from __future__ import annotations
 
 import enum
+import hashlib
 import itertools
 import queue
 import secrets
@@ -35,6 +36,21 @@ from foxgeese.tournaments.replay import result_text
 from foxgeese.web.analysis import material
 
 HUMAN = "human"
+
+
+def seat_key(secret: str) -> str:
+    """What the store keeps of a seat's secret: its SHA-256, enough to know the seat's link again
+    after a restart (for a rematch) without keeping a link that could take a seat."""
+    return hashlib.sha256(secret.encode()).hexdigest()
+
+
+def stored_seat(data: dict[str, Any], secret: str) -> str:
+    """The side name whose seat this secret is in a stored game (`WebGame.snapshot`), else ''."""
+    if not secret:
+        return ""
+    key = seat_key(secret)
+    return next((side for side, stored in (data.get("seat_keys") or {}).items()
+                 if secrets.compare_digest(str(stored), key)), "")
 
 
 def has_draws(variant: Any) -> bool:
@@ -116,7 +132,8 @@ class WebGame:
     hold_until: float = 0.0  # after a person's move to an AI: wait this long for the reply before pushing
     lock: threading.RLock = field(default_factory=threading.RLock)
     ending: dict[str, Any] | None = None  # an end the players chose (resignation, agreed draw): wins over the referee's
-    restart: list[str] | None = None  # a takeback: the referee plays on from these moves
+    restart: list[str] | None = None  # a takeback: the referee plays on from these moves ...
+    restart_clocks: dict[Side, int] | None = None  # ... with the clocks each side had there (Fischer only)
     draw_offer: Side | None = None  # who offers a draw now
     rematch: dict[str, Any] | None = None  # {"id": ..., "links": {side name: link}} once asked for
     stopping: bool = False  # the server stops: the game is interrupted, not lost
@@ -180,12 +197,14 @@ class WebGame:
                                              token=referee.token, version="web")
                         threading.Thread(target=session.run, name=f"relay-{self.id}-{seat.name}", daemon=True).start()
                 opening: list[str] = []
+                clocks: dict[Side, int] | None = None
                 for line in itertools.count():  # a takeback plays on in a new referee game from the moves kept
                     game_id = self.id if not line else f"{self.id}~{line}"  # a referee never reuses a game's id
                     record = referee.play_game(self.variant, configs, self.control, opening=opening, game_id=game_id,
-                                               on_move=self._on_move)
+                                               on_move=self._on_move, clocks=clocks)
                     with self.lock:
                         restart, self.restart = self.restart, None
+                        clocks, self.restart_clocks = self.restart_clocks, None
                         if restart is None or self.ending is not None or self.stopping:
                             break
                         for seat in self.seats.values():  # what ended the old line must not end the new one
@@ -233,6 +252,7 @@ class WebGame:
         moves = record.get("moves", [])
         for index, entry in enumerate(moves[:len(self.moves)]):
             if entry.get("book"):
+                record["start_clocks"] = {}  # the game started from its time control: its moves say the rest
                 mine = self.moves[index]
                 entry.update(book=False, side=mine["side"], think_ms=int(mine.get("think_ms") or 0),
                              clock_ms=int(mine.get("clock_ms") or 0), info=mine.get("info") or {})
@@ -284,6 +304,11 @@ class WebGame:
                 return "you have made no move to take back"
             keep = mine[-1]
             self.restart = [move["move"] for move in self.moves[:keep]]
+            clocks = self._clocks_at(keep)
+            if clocks is not None:
+                self.clocks.update({self.variant.side_name(side): ms for side, ms in clocks.items()})
+                if any(ms != self.control.base_ms for ms in clocks.values()):  # else the game's own start
+                    self.restart_clocks = clocks
             del self.moves[keep:]
             self.game = Game(self.variant)
             for text in self.restart:
@@ -292,6 +317,17 @@ class WebGame:
         self._release_relays()
         self._changed()
         return ""
+
+    def _clocks_at(self, ply: int) -> dict[Side, int] | None:
+        """Each side's clock after the first `ply` moves (its last move's `clock_ms`, else the time
+        control's base): where a takeback plays on from. None with a fixed time per move."""
+        if self.control.is_per_move:
+            return None
+        clocks = dict.fromkeys(self.seats, self.control.base_ms)
+        for move in self.moves[:ply]:
+            if move.get("clock_ms") is not None:  # 0 only within the lag margin, with no increment: 1 ms left
+                clocks[self.variant.side_by_name(move["side"])] = max(1, int(move["clock_ms"]))
+        return clocks
 
     @property
     def settling(self) -> bool:
@@ -388,7 +424,9 @@ class WebGame:
                     "seats": {self.variant.side_name(side): {"name": s.name, "human": s.is_human}
                               for side, s in self.seats.items()},
                     "time_control": str(self.control), "clocks": dict(self.clocks), "moves": list(self.moves),
-                    "position": self.game.position.text(), "record": self.record, "request": self.request}
+                    "position": self.game.position.text(), "record": self.record, "request": self.request,
+                    "seat_keys": {self.variant.side_name(side): seat_key(s.secret)
+                                  for side, s in self.seats.items() if s.is_human}}
 
     def view(self, seat: Seat | None, flipped: bool = False) -> dict[str, Any]:
         """The state message for one browser (its seat, if any, decides whether it gets legal moves;

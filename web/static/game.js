@@ -337,7 +337,7 @@
         buttons.push(["claim-draw", "claim a draw", ""]);
       }
     }
-    if (state.you && over && !state.stored) {
+    if (state.you && over) {  // a stored game's page knows "you" only from its seat's link
       buttons.push(["rematch", state.rematch ? "play the rematch" : "rematch (roles swapped)", ""]);
     }
     var html = buttons.map(function (b) {

@@ -98,10 +98,16 @@
     var file = this.files[0];
     if (!file) return;
     problem("record-problem", "");
+    document.getElementById("uploaded").hidden = true;
     file.text().then(function (text) {
       return postJson("/api/records", text);
     }).then(answerOf).then(function (answer) {
-      if (answer.error) problem("record-problem", answer.error); else location.href = answer.url;
+      if (answer.error) { problem("record-problem", answer.error); return; }
+      var box = document.getElementById("uploaded");
+      box.hidden = false;
+      box.innerHTML = "Uploaded " + escapeHtml(file.name) + ": <a id=uploaded-replay href='" + escapeHtml(answer.url) +
+                      "'>replay it</a> · <a id=uploaded-review href='" + escapeHtml(answer.analysis) +
+                      "'>review it with the solver</a> (each side's mistakes and accuracy)";
     }).catch(function (error) { problem("record-problem", "Could not read that file: " + error); });
   };
 

@@ -28,14 +28,10 @@ import numpy as np
 
 from foxgeese.engine import Position, Side, get_variant
 from foxgeese.engine.position import MIN_GEESE
+from foxgeese.players.solver.compiled import kernels as compiled_kernels
 from foxgeese.players.solver.strong import HEADER_BYTES, complete_header, map_words, write_header
 from foxgeese.players.solver.tables import TableError, table_dir, variant_key
 from foxgeese.players.solver.wdl_layout import WdlLayout
-
-try:  # numba is an optional extra (foxgeese[solver]): only a build needs it
-    from foxgeese.players.solver import wdl_kernels
-except ImportError:
-    wdl_kernels = None
 
 WDL, WDL_CHAINS = "wdl", "wdlchains"
 GEESE_WIN, GEESE_LOSE, FOX_WINS, FOX_LOSES = range(4)  # the planes of a .wdl.fgb file
@@ -83,8 +79,7 @@ class WdlBuilder:
         top = largest(self.variant)
         if not MIN_GEESE <= max_geese <= top:
             raise ValueError(f"--geese must be between {MIN_GEESE} and {top} for {self.variant.id}, not {max_geese}")
-        if wdl_kernels is None:
-            raise TableError("building the win/draw/loss tables needs numba: pip install 'foxgeese[solver]'")
+        compiled_kernels("wdl_kernels", "building the win/draw/loss tables")  # numba loads here, not at import
         if self.threads:
             import numba
 
@@ -148,7 +143,7 @@ class WdlBuilder:
 
     def _levels(self, layout: WdlLayout, geese: int, header: dict[str, Any], below: np.ndarray, below_plane: int,
                 fds: dict[str, int], started: float) -> None:
-        k = wdl_kernels
+        k = compiled_kernels("wdl_kernels", "building the win/draw/loss tables")
         plane = layout.plane_words(geese)
         width = layout.slots(geese)
         above_fw = above_fl = np.zeros(1, dtype=np.int64)

@@ -184,8 +184,8 @@ class WdlBuilder:
                 continue
             level_started = time.perf_counter()
             masks = np.full(n, -1, dtype=np.int64)
-            k.level_masks(level.codes, layout.block_base, level.first_set, layout.row_sub, layout.row_count,
-                          layout.row_width, layout.radix, masks)
+            counters.level_masks(level.codes, layout.block_base, level.first_set, layout.row_sub, layout.row_count,
+                                 layout.row_width, layout.radix, masks)
             # one block, so that `pack` reads the planes it writes out without a copy
             state = np.zeros((9, n), dtype=np.int64)
             gw, gl, fw, fl, gnl, cw, cnl, xw, xl = state
@@ -199,13 +199,15 @@ class WdlBuilder:
                 counts = np.zeros((n, layout.points), dtype=np.uint8)
                 counters.seed(masks, layout.board, layout.sideways, layout.adjacent, gw, gl, fw, fl, gnl, cw, cnl,
                               counts)
-                stack = np.empty(n, dtype=np.int64)
-                # xw, xl hold the bits waiting on the stack until the level is decided
-                work["popped"] = int(counters.propagate(
+                waiting = np.zeros((2, n), dtype=np.int64)
+                lists = np.empty((2, n), dtype=np.int64)
+                # xw, xl and `waiting` hold the bits decided in one round until the next takes them
+                popped, rounds = counters.propagate(
                     masks, layout.board, layout.row_start, layout.row_width, layout.row_rank, layout.row_count,
                     layout.row_of, layout.sideways, layout.adjacent, gw, gl, fw, fl, gnl, cw, cnl, counts,
-                    xw, xl, stack))
-                del counts, stack
+                    xw, xl, waiting[0], waiting[1], lists[0], lists[1])
+                work.update(popped=int(popped), rounds=int(rounds))
+                del counts, waiting, lists
             np.bitwise_or(gl, cw, out=xw)  # `pack` keeps only the empty points of real goose sets
             np.bitwise_and(gw, ~cnl, out=xl)
             offset = level.first_set * width // 64

@@ -9,8 +9,8 @@ leaves the level (forward steps, captures) into gw/gnl and cw/cnl.
 - `seed` (both cores): per geese-to-move position, a counter of its sideways moves (one byte per
   goose set and point); a position with no sideways move and no non-losing move out of the level is
   lost; the fox planes follow from this set's geese planes (one adjacency look-up per byte).
-- `propagate` (one core): a stack of goose sets whose fox planes gained bits (`pend_w`, `pend_l`:
-  the new bits, waiting). For each predecessor set (one sideways goose step back): a new fox loss
+- `propagate` (one core), in rounds: the goose sets whose fox planes gained bits in the last round
+  (`pend_w`, `pend_l`: the new bits). For each predecessor set (one sideways goose step back): a new fox loss
   makes the geese there win at once; a new fox win takes one off each undecided position's counter,
   and a position whose counter reaches zero with no non-losing move out of the level is lost. A
   set whose geese planes changed gets its fox planes again, and its new bits wait on the stack.
@@ -75,78 +75,91 @@ def seed(masks, board, sideways, adjacent, gw, gl, fw, fl, gnl, cw, cnl, counts)
 
 @njit(cache=True)
 def propagate(masks, board, row_start, row_width, row_rank, row_count, row_of, sideways, adjacent,
-              gw, gl, fw, fl, gnl, cw, cnl, counts, pend_w, pend_l, stack):
-    """Decides every position of the level that can be decided; returns the goose sets taken off the stack."""
+              gw, gl, fw, fl, gnl, cw, cnl, counts, pend_w, pend_l, next_w, next_l, current, following):
+    """Decides every position of the level that can be decided, in rounds; returns (sets taken, rounds).
+
+    Round t takes the fox bits decided in round t - 1 (the seeds: round 0) and decides what they
+    decide; those wait in next_w/next_l for round t + 1. So a win decided in round t is left (a
+    forward step, a capture) or ended within 2 t + 2 plies whatever the loser does: the fifty-move
+    counter's reach (docs/solver.md).
+    """
     n = masks.shape[0]
     rows = row_start.shape[0]
-    top = 0
+    size = 0
     for i in range(n):
         if masks[i] >= 0 and (fw[i] | fl[i]):
             pend_w[i] = fw[i]
             pend_l[i] = fl[i]
-            stack[top] = i
-            top += 1
+            current[size] = i
+            size += 1
     strides = np.zeros(rows, dtype=np.int64)
     popped = 0
-    while top > 0:
-        top -= 1
-        j = stack[top]
-        popped += 1
-        new_w = pend_w[j]
-        new_l = pend_l[j]
-        pend_w[j] = 0
-        pend_l[j] = 0
-        mask = masks[j]
-        stride = np.int64(1)
-        for r in range(rows):
-            strides[r] = stride
-            stride *= row_count[r, popcount((mask >> row_start[r]) & ((np.int64(1) << row_width[r]) - 1))]
-        movers = mask
-        while movers:  # q: a goose of this set that a sideways step p -> q of a predecessor brought here
-            qb = movers & -movers
-            movers ^= qb
-            q = popcount(qb - 1)
-            r = row_of[q]
-            row_mask = (np.int64(1) << row_width[r]) - 1
-            before = (mask >> row_start[r]) & row_mask
-            for t in range(sideways.shape[1]):
-                p = sideways[q, t]
-                if p < 0 or (mask >> p) & 1:
-                    continue
-                pb = np.int64(1) << p
-                after = ((mask ^ qb ^ pb) >> row_start[r]) & row_mask
-                i = j + (row_rank[r, after] - row_rank[r, before]) * strides[r]
-                empty = board & ~(mask ^ qb ^ pb)
-                changed = False
-                won = new_l & ~pb & ~gw[i]  # the fox loses after p -> q: the geese win
-                if won:
-                    gw[i] |= won
-                    changed = True
-                down = new_w & ~pb & ~(gw[i] | gl[i] | gnl[i])  # the fox wins after p -> q: one move fewer
-                lost = np.int64(0)
-                while down:
-                    fb = down & -down
-                    down ^= fb
-                    f = popcount(fb - 1)
-                    counts[i, f] -= 1
-                    if counts[i, f] == 0:
-                        lost |= fb
-                if lost:
-                    gl[i] |= lost
-                    changed = True
-                if changed:
-                    win, loss = fox_planes(empty, gw[i], gl[i], cw[i], cnl[i], adjacent)
-                    more_w = win & ~fw[i]
-                    more_l = loss & ~fl[i]
-                    if more_w | more_l:
-                        if not (pend_w[i] | pend_l[i]):
-                            stack[top] = i
-                            top += 1
-                        fw[i] |= more_w
-                        fl[i] |= more_l
-                        pend_w[i] |= more_w
-                        pend_l[i] |= more_l
-    return popped
+    rounds = 0
+    while size > 0:
+        rounds += 1
+        following_size = 0
+        for at in range(size):
+            j = current[at]
+            popped += 1
+            new_w = pend_w[j]
+            new_l = pend_l[j]
+            pend_w[j] = 0
+            pend_l[j] = 0
+            mask = masks[j]
+            stride = np.int64(1)
+            for r in range(rows):
+                strides[r] = stride
+                stride *= row_count[r, popcount((mask >> row_start[r]) & ((np.int64(1) << row_width[r]) - 1))]
+            movers = mask
+            while movers:  # q: a goose of this set that a sideways step p -> q of a predecessor brought here
+                qb = movers & -movers
+                movers ^= qb
+                q = popcount(qb - 1)
+                r = row_of[q]
+                row_mask = (np.int64(1) << row_width[r]) - 1
+                before = (mask >> row_start[r]) & row_mask
+                for t in range(sideways.shape[1]):
+                    p = sideways[q, t]
+                    if p < 0 or (mask >> p) & 1:
+                        continue
+                    pb = np.int64(1) << p
+                    after = ((mask ^ qb ^ pb) >> row_start[r]) & row_mask
+                    i = j + (row_rank[r, after] - row_rank[r, before]) * strides[r]
+                    empty = board & ~(mask ^ qb ^ pb)
+                    changed = False
+                    won = new_l & ~pb & ~gw[i]  # the fox loses after p -> q: the geese win
+                    if won:
+                        gw[i] |= won
+                        changed = True
+                    down = new_w & ~pb & ~(gw[i] | gl[i] | gnl[i])  # the fox wins after p -> q: one move fewer
+                    lost = np.int64(0)
+                    while down:
+                        fb = down & -down
+                        down ^= fb
+                        f = popcount(fb - 1)
+                        counts[i, f] -= 1
+                        if counts[i, f] == 0:
+                            lost |= fb
+                    if lost:
+                        gl[i] |= lost
+                        changed = True
+                    if changed:
+                        win, loss = fox_planes(empty, gw[i], gl[i], cw[i], cnl[i], adjacent)
+                        more_w = win & ~fw[i]
+                        more_l = loss & ~fl[i]
+                        if more_w | more_l:
+                            if not (next_w[i] | next_l[i]):
+                                following[following_size] = i
+                                following_size += 1
+                            fw[i] |= more_w
+                            fl[i] |= more_l
+                            next_w[i] |= more_w
+                            next_l[i] |= more_l
+        current, following = following, current
+        pend_w, next_w = next_w, pend_w
+        pend_l, next_l = next_l, pend_l
+        size = following_size
+    return popped, rounds
 
 
 @njit(parallel=True, cache=True)
@@ -172,3 +185,33 @@ def unpack(masks, board, packed, plane_words, first_word, width, planes, out):
                         value |= low
                     b += 1
                 out[k, i] = value
+
+
+@njit(parallel=True, cache=True)
+def level_masks(codes, block_base, first, row_sub, row_count, row_width, radix, masks):
+    """The goose set of every index of a level, as `wdl_kernels.level_masks` (same masks), block by block
+    with an odometer over the rows' subset ranks: each set costs one row change, not a division per row."""
+    rows = row_width.shape[0]
+    for c in prange(codes.shape[0]):
+        code = codes[c]
+        base = block_base[code] - first
+        n = np.zeros(rows, dtype=np.int64)
+        digit = np.zeros(rows, dtype=np.int64)
+        sets = np.int64(1)
+        mask = np.int64(0)
+        for r in range(rows):
+            n[r] = (code // radix[r]) % (row_width[r] + 1)
+            sets *= row_count[r, n[r]]
+            mask |= row_sub[r, n[r], 0]
+        for i in range(sets):
+            masks[base + i] = mask
+            r = 0
+            while r < rows:  # the next index: row 0 fastest
+                old = row_sub[r, n[r], digit[r]]
+                digit[r] += 1
+                if digit[r] < row_count[r, n[r]]:
+                    mask ^= old ^ row_sub[r, n[r], digit[r]]
+                    break
+                digit[r] = 0
+                mask ^= old ^ row_sub[r, n[r], 0]
+                r += 1

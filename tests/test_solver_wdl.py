@@ -239,7 +239,7 @@ def test_a_stopped_build_goes_on_from_the_last_level_done(sideways_directory, tm
     assert _words(variant, tmp_path, 5, WDL_CHAINS) == _words(variant, sideways_directory, 5, WDL_CHAINS)
     header = _header(variant, tmp_path, 5)
     assert sorted(int(k) for k in header["figures"]) == sorted(header["levels_done"])
-    assert all(f["seconds"] >= 0 and f["peak_rss_gb"] > 0 and f["rounds"] >= 1 for f in header["figures"].values())
+    assert all(f["seconds"] >= 0 and f["peak_rss_gb"] > 0 and f["rounds"] >= 0 for f in header["figures"].values())
 
 
 def test_the_odometer_walks_the_same_goose_sets_as_the_index():

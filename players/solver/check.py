@@ -33,6 +33,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+import click
 import numpy as np
 
 from foxgeese.engine import Side, get_variant
@@ -50,6 +51,7 @@ from foxgeese.players.solver.strong import (
 from foxgeese.players.solver.strong import WINS as STRONG_WINS
 from foxgeese.players.solver.tables import TableError, variant_key
 from foxgeese.players.solver.wdl import FOX_WINS, GEESE_WIN, WDL, wdl_layout, wdl_path, wdl_variant
+from foxgeese.usage import fail
 
 WIN, DRAW, LOSS = 1, 0, -1
 SHOWN = 10  # disagreements printed in full
@@ -219,10 +221,6 @@ def check_table(path: Path, sample: int | None = None, seed: int | None = None,
 
 def check_command(table: str | None, sample: int | None, seed: int | None) -> None:
     """The body of `foxgeese solve check --table FILE [--sample N --seed S]`: prints, exits 1 on a disagreement."""
-    import click
-
-    from foxgeese.usage import fail
-
     if table is None:
         fail("solve check needs --table FILE: a finished .wdl.fgb or .wins.fgb table "
              "(e.g. ~/.cache/foxgeese/tables/standard-sideways1-8geese.wdl.fgb)")

@@ -30,9 +30,9 @@ def _check(*args: str) -> subprocess.CompletedProcess:
 
 @pytest.fixture(scope="module")
 def built(tmp_path_factory) -> tuple[Path, Path]:
-    """Sideways (two bits) and forward-only (one bit) tables of 4 and 5 geese."""
+    """Sideways (two bits) tables of 4 to 7 geese and forward-only (one bit) tables of 4 and 5."""
     sideways, forward = tmp_path_factory.mktemp("wdl"), tmp_path_factory.mktemp("strong")
-    WdlBuilder(wdl_variant("standard"), sideways).build(5)
+    WdlBuilder(wdl_variant("standard"), sideways).build(7)
     StrongBuilder(forward).build(5)
     return sideways, forward
 
@@ -118,3 +118,32 @@ def test_check_options_belong_to_check():
                           capture_output=True, text=True, timeout=60)
     assert done.returncode == 2
     assert done.stderr == "foxgeese: --table, --sample and --seed are for `foxgeese solve check`\n"
+
+
+def test_capture_chains_are_looked_up_at_every_count_below(built):
+    # A chain from 7 geese can end at 5 or 4: the checker must read those tables where the build wrote
+    # them (it once laid out only the count checked and the one below: a fresh process got 5 wrong).
+    sideways, _ = built
+    script = f"""
+import random
+from pathlib import Path
+from foxgeese.engine import Side
+from foxgeese.engine.position import Position
+from foxgeese.players.solver.check import TableValues
+from foxgeese.players.solver.wdl import WdlTables, wdl_variant
+values = TableValues(Path({str(sideways / 'standard-sideways1-7geese.wdl.fgb')!r}))
+rng = random.Random(3)
+points = sorted(values.variant.board.points)
+states = []
+for _ in range(300):
+    chosen = rng.sample(points, 6)
+    states.append((chosen[0], sum(1 << p for p in chosen[1:]), rng.choice((Side.PREY, Side.PREDATOR)), 0, 0))
+checked = [values.stored(s) for s in states]
+tables = WdlTables(wdl_variant("standard"), Path({str(sideways)!r}))
+expected = [tables.value(Position(values.variant, s[0], s[1], s[2])) for s in states]
+assert checked == expected
+print(len(set(expected)))
+"""
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == "3"  # wins, draws and losses compared

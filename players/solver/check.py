@@ -107,8 +107,8 @@ class TableValues:
                 raise TableError(f"{path}: no rules called {header.get('variant')!r}")
             self.variant = variant
             self.wdl = wdl_layout(variant.id)
-            self.wdl.add_count(self.geese)
-            self.wdl.add_count(max(MIN_GEESE, self.geese - 1))
+            for geese in range(MIN_GEESE, self.geese + 1):  # a capture chain can end at any count below
+                self.wdl.add_count(geese)
         elif header.get("array") == STRONG_WINS:
             self.variant = get_variant("standard", sideways=False)
             self.strong = standard_layout()

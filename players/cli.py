@@ -19,15 +19,29 @@ from foxgeese.params import Integer
 @click.option("--rebuild", is_flag=True, help="build again even where a table is on disk")
 @click.option("--position", "position_text", default=None, help="position text to look up instead of the start")
 @click.option("--tables", default=None, help="table directory (default $FOXGEESE_TABLES or ~/.cache/foxgeese/tables)")
+@click.option("--table", "table_file", default=None, help="solve check: the table file to check")
+@click.option("--sample", type=int, default=None, help="solve check: check N random positions instead of all")
+@click.option("--seed", type=int, default=None, help="solve check: the sample's seed (default 0)")
 def solve_command(variant_id: str, geese: int | None, threads: int | None, sideways: bool | None, build: bool,
-                  max_geese: int | None, rebuild: bool, position_text: str | None, tables: str | None) -> None:
+                  max_geese: int | None, rebuild: bool, position_text: str | None, tables: str | None,
+                  table_file: str | None, sample: int | None, seed: int | None) -> None:
     """Solve VARIANT: Hare and Hounds whole, the fox variants by tables per goose count.
 
     `foxgeese solve standard --geese 13` solves every position with up to 13 geese (win or loss:
     without sideways steps there are no draws); `foxgeese solve standard --sideways --geese 8` and
     `foxgeese solve great-cross --geese 6` solve win/draw/loss. `foxgeese solve verify` checks the winner's
-    strategies shipped with the package, with the engine's rules alone.
+    strategies shipped with the package, with the engine's rules alone. `foxgeese solve check --table FILE
+    [--sample N --seed S]` re-derives a finished table's positions from their children with the engine's rules.
     """
+    if variant_id.strip().lower() == "check":
+        from foxgeese.players.solver.check import check_command
+
+        check_command(table_file, sample, seed)
+        return
+    if table_file is not None or sample is not None or seed is not None:
+        from foxgeese.usage import fail
+
+        fail("--table, --sample and --seed are for `foxgeese solve check`")
     from foxgeese.players.solver.report import solve  # numpy and the tables load only here
 
     solve(variant_id, sideways, build, max_geese, rebuild, position_text, tables, geese=geese, threads=threads)

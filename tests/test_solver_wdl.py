@@ -18,6 +18,7 @@ from foxgeese.players.solver import wdl_kernels  # noqa: E402
 from foxgeese.players.solver.analyse import Judge  # noqa: E402
 from foxgeese.players.solver.player import SolverPlayer  # noqa: E402
 from foxgeese.players.solver.retrograde import build_tables  # noqa: E402
+from foxgeese.players.solver.strong import HEADER_BYTES  # noqa: E402
 from foxgeese.players.solver.tables import TableSet, binomials, load_table, rank, table_path  # noqa: E402
 from foxgeese.players.solver.wdl import (  # noqa: E402
     FOX_WINS,
@@ -194,3 +195,65 @@ def test_solve_great_cross_geese_builds_reports_and_looks_up(great_cross_built):
     assert len(looked_up.stdout.splitlines()) == 6 + len(position.legal_moves())
     wrong = _solve("great-cross", "--geese", "19", tables=directory)
     assert wrong.returncode == 2 and wrong.stderr.strip() == "foxgeese: --geese must be between 4 and 18, not 19"
+
+
+def _words(variant, directory, geese: int, array: str = WDL) -> bytes:
+    """A finished table's words (the header, with its build times, left out)."""
+    return wdl_path(directory, variant, geese, array).read_bytes()[HEADER_BYTES:]
+
+
+@pytest.mark.parametrize("variant_id, top", [("standard", 5), ("great-cross", 4)])
+def test_the_counters_equal_the_fixpoint_sweeps_on_every_position(variant_id, top, sideways_directory,
+                                                                   great_cross_built, tmp_path):
+    variant = wdl_variant(variant_id)
+    counted = sideways_directory if variant_id == "standard" else great_cross_built[0]
+    WdlBuilder(variant, tmp_path, method="sweeps").build(top)
+    for geese in range(4, top + 1):
+        assert _words(variant, counted, geese) == _words(variant, tmp_path, geese), geese
+    assert _header(variant, counted, top)["method"] == "counters"
+
+
+class Stop(Exception):
+    pass
+
+
+def test_a_stopped_build_goes_on_from_the_last_level_done(sideways_directory, tmp_path):
+    variant = wdl_variant("standard")
+    WdlBuilder(variant, tmp_path).build(4)
+    done = []
+
+    def stop_after_ten_levels(text: str) -> None:
+        done.append(text)
+        if len(done) == 10:
+            raise Stop
+
+    with pytest.raises(Stop):
+        WdlBuilder(variant, tmp_path, progress=stop_after_ten_levels).build(5)
+    assert wdl_path(tmp_path, variant, 5, WDL, partial=True).exists()
+    resumed: list[str] = []
+    WdlBuilder(variant, tmp_path, progress=resumed.append).build(5)
+    assert resumed[0] == "standard 5 geese: resuming after 10 levels"
+    levels = len(WdlTables(variant, tmp_path).layout.levels[5])
+    assert len(resumed) == 1 + levels - 10  # only the levels not done were built
+    assert _words(variant, tmp_path, 5) == _words(variant, sideways_directory, 5)
+    assert _words(variant, tmp_path, 5, WDL_CHAINS) == _words(variant, sideways_directory, 5, WDL_CHAINS)
+    header = _header(variant, tmp_path, 5)
+    assert sorted(int(k) for k in header["figures"]) == sorted(header["levels_done"])
+    assert all(f["seconds"] >= 0 and f["peak_rss_gb"] > 0 and f["rounds"] >= 0 for f in header["figures"].values())
+
+
+def test_the_odometer_walks_the_same_goose_sets_as_the_index():
+    from foxgeese.players.solver import wdl_counters
+    from foxgeese.players.solver.wdl import wdl_layout
+
+    for variant_id, top in (("standard", 8), ("great-cross", 5)):
+        layout = wdl_layout(variant_id)
+        for geese in range(4, top + 1):
+            layout.add_count(geese)
+            for level in layout.levels[geese]:
+                direct, walked = (np.full(level.padded, -1, dtype=np.int64) for _ in range(2))
+                args = (level.codes, layout.block_base, level.first_set, layout.row_sub, layout.row_count,
+                        layout.row_width, layout.radix)
+                wdl_kernels.level_masks(*args, direct)
+                wdl_counters.level_masks(*args, walked)
+                assert (direct == walked).all(), (variant_id, geese, level.row_sum)

@@ -29,16 +29,15 @@ import numpy as np
 from foxgeese.engine import Move, Position, Side, get_variant, movegen, rules, variants
 from foxgeese.engine import board as board_module
 from foxgeese.engine import position as position_module
+from foxgeese.engine.rules import State, rules_for
 from foxgeese.players.solver.tables import (
     NO_MOVE,
     SCORE_DTYPE,
     WIN,
     Geometry,
     TableError,
-    binomials,
     colex,
     load_table,
-    rank_of,
     save_table,
     table_dir,
     table_path,
@@ -73,12 +72,11 @@ class HareHoundsSolution:
 
     def __post_init__(self) -> None:
         self.variant = get_variant("hare-and-hounds")
-        self._binom = binomials(self.geometry.size, HOUNDS)
+        self._rank = hound_ranks(self.geometry)
 
     def index(self, position: Position) -> tuple[int, int, int, int]:
-        hounds = self.geometry.dense_points(position.prey)
         return (min(position.stall, STALL_STATES - 1), int(position.turn),
-                self.geometry.dense[position.predator], rank_of(hounds, self._binom))
+                self.geometry.dense[position.predator], self._rank[position.prey])
 
     def score(self, position: Position) -> int:
         """The score for the side to move: WIN - plies, -WIN + plies, or 0 for a draw."""
@@ -101,60 +99,65 @@ class HareHoundsSolution:
         return sorted(scored, key=lambda entry: -entry.score)
 
 
-def _states(geometry: Geometry) -> tuple[np.ndarray, list[Position | None]]:
-    """Every index tuple's Position (None where the hare shares a point with a hound)."""
-    variant = get_variant("hare-and-hounds")
+def hound_ranks(geometry: Geometry) -> dict[int, int]:
+    """The colex rank of every hound set, keyed by its engine bitmask (a dict look-up, not a rank sum per state)."""
+    return {sum(1 << int(geometry.grid[p]) for p in combo): r for r, combo in enumerate(colex(geometry.size, HOUNDS))}
+
+
+def _states(geometry: Geometry) -> tuple[np.ndarray, list[State | None]]:
+    """Every index tuple's rules state (None where the hare shares a point with a hound)."""
     combos = colex(geometry.size, HOUNDS)
-    positions: list[Position | None] = []
+    masks = [sum(1 << int(geometry.grid[p]) for p in combo) for combo in combos]
+    grid = [int(g) for g in geometry.grid]
+    states: list[State | None] = []
     for stall in range(STALL_STATES):
         for side in (Side.PREDATOR, Side.PREY):
             for hare in range(geometry.size):
-                for combo in combos:
-                    if hare in combo:
-                        positions.append(None)
-                        continue
-                    prey = sum(1 << int(geometry.grid[p]) for p in combo)
-                    positions.append(Position(variant, int(geometry.grid[hare]), prey, side, 0, stall, 0))
+                hare_bit = 1 << grid[hare]
+                states.extend(None if mask & hare_bit else (grid[hare], mask, side, 0, stall) for mask in masks)
     shape = (STALL_STATES, 2, geometry.size, len(combos))
-    return np.array(shape), positions
+    return np.array(shape), states
 
 
 def solve() -> tuple[np.ndarray, dict[str, Any]]:
-    """Builds the graph with the engine and solves it backwards; returns scores and figures."""
+    """Builds the graph with the engine's rules core and solves it backwards; returns scores and figures."""
     started = time.perf_counter()
-    geometry = Geometry(get_variant("hare-and-hounds"))
-    shape, positions = _states(geometry)
-    B = binomials(geometry.size, HOUNDS)
-    count = len(positions)
-    score = np.full(count, NO_MOVE, dtype=np.int32)
-    pending = np.zeros(count, dtype=np.int32)  # moves not yet known to lose for the mover
-    best = np.full(count, NO_MOVE, dtype=np.int32)
+    variant = get_variant("hare-and-hounds")
+    rules = rules_for(variant)
+    geometry = Geometry(variant)
+    shape, states = _states(geometry)
+    ranks = hound_ranks(geometry)
+    count = len(states)
+    # plain lists: the backward pass reads them one state at a time, where numpy scalars cost 5x more
+    score = [NO_MOVE] * count
+    pending = [0] * count  # moves not yet known to lose for the mover
+    best = [NO_MOVE] * count
     parents: list[list[int]] = [[] for _ in range(count)]
+    children: list[list[int]] = [[] for _ in range(count)]  # legal moves only: what `reachable_from_start` walks
     queue: deque[int] = deque()
+    combos, size, dense = int(shape[3]), geometry.size, geometry.dense
 
-    def flat(p: Position) -> int:
-        stall, side, hare = p.stall, int(p.turn), geometry.dense[p.predator]
-        hounds = rank_of(geometry.dense_points(p.prey), B)
-        return ((stall * 2 + side) * geometry.size + hare) * int(shape[3]) + hounds
+    def flat(state: State) -> int:
+        return ((state[4] * 2 + int(state[2])) * size + dense[state[0]]) * combos + ranks[state[1]]
 
-    for i, position in enumerate(positions):
-        if position is None:
+    for i, state in enumerate(states):
+        if state is None:
             continue
-        ended = position.outcome()
+        ended = rules.outcome(state)
         if ended is not None:
-            won = ended.winner.value == position.variant.side_name(position.turn)
-            score[i] = WIN if won else -WIN
+            score[i] = WIN if ended.winner == state[2] else -WIN
             queue.append(i)
             continue
-        moves = position.pseudo_moves()
-        pending[i] = len(moves)
-        for move in moves:
-            parents[flat(position.play(move))].append(i)
+        after = [flat(child) for child in rules.children(state)]
+        pending[i] = len(after)
+        children[i] = after
+        for child in after:
+            parents[child].append(i)
     edges = sum(len(p) for p in parents)
     # Backward induction in order of distance: the queue holds decided states, nearest first.
     while queue:
         child = queue.popleft()
-        option = int(to_parent(score[child]))
+        option = -score[child] + (1 if score[child] > 0 else -1)  # `to_parent` (decided: never 0)
         for parent in parents[child]:
             if score[parent] != NO_MOVE:
                 continue
@@ -162,23 +165,38 @@ def solve() -> tuple[np.ndarray, dict[str, Any]]:
                 score[parent] = option
                 queue.append(parent)
                 continue
-            best[parent] = max(best[parent], option)
+            if option > best[parent]:
+                best[parent] = option
             pending[parent] -= 1
             if pending[parent] == 0:  # every move loses; the last one decided is the slowest loss
                 score[parent] = best[parent]
                 queue.append(parent)
-    valid = np.array([p is not None for p in positions])
-    undecided = valid & (score == NO_MOVE)
-    score[undecided] = 0  # never decided: a draw (there are none, see the module docstring)
+    scores = np.array(score, dtype=np.int32)
+    valid = np.array([state is not None for state in states])
+    undecided = valid & (scores == NO_MOVE)
+    scores[undecided] = 0  # never decided: a draw (there are none, see the module docstring)
     figures = {
         "variant": "hare-and-hounds",
         "points": geometry.names,
         "states": int(valid.sum()),
         "edges": edges,
         "draws": int(undecided.sum()),
+        "reachable_from_start": _reachable(flat(variant.start_position().state), children),
         "build_seconds": round(time.perf_counter() - started, 3),
     }
-    return score.astype(SCORE_DTYPE).reshape(tuple(shape)), figures
+    return scores.astype(SCORE_DTYPE).reshape(tuple(shape)), figures
+
+
+def _reachable(start: int, children: list[list[int]]) -> int:
+    """How many states games from the start can reach, on the graph just built (terminal states have no moves)."""
+    seen = {start}
+    frontier = [start]
+    while frontier:
+        for child in children[frontier.pop()]:
+            if child not in seen:
+                seen.add(child)
+                frontier.append(child)
+    return len(seen)
 
 
 def rules_fingerprint() -> str:

@@ -57,7 +57,8 @@ def _hare_and_hounds(position: Position | None, tables: str | None, rebuild: boo
         f"{header['draws']} draws, built in {header['build_seconds']} s; loaded in {loaded * 1000:.1f} ms"
     )
     if position is start:
-        click.echo(f"{reachable(start, solution)} states reachable from the start")
+        count = header.get("reachable_from_start") or reachable(start, solution)  # older files lack it
+        click.echo(f"{count} states reachable from the start")
     click.echo(f"{position.text()}: {_verdict(position, solution.score(position))}")
     _print_moves(solution.move_scores(position))
 

@@ -34,14 +34,9 @@ from foxgeese.engine import Move, Position, Side
 from foxgeese.engine.position import MIN_GEESE
 from foxgeese.files import atomic_write
 from foxgeese.players.solver.bitlayout import grid_bit, mask_of
+from foxgeese.players.solver.compiled import kernels as compiled_kernels
+from foxgeese.players.solver.tables import TableError
 from foxgeese.usage import fail
-
-try:  # numba is an optional extra (foxgeese[solver]): only making a strategy needs it, playing one does not
-    from numba.typed import List
-
-    from foxgeese.players.solver import strategy_kernels
-except ImportError:
-    strategy_kernels = None
 
 STRATEGY_FORMAT_VERSION = 2
 MAGIC = b"FOXGEESE-STRATEGY\n"
@@ -174,8 +169,12 @@ def make_strategy(start: Position, tables: Any, *, limit: int = 20_000_000,
     kernels of `strategy_kernels`. Returns (header, sorted keys, move codes). Raises
     StrategyError when it passes `limit` positions of the winner (the shipped files must stay small).
     """
-    if strategy_kernels is None:
-        raise StrategyError("making a strategy needs numba: pip install 'foxgeese[solver]'")
+    try:  # numba loads here: playing a shipped strategy does not need it
+        strategy_kernels = compiled_kernels("strategy_kernels", "making a strategy")
+    except TableError as error:
+        raise StrategyError(str(error)) from None
+    from numba.typed import List
+
     geese = start.prey.bit_count()
     top = tables.available()
     if top < geese:

@@ -36,14 +36,8 @@ import numpy as np
 from foxgeese.engine import Position, Side, get_variant
 from foxgeese.engine.position import MIN_GEESE
 from foxgeese.players.solver.bitlayout import Layout, grid_bit, mask_of
+from foxgeese.players.solver.compiled import kernels as compiled_kernels
 from foxgeese.players.solver.tables import TableError, table_dir
-
-try:  # numba is an optional extra (foxgeese[solver]): only a build needs it, look-ups do not
-    import numba
-
-    from foxgeese.players.solver import kernels
-except ImportError:
-    kernels = None
 
 BITS_FORMAT_VERSION = 1
 MAGIC = b"FOXGEESE-BITS\n"
@@ -128,9 +122,10 @@ class StrongBuilder:
         """Builds what is missing up to `max_geese` (resuming a stopped build); returns the headers."""
         if not MIN_GEESE <= max_geese <= LARGEST:
             raise ValueError(f"--geese must be between {MIN_GEESE} and {LARGEST}, not {max_geese}")
-        if kernels is None:
-            raise TableError("the strong solve needs numba: pip install 'foxgeese[solver]'")
+        kernels = compiled_kernels("kernels", "the strong solve")  # numba loads here, not at import
         if self.threads:
+            import numba
+
             numba.set_num_threads(min(self.threads, numba.config.NUMBA_NUM_THREADS))
         self.directory.mkdir(parents=True, exist_ok=True)
         headers = []
@@ -209,6 +204,8 @@ class StrongBuilder:
 
     def _levels(self, kernels: Any, geese: int, header: dict[str, Any], below: np.ndarray, fds: dict[str, int],
                 started: float) -> None:
+        import numba  # a build: the kernels have loaded it already
+
         layout = self.layout
         levels = layout.levels[geese][::-1]  # highest row sum first
         done = set(header["levels_done"])

@@ -18,6 +18,7 @@ Built level by level from the highest row sum down, each level to its least fixp
 from __future__ import annotations
 
 import os
+import resource
 import time
 from collections.abc import Callable
 from functools import lru_cache
@@ -28,14 +29,10 @@ import numpy as np
 
 from foxgeese.engine import Position, Side, get_variant
 from foxgeese.engine.position import MIN_GEESE
-from foxgeese.players.solver.strong import HEADER_BYTES, complete_header, map_words, write_header
+from foxgeese.players.solver.compiled import kernels as compiled_kernels
+from foxgeese.players.solver.strong import HEADER_BYTES, complete_header, map_words, read_bits_header, write_header
 from foxgeese.players.solver.tables import TableError, table_dir, variant_key
 from foxgeese.players.solver.wdl_layout import WdlLayout
-
-try:  # numba is an optional extra (foxgeese[solver]): only a build needs it
-    from foxgeese.players.solver import wdl_kernels
-except ImportError:
-    wdl_kernels = None
 
 WDL, WDL_CHAINS = "wdl", "wdlchains"
 GEESE_WIN, GEESE_LOSE, FOX_WINS, FOX_LOSES = range(4)  # the planes of a .wdl.fgb file
@@ -72,7 +69,10 @@ class WdlBuilder:
     """Builds the two-bit tables for 4..max geese; each goose count from the chains of the one below."""
 
     def __init__(self, variant: Any, directory: Any = None, *, progress: Callable[[str], None] | None = None,
-                 threads: int | None = None, keep_chains: bool = False) -> None:
+                 threads: int | None = None, keep_chains: bool = False, method: str = "counters") -> None:
+        if method not in ("counters", "sweeps"):
+            raise ValueError(f"method must be counters or sweeps, not {method}")
+        self.method = method  # sweeps: the fixpoint sweeps the counters replaced (tests compare the two)
         self.variant = variant
         self.directory = table_dir(directory)
         self.progress = progress or (lambda _text: None)
@@ -83,8 +83,7 @@ class WdlBuilder:
         top = largest(self.variant)
         if not MIN_GEESE <= max_geese <= top:
             raise ValueError(f"--geese must be between {MIN_GEESE} and {top} for {self.variant.id}, not {max_geese}")
-        if wdl_kernels is None:
-            raise TableError("building the win/draw/loss tables needs numba: pip install 'foxgeese[solver]'")
+        compiled_kernels("wdl_kernels", "building the win/draw/loss tables")  # numba loads here, not at import
         if self.threads:
             import numba
 
@@ -120,22 +119,26 @@ class WdlBuilder:
             below, below_plane = np.asarray(map_words(path, header)), layout.plane_words(geese - 1)
         else:
             below, below_plane = np.zeros(2, dtype=np.int64), 1
-        header: dict[str, Any] = {"layout": layout.fingerprint(), "variant": variant_key(self.variant),
-                                  "geese": geese, "array": WDL, "words": 4 * plane, "planes": 4,
-                                  "plane_words": plane, "points": layout.geometry.names, "complete": False,
-                                  "levels_done": [], "figures": {}}
         parts = {WDL: (wdl_path(self.directory, self.variant, geese, WDL, partial=True), 4)}
         if with_chains:
             parts[WDL_CHAINS] = (wdl_path(self.directory, self.variant, geese, WDL_CHAINS, partial=True), 2)
-        fds = {}
-        try:
-            for array, (path, planes) in parts.items():
+        header = self._resume_header(layout, geese, [path for path, _ in parts.values()])
+        if header is None:
+            header = {"layout": layout.fingerprint(), "variant": variant_key(self.variant),
+                      "geese": geese, "array": WDL, "words": 4 * plane, "planes": 4,
+                      "plane_words": plane, "points": layout.geometry.names, "complete": False,
+                      "method": self.method, "levels_done": [], "figures": {}, "build_seconds": 0.0}
+            for path, planes in parts.values():
                 with open(path, "wb") as stream:
                     stream.truncate(HEADER_BYTES + planes * plane * 8)
+        else:
+            self.progress(f"{self.variant.id} {geese} geese: resuming after {len(header['levels_done'])} levels")
+        fds = {}
+        try:
+            for array, (path, _) in parts.items():
                 fds[array] = os.open(path, os.O_RDWR)
             self._levels(layout, geese, header, below, below_plane, fds, started)
             header["complete"] = True
-            header["build_seconds"] = round(time.perf_counter() - started, 2)
             for array, fd in fds.items():
                 write_header(fd, header if array == WDL else dict(header, array=array, words=2 * plane,
                                                                     planes=2, figures={}))
@@ -146,56 +149,127 @@ class WdlBuilder:
             os.replace(path, wdl_path(self.directory, self.variant, geese, array))
         return header
 
+    def _resume_header(self, layout: WdlLayout, geese: int, paths: list[Path]) -> dict[str, Any] | None:
+        """The header of a stopped build of this count (its levels done are on disk), else None."""
+        if not all(path.exists() for path in paths):
+            return None
+        try:
+            header = read_bits_header(paths[0])
+        except TableError:
+            return None
+        if (header.get("layout") != layout.fingerprint() or header.get("geese") != geese
+                or header.get("complete") or not header.get("levels_done")):
+            return None
+        return header
+
     def _levels(self, layout: WdlLayout, geese: int, header: dict[str, Any], below: np.ndarray, below_plane: int,
                 fds: dict[str, int], started: float) -> None:
-        k = wdl_kernels
+        k = compiled_kernels("wdl_kernels", "building the win/draw/loss tables")
+        counters = compiled_kernels("wdl_counters", "building the win/draw/loss tables")
         plane = layout.plane_words(geese)
         width = layout.slots(geese)
         above_fw = above_fl = np.zeros(1, dtype=np.int64)
         above_first = 0
         total = layout.goose_sets(geese)
-        sets_done = 0
-        for level in layout.levels[geese][::-1]:  # highest row sum first
+        levels = layout.levels[geese][::-1]  # highest row sum first
+        done = set(header["levels_done"])
+        resumed_seconds = header.get("build_seconds", 0.0)
+        sets_done = sum(level.sets for level in levels if level.row_sum in done)
+        for index, level in enumerate(levels):
             n = level.padded
+            if level.row_sum in done:
+                if index + 1 < len(levels) and levels[index + 1].row_sum not in done:  # the level below reads it
+                    above_fw, above_fl = self._fox_planes_on_disk(layout, level, fds[WDL], plane)
+                    above_first = level.first_set
+                continue
+            level_started = time.perf_counter()
             masks = np.full(n, -1, dtype=np.int64)
-            k.level_masks(level.codes, layout.block_base, level.first_set, layout.row_sub, layout.row_count,
-                          layout.row_width, layout.radix, masks)
+            counters.level_masks(level.codes, layout.block_base, level.first_set, layout.row_sub, layout.row_count,
+                                 layout.row_width, layout.radix, masks)
             # one block, so that `pack` reads the planes it writes out without a copy
             state = np.zeros((9, n), dtype=np.int64)
             gw, gl, fw, fl, gnl, cw, cnl, xw, xl = state
             k.outside(masks, layout.board, layout.row_start, layout.row_width, layout.row_rank, layout.row_count,
                       layout.radix, layout.block_base, layout.forward, layout.jump_from, layout.jump_to,
                       above_fw, above_fl, above_first, below, below_plane, geese == MIN_GEESE, gw, gnl, cw, cnl)
-            sweeps = 0
-            while True:
-                sweeps += 1
-                if not k.sweep(masks, layout.board, layout.row_start, layout.row_width, layout.row_rank,
-                               layout.row_count, layout.row_of, layout.sideways, layout.adjacent,
-                               gw, gl, fw, fl, gnl, cw, cnl):
-                    break
+            work: dict[str, int] = {}
+            if self.method == "sweeps":
+                work["sweeps"] = self._sweeps(k, layout, masks, state)
+            else:
+                counts = np.zeros((n, layout.points), dtype=np.uint8)
+                counters.seed(masks, layout.board, layout.sideways, layout.adjacent, gw, gl, fw, fl, gnl, cw, cnl,
+                              counts)
+                waiting = np.zeros((2, n), dtype=np.int64)
+                lists = np.empty((2, n), dtype=np.int64)
+                # xw, xl and `waiting` hold the bits decided in one round until the next takes them
+                popped, rounds = counters.propagate(
+                    masks, layout.board, layout.row_start, layout.row_width, layout.row_rank, layout.row_count,
+                    layout.row_of, layout.sideways, layout.adjacent, gw, gl, fw, fl, gnl, cw, cnl, counts,
+                    xw, xl, waiting[0], waiting[1], lists[0], lists[1])
+                work.update(popped=int(popped), rounds=int(rounds))
+                del counts, waiting, lists
             np.bitwise_or(gl, cw, out=xw)  # `pack` keeps only the empty points of real goose sets
             np.bitwise_and(gw, ~cnl, out=xl)
             offset = level.first_set * width // 64
             size = n * width // 64
-            for array, planes in ((WDL, state[0:4]), (WDL_CHAINS, state[7:9])):
+            for array, planes in ((WDL_CHAINS, state[7:9]), (WDL, state[0:4])):  # WDL last: its header says done
                 if array not in fds:
                     continue
                 out = np.zeros((len(planes), size), dtype=np.int64)
                 k.pack(masks, layout.board, layout.row_start, layout.row_width, layout.row_pext, planes, out)
                 for p in range(len(planes)):
                     os.pwrite(fds[array], out[p], HEADER_BYTES + (p * plane + offset) * 8)
+                del out
+            seconds = time.perf_counter() - level_started
             header["figures"][str(level.row_sum)] = {
-                "sets": level.sets, "sweeps": sweeps, "geese_to_move_geese_win": _ones(gw),
+                "sets": level.sets, **work, "geese_to_move_geese_win": _ones(gw),
                 "geese_to_move_geese_lose": _ones(gl), "fox_to_move_fox_wins": _ones(fw),
-                "fox_to_move_fox_loses": _ones(fl)}
+                "fox_to_move_fox_loses": _ones(fl), "seconds": round(seconds, 2), "peak_rss_gb": peak_rss_gb()}
             header["levels_done"].append(level.row_sum)
+            header["build_seconds"] = round(resumed_seconds + time.perf_counter() - started, 2)
+            write_header(fds[WDL], header)
             above_fw, above_fl, above_first = fw.copy(), fl.copy(), level.first_set
-            del state, gw, gl, fw, fl, gnl, cw, cnl, xw, xl
+            del state, gw, gl, fw, fl, gnl, cw, cnl, xw, xl, masks
             sets_done += level.sets
             self.progress(f"{self.variant.id} {geese} geese: row sum {level.row_sum} done "
-                          f"({len(header['levels_done'])}/{len(layout.levels[geese])} levels, {sweeps} sweeps, "
-                          f"{100 * sets_done / total:.1f}% of {total * width * 2:,} positions), "
-                          f"{time.perf_counter() - started:.0f} s")
+                          f"({len(header['levels_done'])}/{len(levels)} levels, {level.sets:,} goose sets in "
+                          f"{seconds:.1f} s, {100 * sets_done / total:.1f}% of {total * width * 2:,} positions), "
+                          f"{header['build_seconds']:.0f} s, peak {peak_rss_gb():.2f} GB")
+
+    @staticmethod
+    def _sweeps(k: Any, layout: WdlLayout, masks: np.ndarray, state: np.ndarray) -> int:
+        """The level to its least fixpoint by whole sweeps (the method before the counters; kept to check them)."""
+        gw, gl, fw, fl, gnl, cw, cnl = state[:7]
+        sweeps = 0
+        while True:
+            sweeps += 1
+            if not k.sweep(masks, layout.board, layout.row_start, layout.row_width, layout.row_rank,
+                           layout.row_count, layout.row_of, layout.sideways, layout.adjacent,
+                           gw, gl, fw, fl, gnl, cw, cnl):
+                return sweeps
+
+    def _fox_planes_on_disk(self, layout: WdlLayout, level: Any, fd: int, plane: int) -> tuple[np.ndarray, np.ndarray]:
+        """A finished level's dense fox planes, read back from the table being built (a resumed build)."""
+        k = compiled_kernels("wdl_kernels", "building the win/draw/loss tables")
+        counters = compiled_kernels("wdl_counters", "building the win/draw/loss tables")
+        masks = np.full(level.padded, -1, dtype=np.int64)
+        k.level_masks(level.codes, layout.block_base, level.first_set, layout.row_sub, layout.row_count,
+                      layout.row_width, layout.radix, masks)
+        width = layout.slots(level.geese)
+        first_word = level.first_set * width // 64
+        size = level.padded * width // 64
+        packed = np.zeros(4 * size + 1, dtype=np.int64)
+        for p in (FOX_WINS, FOX_LOSES):
+            packed[p * size: (p + 1) * size] = np.frombuffer(
+                os.pread(fd, size * 8, HEADER_BYTES + (p * plane + first_word) * 8), dtype="<i8")
+        out = np.zeros((2, level.padded), dtype=np.int64)
+        counters.unpack(masks, layout.board, packed, size, 0, width, np.array([FOX_WINS, FOX_LOSES]), out)
+        return out[0], out[1]
+
+
+def peak_rss_gb() -> float:
+    """This process's peak resident memory so far, in GB (what `/usr/bin/time -v` reports)."""
+    return round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1e6, 2)
 
 
 def _ones(words: np.ndarray) -> int:

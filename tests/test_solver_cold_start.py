@@ -1,0 +1,40 @@
+"""A small solve, a table look-up and a `solver` bot do not load numba (a second of import): only builds do."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+HEAVY = ("numba", "llvmlite")
+
+
+def loaded_after(script: str) -> set[str]:
+    """The modules a fresh interpreter has loaded after running `script`."""
+    done = subprocess.run([sys.executable, "-c", script + "\nimport sys\nprint(' '.join(sorted(sys.modules)))"],
+                          capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    return set(done.stdout.split())
+
+
+def test_solving_hare_and_hounds_from_nothing_does_not_load_numba(tmp_path: Path):
+    script = ("from foxgeese.main import main\n"
+              "try:\n"
+              f"    main(['solve', 'hare-and-hounds', '--tables', {str(tmp_path)!r}])\n"
+              "except SystemExit as end:\n"
+              "    assert not end.code, end.code\n")
+    loaded = loaded_after(script)
+    assert "foxgeese.players.solver.hare_hounds_solution" in loaded  # it did solve
+    assert (tmp_path / "hare-and-hounds.fgt").exists()
+    assert not {m for m in loaded if m.split(".")[0] in HEAVY}
+
+
+def test_the_solver_entry_points_and_player_do_not_load_numba():
+    script = ("from foxgeese.engine import get_variant, Side\n"
+              "from foxgeese.players.registry import make_player\n"
+              "from foxgeese.players.solver import report, strong, wdl, strategy, analyse  # noqa\n"
+              "player = make_player('solver')\n"
+              "player.new_game(get_variant('standard'), Side.PREDATOR)\n")
+    loaded = loaded_after(script)
+    assert "foxgeese.players.solver.player" in loaded
+    assert not {m for m in loaded if m.split(".")[0] in HEAVY}

@@ -26,7 +26,7 @@ from foxgeese.protocol.adjudication import Adjudicator, Ending, MaxPliesTracker,
 from foxgeese.protocol.codec import ProtocolError
 from foxgeese.protocol.record import DRAW, GameRecord, MoveRecord, RefereeTermination, SeatRecord, utc_now
 from foxgeese.protocol.timecontrol import ChessClock, TimeControl
-from foxgeese.protocol.turncache import Choices, TurnCache, legal_array
+from foxgeese.protocol.turncache import Choices, TurnCache, legal_array, prey_moves_ignoring_predator
 
 REFEREE_NAME = f"foxgeese-referee {__version__}"
 
@@ -257,7 +257,7 @@ class Match:
         self._choices = cache.choices(self.rules)
         self._predator_choices = cache.predator_choices(self.rules)
         self._move_of_text = cache.move_of_text
-        self._reach = self.rules.predator_reach
+        self._reach = cache.reach(self.rules)
         # The prey's moves ignoring the predator, with their packed texts and their target points,
         # worked out while the predator thinks: the prey's next turn is these less the steps onto
         # the predator's new point (see _choices_here).
@@ -559,7 +559,7 @@ class Match:
         self._catch_up()  # bookkeeping while the bot thinks: it is on no clock either way
         if side == PREDATOR:  # the prey's next moves, less one filter (see _choices_here)
             prey = self.state[1]
-            moves = self.rules.prey_moves_ignoring_predator(prey)
+            moves = prey_moves_ignoring_predator(self.rules.tables, prey)
             self._prey_base = (prey, moves, self.cache.packed_texts(moves), [move[0][1] for move in moves])
 
     def next_deadline(self) -> float:

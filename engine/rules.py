@@ -46,7 +46,7 @@ class Rules:
         "variant", "tables", "captures", "counts_stall", "checks_captured", "checks_escaped",
         "checks_stalling", "checks_fifty", "checks_repetition",
         "moves", "count_moves", "has_moves", "has_jump", "play", "children", "ending", "outcome",
-        "count_replies", "prey_moves_ignoring_predator", "predator_reach",
+        "count_replies",
     )
 
     moves: Callable[[State], list[Move]]
@@ -67,13 +67,6 @@ class Rules:
     """`outcome(state, repetitions=1, moves=None)`: every ending, in the spec's order; `repetitions`
     is how often the state's key has occurred; `moves`, the side to move's moves when the caller has
     them already (else the function finds whether there is one)."""
-    prey_moves_ignoring_predator: Callable[[int], list[Move]]
-    """`prey_moves_ignoring_predator(prey)`: the prey's moves as if the predator stood nowhere, in
-    the order of `moves`. With the predator on point p they are these less the steps onto p, so a
-    referee can work them out while the predator thinks (a predator step leaves the prey as they were)."""
-    predator_reach: tuple[int, ...]
-    """Per point: its neighbours and the landing points of its jumps. Where no capture is possible,
-    the predator's moves depend on nothing but its point and the prey on these points."""
     count_replies: Callable[[State], int]
     """The replies to every move, summed over the children that `ending` does not end: perft's last
     two plies where no ending depends on the path (the state itself is not checked)."""
@@ -101,11 +94,6 @@ class Rules:
         )
         self.outcome = _outcome_check(self.ending, self.has_moves, self.checks_repetition)
         self.count_replies = _reply_counter(self)
-        board_mask = tables.board_mask
-        self.prey_moves_ignoring_predator = lambda prey: movegen.prey_steps(tables, prey, board_mask & ~prey)
-        self.predator_reach = tuple(
-            near | sum(1 << landing for _, landing in jumps) for near, jumps in zip(tables.neighbours, tables.jumps)
-        )
 
     @staticmethod
     def key(state: State) -> int:

@@ -14,7 +14,6 @@ from __future__ import annotations
 import enum
 import math
 from collections import Counter
-from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, NamedTuple
 
@@ -23,10 +22,11 @@ from foxgeese.engine import Game, IllegalMoveError, InvalidMoveError, Move, Outc
 from foxgeese.engine.position import pieces_text
 from foxgeese.engine.rules import State, rules_for
 from foxgeese.protocol import codec, messages
+from foxgeese.protocol.adjudication import Adjudicator, Ending, MaxPliesTracker, TableAdjudicationTracker
 from foxgeese.protocol.codec import ProtocolError
 from foxgeese.protocol.record import DRAW, GameRecord, MoveRecord, RefereeTermination, SeatRecord, utc_now
 from foxgeese.protocol.timecontrol import ChessClock, TimeControl
-from foxgeese.protocol.turncache import Choices, TurnCache, legal_array
+from foxgeese.protocol.turncache import Choices, TurnCache, legal_array, prey_moves_ignoring_predator
 
 REFEREE_NAME = f"foxgeese-referee {__version__}"
 
@@ -39,8 +39,6 @@ RULE_REASONS = {
     "trapped": "the {predator} is to move and has no legal move",
     "immobilized": "the {prey} are to move and have no legal move",
 }
-
-Adjudicator = Callable[[Position], "tuple[Any, str] | None"]
 
 PREDATOR, PREY = Side.PREDATOR, Side.PREY  # plain names: an enum member read off its class is slow
 _SIDES = (PREDATOR, PREY)
@@ -133,17 +131,6 @@ class Finished:
 Action = Send | StartClock | Restart | MovePlayed | Finished
 
 
-@dataclass
-class Ending:
-    winner: str
-    termination: str
-    reason: str
-    offender: Side | None = None
-
-    def __post_init__(self) -> None:
-        self.reason = codec.cut(self.reason)
-
-
 class Phase(enum.Enum):
     """A game's phases, in order; a Match moves between them only as `_NEXT_PHASES` allows."""
 
@@ -231,8 +218,10 @@ class Match:
         """`cache` holds what recurs from game to game (see turncache.py): a referee passes its own.
         `clocks` (ms left by side) start the game with those clocks instead of the time control's base."""
         self.variant, self.control, self.game_id = variant, control, game_id
-        self.seed, self.max_plies, self.ready_timeout_s = seed, max_plies, ready_timeout_s
-        self.adjudicator = adjudicator
+        self.seed, self.ready_timeout_s = seed, ready_timeout_s
+        # The adjudication rules beside the engine's endings (see adjudication.py), None where not asked for.
+        self.ply_limit = MaxPliesTracker(max_plies) if max_plies is not None else None
+        self.tables = TableAdjudicationTracker(adjudicator) if adjudicator is not None else None
         self.cache = cache = cache if cache is not None else TurnCache()
         setup = cache.setup(variant, control)
         self._setup = setup
@@ -268,7 +257,7 @@ class Match:
         self._choices = cache.choices(self.rules)
         self._predator_choices = cache.predator_choices(self.rules)
         self._move_of_text = cache.move_of_text
-        self._reach = self.rules.predator_reach
+        self._reach = cache.reach(self.rules)
         # The prey's moves ignoring the predator, with their packed texts and their target points,
         # worked out while the predator thinks: the prey's next turn is these less the steps onto
         # the predator's new point (see _choices_here).
@@ -464,9 +453,9 @@ class Match:
             self.outbox.append(MovePlayed(MoveEvent(
                 self.game_id, len(self.move_texts), name, text, entry.think_ms, entry.transport_ms,
                 dict(clock.left_ms), self._position_text(), entry, self.record)))
-        if self.adjudicator is not None:
+        if self.tables is not None:
             self._catch_up()
-            self._adjudicate(self.position())
+            self._adjudicate(self.tables)
 
     def _parse_move(self, side: Side, text: str) -> Move | None:
         """A move in other than canonical text (`" B5-A4 "`), or None when the game ended on it as illegal."""
@@ -551,13 +540,13 @@ class Match:
             self.cache.store(self._choices, self._key, choices)
         return choices
 
-    def _adjudicate(self, position: Position) -> None:
-        if self.adjudicator is None or self.over:
+    def _adjudicate(self, tables: TableAdjudicationTracker) -> None:
+        """Ends the game if the table adjudicator has a verdict on the position now."""
+        if self.over:
             return
-        verdict = self.adjudicator(position)
-        if verdict is not None:
-            winner, reason = verdict
-            self._end(Ending(str(getattr(winner, "value", winner)), RefereeTermination.ADJUDICATED.value, str(reason)))
+        tables.update(self.position())
+        if tables.adjudicatable():
+            self._end(tables.ending())
 
     # ----------------------------------------------------------------- events: time
 
@@ -570,7 +559,7 @@ class Match:
         self._catch_up()  # bookkeeping while the bot thinks: it is on no clock either way
         if side == PREDATOR:  # the prey's next moves, less one filter (see _choices_here)
             prey = self.state[1]
-            moves = self.rules.prey_moves_ignoring_predator(prey)
+            moves = prey_moves_ignoring_predator(self.rules.tables, prey)
             self._prey_base = (prey, moves, self.cache.packed_texts(moves), [move[0][1] for move in moves])
 
     def next_deadline(self) -> float:
@@ -641,8 +630,8 @@ class Match:
         if seats[PREDATOR].state is SeatState.READY and seats[PREY].state is SeatState.READY:
             self._enter(PLAY)
             self.idle_since = now
-            if self.move_texts:
-                self._adjudicate(self.position())  # the opening may already be decided
+            if self.move_texts and self.tables is not None:
+                self._adjudicate(self.tables)  # the opening may already be decided
             return
         if now < self.ready_deadline:
             return
@@ -683,8 +672,9 @@ class Match:
             assert outcome is not None  # the same rules core, the same verdict
             self._end(Ending(outcome.winner.value, outcome.termination.value, self._rule_reason(outcome)))
             return
-        if self.max_plies is not None and len(self.move_texts) >= self.max_plies:
-            self._end(Ending(DRAW, RefereeTermination.MAX_PLIES.value, f"stopped after {self.max_plies} plies"))
+        ply_limit = self.ply_limit
+        if ply_limit is not None and ply_limit.adjudicatable(len(self.move_texts)):
+            self._end(ply_limit.ending())
             return
         if not choices[0]:  # cannot happen by the rules; never hang on it
             self._end(Ending(DRAW, RefereeTermination.MAX_PLIES.value, "no legal move and no rule ending"))

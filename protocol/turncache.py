@@ -14,6 +14,7 @@ that owns them (`_forget_moves`).
 - Choices: what a turn offers in a position (the moves, their `legal` array and the position text
   up to its counters), by rules core and position key, for the opening plies only (later positions
   seldom recur); and the predator's moves by its point and the prey within its reach.
+- Reach: per rules core, per point, its neighbours and the landing points of its jumps (`reach`).
 - Setups: what every game of a variant under a time control shares (seat names, the start text,
   the time control as `new_game` sends it), and time control texts read before.
 """
@@ -22,7 +23,7 @@ from __future__ import annotations
 
 from typing import Any, NamedTuple
 
-from foxgeese.engine import Move, Side
+from foxgeese.engine import Move, Side, movegen
 from foxgeese.engine.rules import Rules
 from foxgeese.engine.variants import Variant
 from foxgeese.protocol import codec, messages
@@ -47,6 +48,13 @@ class Setup(NamedTuple):
     time_control_fields: messages.TimeControlFields  # as `new_game` sends it
 
 
+def prey_moves_ignoring_predator(tables: movegen.MoveTables, prey: int) -> list[Move]:
+    """The prey's moves as if the predator stood nowhere, in the order of `Rules.moves`. With the
+    predator on point p they are these less the steps onto p, so the referee works them out while
+    the predator thinks (a predator step leaves the prey as they were)."""
+    return movegen.prey_steps(tables, prey, tables.board_mask & ~prey)
+
+
 def legal_array(packed: list[bytes]) -> bytes:
     """Moves' packed texts as one packed msgpack array: a turn's `legal`."""
     return codec.array_head(len(packed)) + b"".join(packed)
@@ -64,6 +72,7 @@ class TurnCache:
         self._steps: dict[Rules, list[Move]] = {}  # rules core -> its steps, kept alive while filed by id
         self._choices: dict[Rules, dict[int, Choices]] = {}
         self._predator_choices: dict[Rules, dict[int, PredatorChoices]] = {}
+        self._reach: dict[Rules, tuple[int, ...]] = {}
         self._setups: dict[tuple[Variant, TimeControl], Setup] = {}
         self._time_controls: dict[str, TimeControl] = {}
 
@@ -114,6 +123,19 @@ class TurnCache:
 
     def predator_choices(self, rules: Rules) -> dict[int, PredatorChoices]:
         return self._predator_choices.setdefault(rules, {})
+
+    def reach(self, rules: Rules) -> tuple[int, ...]:
+        """Per point: its neighbours and the landing points of its jumps. Where no capture is possible,
+        the predator's moves depend on nothing but its point and the prey on these points, so
+        `predator_choices` is filed by those (see Match._choices_here)."""
+        found = self._reach.get(rules)
+        if found is None:
+            if len(self._reach) >= self.setups_limit:
+                self._reach.clear()
+            tables = rules.tables
+            found = self._reach[rules] = tuple(near | sum(1 << landing for _, landing in jumps)
+                                               for near, jumps in zip(tables.neighbours, tables.jumps))
+        return found
 
     def store(self, table: dict[int, Any], key: int, value: Any) -> None:
         """Files `value` in one of the choices tables, emptying it first when full."""

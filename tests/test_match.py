@@ -144,6 +144,25 @@ def test_the_adjudicator_ends_the_game_after_a_move():
     assert isinstance(actions[-1], Finished) and len(seen) == 2
 
 
+def test_the_ply_limit_counts_the_opening_and_stops_the_game_drawn_before_the_next_turn():
+    game = Game(HH)
+    game.push(game.parse_move("b1-b2"))
+    match = Match(HH, game, TimeControl.parse("move=0.5"), "m1", seed=7, max_plies=2)
+    assert match.ply_limit is not None and match.tables is None
+    assert [match.ply_limit.adjudicatable(plies) for plies in (0, 1, 2, 3)] == [False, False, True, True]
+    for side in (Side.PREDATOR, Side.PREY):
+        match.seat(side, SeatRecord(name="bot"), connected=True, hello=HELLO)
+    match.advance(0.0)
+    for side in (Side.PREDATOR, Side.PREY):
+        actions = match.receive(side, {"type": codec.READY, "game_id": "m1"}, 0.0)
+    assert sends(actions, codec.TURN) and not match.over  # one ply played (the opening's), one to go
+    match.clock_started(Side.PREDATOR, 0.0)
+    actions = move(match, Side.PREDATOR, "b5-a4", arrival=0.1)
+    record = match.record
+    assert (record.winner, record.termination, record.reason) == ("draw", "max-plies", "stopped after 2 plies")
+    assert not sends(actions, codec.TURN) and isinstance(actions[-1], Finished)
+
+
 def test_a_reused_bot_that_dies_before_ready_is_restarted_however_long_ago_it_was_launched():
     """Its seat's hello deadline dates from its launch, games ago: the restart must not judge by it."""
     match = Match(HH, Game(HH), TimeControl.parse("move=1"), "m3", seed=1)

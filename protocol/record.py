@@ -196,13 +196,14 @@ def _problem(error: msgspec.ValidationError, data: dict[str, Any]) -> str:
     `record.plies`, `moves[3].think_ms`, `bots['fox'].command` (records are files anyone can edit)."""
     mismatch = Mismatch(error)
     steps = list(mismatch.path)
-    where, cls, value = "record", GameRecord, data
+    where, value = "record", data
+    cls: type = GameRecord
     if len(steps) >= 2 and steps[0] in ("bots", "moves"):
         part, key = steps[0], steps[1]
         if key == "...":  # msgspec does not name a dict's key: the first seat that does not convert
             key = next(side for side, seat in data["bots"].items() if not _converts(seat, SeatRecord))
-        where, cls, value = f"{part}[{shown(key, 20) if part == 'bots' else key}]", \
-            SeatRecord if part == "bots" else MoveRecord, data[part][key]
+        where = f"{part}[{shown(key, 20) if part == 'bots' else key}]"
+        cls, value = (SeatRecord if part == "bots" else MoveRecord), data[part][key]
         steps = steps[2:]
     if mismatch.missing:
         missing = [item.name for item in fields(cls) if item.name not in value

@@ -147,3 +147,24 @@ def _json_int(text: str) -> int:
     if len(text.lstrip("-")) > 2 * MAX_DIGITS:
         raise JsonInputError(f"number {shown(text)} has more than {2 * MAX_DIGITS} digits")
     return int(text)
+
+
+class Mismatch:
+    """A msgspec `ValidationError` taken apart, so a caller can say it in its own words.
+
+    `path` is where it was (field names, list indexes, `...` for a dict's key, which msgspec does
+    not name); `missing` the required key that is absent, else ""; `expected` msgspec's type
+    text in plain words (`int or null`, `dict`, `list`), else ""; `words` msgspec's own sentence."""
+
+    _PLAIN = {"object": "dict", "array": "list"}
+
+    def __init__(self, error: Exception) -> None:
+        text = str(error)
+        self.words, _, at = text.partition(" - at `")
+        steps = (name or index for name, index in re.findall(r"\.([^.\[]+)|\[([^\]]*)\]", at.rstrip("`")))
+        self.path: list[str | int] = [int(step) if step.isdigit() else step for step in steps]
+        missing = re.fullmatch(r"Object missing required field `(.*)`", self.words)
+        self.missing = missing.group(1) if missing else ""
+        expected = re.fullmatch(r"Expected `([^`]*)`, got `[^`]*`", self.words)
+        self.expected = " or ".join(self._PLAIN.get(name, name) for name in expected.group(1).split(" | ")) \
+            if expected else ""

@@ -11,12 +11,15 @@ import json
 import os
 import time
 from dataclasses import MISSING, dataclass, field, fields
-from typing import Any
+from typing import Annotated, Any
 
-from foxgeese.engine.userinput import JsonInputError, load_json, shown
+import msgspec
+
+from foxgeese.engine.userinput import JsonInputError, Mismatch, load_json, shown
 from foxgeese.files import atomic_write
 
 RECORD_FORMAT = 1
+Milliseconds = Annotated[int, msgspec.Meta(ge=0)]
 DRAW = "draw"
 
 
@@ -95,7 +98,7 @@ class GameRecord:
     seed: int | None = None  # the game's seed, sent to both bots in new_game
     # Each side's ms left at the start when the game did not start from its time control (a game
     # played on from a kept position, e.g. after a takeback); {} when both started from it.
-    start_clocks: dict[str, int] = field(default_factory=dict)
+    start_clocks: dict[str, Milliseconds] = field(default_factory=dict)
     format: int = RECORD_FORMAT
 
     def to_dict(self) -> dict[str, Any]:
@@ -118,17 +121,10 @@ class GameRecord:
             raise RecordError(f"record: missing key 'format' (this version reads format {RECORD_FORMAT})")
         if data.get("format") != RECORD_FORMAT:
             raise RecordError(f"record format {data.get('format')!r} is not {RECORD_FORMAT}")
-        values = _checked(cls, data, "record")
-        bots = values.get("bots", {})
-        moves = values.get("moves", [])
-        try:
-            values["bots"] = {side: SeatRecord(**_checked(SeatRecord, seat, f"bots[{shown(side, 20)}]"))
-                              for side, seat in bots.items()}
-            values["moves"] = [MoveRecord(**_checked(MoveRecord, move, f"moves[{index}]"))
-                               for index, move in enumerate(moves)]
-            return cls(**values)
-        except TypeError as error:  # a required key is missing, in the record or in a seat or move
-            raise RecordError(f"not a complete game record: {error}") from None
+        try:  # typed by the dataclasses' own annotations; keys they do not declare are ignored
+            return msgspec.convert(data, cls)
+        except msgspec.ValidationError as error:
+            raise RecordError(_problem(error, data)) from None
 
     @classmethod
     def from_json(cls, text: str | bytes) -> GameRecord:
@@ -191,41 +187,45 @@ def load_record(path: str | os.PathLike[str]) -> GameRecord:
         raise RecordError(f"cannot read record {shown(os.fspath(path))}: {error.strerror}") from None
 
 
-# The JSON types each annotated field may hold (records are read from files anyone can edit).
-_JSON_TYPES: dict[str, tuple[type, ...]] = {
-    "str": (str,), "int": (int,), "bool": (bool,), "dict[str, Any]": (dict,), "list[MoveRecord]": (list,),
-    "dict[str, SeatRecord]": (dict,), "list[str]": (list,), "str | None": (str, type(None)),
-    "float | None": (int, float, type(None)), "int | None": (int, type(None)), "float": (int, float),
-    "dict[str, int]": (dict,),
-}
+# Fields whose problem is said in words rather than as a JSON type.
+_FIELD_WORDS = {"command": "a list of strings", "start_clocks": "whole milliseconds, 0 or more, by side"}
 
 
-def _checked(cls: type, data: Any, where: str) -> dict[str, Any]:
-    """The known keys of `data` for dataclass `cls`, each of the JSON type its field declares."""
-    if not isinstance(data, dict):
-        raise RecordError(f"{where}: expected a JSON object, not {shown(data, 30)}")
-    values: dict[str, Any] = {}
-    for item in fields(cls):
-        if item.name not in data:
-            continue
-        value = data[item.name]
-        allowed = _JSON_TYPES[str(item.type)]  # a new field needs its JSON type here
-        wrong_bool = isinstance(value, bool) and bool not in allowed
-        if not isinstance(value, allowed) or wrong_bool:
-            names = " or ".join("null" if kind is type(None) else kind.__name__ for kind in allowed)
-            raise RecordError(f"{where}.{item.name}: expected {names}, not {shown(value, 30)}")
-        values[item.name] = value
-    missing = [item.name for item in fields(cls)
-               if item.name not in values and item.default is MISSING and item.default_factory is MISSING]
-    if missing:
+def _problem(error: msgspec.ValidationError, data: dict[str, Any]) -> str:
+    """What `msgspec.convert` found wrong with a record, named as the record's parts are named:
+    `record.plies`, `moves[3].think_ms`, `bots['fox'].command` (records are files anyone can edit)."""
+    mismatch = Mismatch(error)
+    steps = list(mismatch.path)
+    where, value = "record", data
+    cls: type = GameRecord
+    if len(steps) >= 2 and steps[0] in ("bots", "moves"):
+        part, key = steps[0], steps[1]
+        if key == "...":  # msgspec does not name a dict's key: the first seat that does not convert
+            key = next(side for side, seat in data["bots"].items() if not _converts(seat, SeatRecord))
+        where = f"{part}[{shown(key, 20) if part == 'bots' else key}]"
+        cls, value = (SeatRecord if part == "bots" else MoveRecord), data[part][key]
+        steps = steps[2:]
+    if mismatch.missing:
+        missing = [item.name for item in fields(cls) if item.name not in value
+                   and item.default is MISSING and item.default_factory is MISSING]
         noun = "key" if len(missing) == 1 else "keys"
-        raise RecordError(f"{where}: missing {noun} {', '.join(repr(name) for name in missing)}")
-    if not all(isinstance(part, str) for part in values.get("command", [])):
-        raise RecordError(f"{where}.command: expected a list of strings")
-    if not all(isinstance(ms, int) and not isinstance(ms, bool) and ms >= 0
-               for ms in values.get("start_clocks", {}).values()):
-        raise RecordError(f"{where}.start_clocks: expected whole milliseconds, 0 or more, by side")
-    return values
+        return f"{where}: missing {noun} {', '.join(repr(name) for name in missing)}"
+    if not steps:
+        return f"{where}: expected a JSON object, not {shown(value, 30)}"
+    name = str(steps[0])
+    if name in _FIELD_WORDS:
+        return f"{where}.{name}: expected {_FIELD_WORDS[name]}"
+    if mismatch.expected:
+        return f"{where}.{name}: expected {mismatch.expected}, not {shown(value[name], 30)}"
+    return f"{where}.{name}: {mismatch.words[:1].lower()}{mismatch.words[1:]}"
+
+
+def _converts(data: Any, cls: type) -> bool:
+    try:
+        msgspec.convert(data, cls)
+    except msgspec.ValidationError:
+        return False
+    return True
 
 
 # The last second utc_now wrote, and its text: a referee writes two times a game, mostly in the

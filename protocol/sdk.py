@@ -31,6 +31,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
+import msgspec
 import zmq
 
 from foxgeese.engine import VARIANT_IDS, Clock, Game, Move, Position, Side, Variant, get_variant
@@ -71,21 +72,30 @@ class _GameState:
     moves: list[str] = field(default_factory=list)
 
 
+_PV_LENGTH, _PV_TEXT = codec.INFO_FIELDS["pv"].max_len, codec.INFO_FIELDS["pv"].item_len  # messages.Info's bounds
+
+
 def clean_info(info: Any) -> dict[str, Any] | None:
-    """Keeps only the `info` fields the protocol defines, with the right types (pv: list of str)."""
+    """Keeps only the `info` fields the protocol defines (`messages.Info`), each of its type and bounds;
+    a field that is not is dropped, not the move (pv: its items as text, cut to the longest allowed)."""
     if not isinstance(info, dict):
         return None
     kept: dict[str, Any] = {}
-    for key, spec in codec.INFO_FIELDS.items():
+    for key in messages.Info.__struct_fields__:
         value = info.get(key)
-        if value is None or isinstance(value, bool) != (spec.kind is bool) or not isinstance(value, spec.kind):
-            continue
         if isinstance(value, list):  # pv: move texts
-            value = [str(item) for item in value][: spec.max_len]
-        elif isinstance(value, int) and not spec.low <= value <= spec.high:  # every other field is an int
-            continue
-        kept[key] = value
+            value = [str(item)[:_PV_TEXT] for item in value][:_PV_LENGTH]
+        if value is not None and _info_converts({key: value}):
+            kept[key] = value
     return kept or None
+
+
+def _info_converts(fields: dict[str, Any]) -> bool:
+    try:
+        msgspec.convert(fields, messages.Info)
+    except msgspec.ValidationError:
+        return False
+    return True
 
 
 class BotSession:

@@ -4,6 +4,7 @@ Bellman equations checked with the engine's own move generator, the file format,
 from __future__ import annotations
 
 import random
+from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
@@ -13,11 +14,15 @@ from ascii_boards import position_from_ascii
 from foxgeese.engine import Game, Position, Side, get_variant, play_game
 from foxgeese.engine.sampling import scattered_position
 from foxgeese.players.random_player import RandomPlayer
+from foxgeese.players.solver.fileheader import pack_header, read_header
 from foxgeese.players.solver.player import SolverPlayer
 from foxgeese.players.solver.retrograde import build_tables
+from foxgeese.players.solver.strategy import STRATEGY_FILE, StrategyError
+from foxgeese.players.solver.strong import BITS_FILE
 from foxgeese.players.solver.tables import (
     FORMAT_VERSION,
     MAGIC,
+    TABLE_FILE,
     TableError,
     TableSet,
     describe,
@@ -279,3 +284,18 @@ def test_missing_tables_are_no_answer_and_the_directory_follows_the_environment(
     tables = TableSet(STANDARD)
     assert tables.available() == 3
     assert tables.score(random_position(STANDARD, random.Random(1))) is None
+
+
+def test_one_header_reader_serves_tables_bit_tables_and_strategies(tmp_path: Path) -> None:
+    for kind, words in ((TABLE_FILE, "table file"), (BITS_FILE, "bit table"), (STRATEGY_FILE, "strategy file")):
+        path = tmp_path / "file"
+        head = pack_header(kind, {"geese": 13})
+        path.write_bytes(head + b"data")
+        with open(path, "rb") as stream:
+            assert read_header(stream, path, kind) == ({"geese": 13, "format_version": kind.version}, len(head))
+        error = StrategyError if kind is STRATEGY_FILE else TableError
+        for damaged, problem in ((b"NOT-" + head, f"is not a foxgeese {words}"), (head[:-3], "is damaged"),
+                                 (pack_header(replace(kind, version=kind.version + 1), {}), "has format version")):
+            path.write_bytes(damaged)
+            with open(path, "rb") as stream, pytest.raises(error, match=problem):
+                read_header(stream, path, kind)

@@ -304,3 +304,20 @@ def test_an_sprt_that_runs_out_of_games_says_why_and_how_to_extend(tmp_path: Pat
         "raise games_per_pairing and run again with the same --out to extend it (the games played count)")
     done = foxgeese_here("tournament", "report", str(out))
     assert "SPRT undecided: the game limit was reached" in done.stdout.replace("\n", " ")
+
+
+def test_a_crashed_bots_game_line_names_its_log_in_the_output_folder_and_shows_its_last_lines(tmp_path: Path) -> None:
+    players = bot("a", "--seed", "1") + bot("crash", "--mode", "crash")
+    path = config_file(tmp_path, players, "games_per_pairing: 2\ntime_control: move=0.5\nopening_plies: 0\n")
+    out = tmp_path / "out"
+    result = run_cli("run", str(path), "--out", str(out))
+    assert result.returncode == 0, result.stderr
+    lines = result.stdout.splitlines()
+    crashes = [index for index, line in enumerate(lines) if "(crash, " in line]
+    assert len(crashes) == 2, result.stdout  # the crashing bot plays each side once
+    for index in crashes:
+        side, _, log = lines[index + 1].partition(" log: ")
+        assert side in ("fox", "geese") and Path(log).is_file(), lines[index:index + 3]
+        assert Path(log).resolve().is_relative_to((out / "logs").resolve())
+        assert lines[index + 2].startswith("  | tournament bot: crashing on purpose in game "), lines[index:index + 3]
+    assert not any(" log: " in line for index, line in enumerate(lines) if index - 1 not in crashes)

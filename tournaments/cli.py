@@ -304,15 +304,33 @@ class _Progress:
         sides = _side_names(entry)
         line = (f"{entry['id']} {entry['variant']} {entry['predator']} ({sides[0]}) vs {entry['prey']} ({sides[1]}): "
                 f"{entry['winner']} ({entry['termination']}, {entry['plies']} plies)")
+        notes = _failure_notes(entry) if not self.quiet else []
         if self._progress is not None:
             self._progress.update(self._task, completed=played, standings=standings)
             if not self.quiet:
-                self._progress.console.print(line)
+                self._progress.console.print(line, markup=False, highlight=False)
+                for note in notes:
+                    self._progress.console.print(note, markup=False, highlight=False)
         elif not self.quiet:
             elapsed = time.monotonic() - self.started
             rate = new / elapsed if elapsed > 0 else 0.0
             eta = (state.scheduled - played) / rate if rate > 0 else 0.0
-            print(f"[{played}/{state.scheduled}] {line} | eta {eta:.0f}s | {standings}", flush=True)
+            print("\n".join([f"[{played}/{state.scheduled}] {line} | eta {eta:.0f}s | {standings}", *notes]),
+                  flush=True)
+
+
+def _failure_notes(entry: dict[str, Any]) -> list[str]:
+    """For a game a bot lost by its own failure (a crash, no-show, protocol error...): its log's
+    path (in DIR/logs/) and last lines, as `foxgeese play` shows them (`protocol.botlogs`)."""
+    from foxgeese.protocol.botlogs import BOT_FAILURES, failure_notes
+    from foxgeese.protocol.record import GameRecord, RecordError
+
+    if entry["termination"] not in BOT_FAILURES:
+        return []
+    try:
+        return failure_notes(GameRecord.from_dict(entry["record"]))
+    except RecordError:  # a journal line from another version: the game's line says enough
+        return []
 
 
 def _side_names(entry: dict[str, Any]) -> tuple[str, str]:

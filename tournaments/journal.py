@@ -16,7 +16,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, Any
 
-from foxgeese.engine.userinput import JsonInputError, load_json
+import msgspec
+
+from foxgeese.engine.userinput import JsonInputError, Mismatch, load_json
 from foxgeese.tournaments.errors import JournalError, OutputDirBusyError, TournamentError
 
 JOURNAL = "journal.jsonl"
@@ -215,44 +217,53 @@ def read_identity(directory: Path) -> dict[str, Any] | None:
 
 
 # What reports and resuming read from tournament.json: one without it is damage, reported by
-# name, not a KeyError. (Other keys may be added; these must be there.)
-_SCHEDULED_KEYS: dict[str, Any] = {
-    "id": str, "round": int, "variant": str, "options": dict, "predator": str, "prey": str, "opening": list,
-    "twin": str,
-}
-_IDENTITY_KEYS: dict[str, Any] = {"config_hash": str, "scheduled": int, "config": dict, "schedule": list}
-_CONFIG_KEYS: dict[str, Any] = {"name": str, "players": list, "variants": list}
+# name, not a KeyError. (Other keys may be added and are ignored; these must be there.)
+class _Scheduled(msgspec.Struct):
+    id: str
+    round: int
+    variant: str
+    options: dict[str, Any]
+    predator: str
+    prey: str
+    opening: list[Any]
+    twin: str
+
+
+class _Player(msgspec.Struct):
+    name: str
+
+
+class _Variant(msgspec.Struct):
+    id: str
+    options: dict[str, Any]
+
+
+class _Config(msgspec.Struct):
+    name: str
+    players: list[_Player]
+    variants: list[_Variant]
+
+
+class _Identity(msgspec.Struct):
+    config_hash: str
+    scheduled: int
+    config: _Config
+    schedule: list[_Scheduled]
 
 
 def identity_problem(data: Any) -> str | None:
-    """What tournament.json lacks, or None."""
-    problem = _shape_problem(data, _IDENTITY_KEYS, "tournament.json")
-    if problem:
-        return problem
-    config = data["config"]
-    problem = _shape_problem(config, _CONFIG_KEYS, "config")
-    if problem:
-        return problem
-    for key, required in (("players", {"name": str}), ("variants", {"id": str, "options": dict})):
-        for index, item in enumerate(config[key]):
-            problem = _shape_problem(item, required, f"config.{key}[{index}]")
-            if problem:
-                return problem
-    for index, game in enumerate(data["schedule"]):
-        problem = _shape_problem(game, _SCHEDULED_KEYS, f"schedule[{index}]")
-        if problem:
-            return problem
-    return None
-
-
-def _shape_problem(data: Any, keys: dict[str, Any], what: str) -> str | None:
-    if not isinstance(data, dict):
-        return f"{what} is not a JSON object"
-    for key, kind in keys.items():
-        if key not in data:
-            return f"{what} has no '{key}'"
-        if not isinstance(data[key], kind) or (isinstance(data[key], bool) and kind is int):
-            return f"{what}: '{key}' has the wrong type"
+    """What tournament.json lacks, or None: the first key missing or of the wrong type, named by
+    where it is (`config`, `schedule[3]`)."""
+    try:
+        msgspec.convert(data, _Identity)
+    except msgspec.ValidationError as error:
+        mismatch = Mismatch(error)
+        steps = [f"[{step}]" if isinstance(step, int) else f".{step}" for step in mismatch.path]
+        if mismatch.missing:
+            return f"{''.join(steps)[1:] or 'tournament.json'} has no '{mismatch.missing}'"
+        if not steps or isinstance(mismatch.path[-1], int):  # the file itself, or an item of a list
+            return f"{''.join(steps)[1:] or 'tournament.json'} is not a JSON object"
+        return f"{''.join(steps[:-1])[1:] or 'tournament.json'}: '{steps[-1].strip('.[]')}' has the wrong type"
     return None
 
 

@@ -26,6 +26,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+import msgspec
+
 from foxgeese.engine import Game, Move, Side, get_variant
 from foxgeese.engine.svg import board_svg
 from foxgeese.protocol.botconfig import CMD_PREFIX, BotConfig
@@ -473,21 +475,36 @@ class WebGame:
             }
 
 
+class NewGameRequest(msgspec.Struct):
+    """A new game's fields, as the page's form and a kept game's `request` give them (other keys are
+    ignored): their JSON types, checked in one `msgspec.convert`; `new_game` checks their values."""
+
+    variant: str = "standard"
+    geese: int | None = None
+    sideways: bool | None = None
+    tc: str | None = None
+    players: dict[str, str | None] = {}
+    takeback: bool = True  # on against an AI, never by link
+
+
 def new_game(request: dict[str, Any], notify: Callable[[WebGame], None],
              commands: Commands = Commands.REFUSED) -> WebGame:
     """A game from the page's form: `variant`, `geese`, `sideways`, `tc`, and per side a SPEC or `human`.
     `commands` says what becomes of a `cmd:` seat."""
     try:
-        variant = get_variant(str(request.get("variant", "standard")),
-                              **({"geese": request.get("geese"), "sideways": request.get("sideways")}
-                                 if str(request.get("variant", "standard")) == "standard" else {}))
+        fields = msgspec.convert(request, NewGameRequest)
+    except msgspec.ValidationError as error:
+        raise WebGameError(f"send the new game as a JSON object of the form's fields: {error}") from None
+    try:
+        variant = get_variant(fields.variant, **({"geese": fields.geese, "sideways": fields.sideways}
+                                                 if fields.variant == "standard" else {}))
     except ValueError as error:
         raise WebGameError(str(error)) from None
     try:
-        control = TimeControl.parse(str(request.get("tc") or "300+5"))
+        control = TimeControl.parse(fields.tc or "300+5")
     except ValueError as error:
         raise WebGameError(f"time control: {error}") from None
-    players = request.get("players") or {}
+    players = fields.players
     seats: dict[Side, Seat] = {}
     for side in (Side.PREDATOR, Side.PREY):
         side_name = variant.side_name(side)
@@ -511,12 +528,12 @@ def new_game(request: dict[str, Any], notify: Callable[[WebGame], None],
         seats[side] = Seat(side, spec if side == Side.PREDATOR or spec != seats[Side.PREDATOR].spec else f"{spec} (2)",
                            spec, sandbox=sandbox)
     humans = sum(seat.is_human for seat in seats.values())
-    takeback = humans == 1 and request.get("takeback", True) is not False  # on against an AI, never by link
+    takeback = humans == 1 and fields.takeback
     game = WebGame(secrets.token_urlsafe(6), variant, control, seats, notify, takeback=takeback,
                    request={"variant": variant.id, "geese": variant.option_dict.get("geese"),
                             "sideways": variant.option_dict.get("sideways"), "tc": str(control),
                             "players": {variant.side_name(side): seat.spec for side, seat in seats.items()},
-                            "takeback": request.get("takeback", True) is not False})
+                            "takeback": fields.takeback})
     if not any(seat.is_human for seat in seats.values()):
         game.start()
     return game

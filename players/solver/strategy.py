@@ -19,9 +19,8 @@ the geese the step's two points), matched against the engine's legal moves when 
 
 from __future__ import annotations
 
-import json
+import io
 import lzma
-import struct
 from collections.abc import Callable
 from functools import lru_cache
 from pathlib import Path
@@ -35,6 +34,8 @@ from foxgeese.engine.position import MIN_GEESE
 from foxgeese.files import atomic_write
 from foxgeese.players.solver.bitlayout import grid_bit, mask_of
 from foxgeese.players.solver.compiled import kernels as compiled_kernels
+from foxgeese.players.solver.fileheader import FileKind, pack_header
+from foxgeese.players.solver.fileheader import read_header as read_file_header
 from foxgeese.players.solver.tables import TableError
 from foxgeese.usage import fail
 
@@ -46,6 +47,9 @@ COUNTS = (13, 15, 17)
 
 class StrategyError(ValueError):
     """A strategy file that is missing, damaged, or fails its check."""
+
+
+STRATEGY_FILE = FileKind(MAGIC, STRATEGY_FORMAT_VERSION, "strategy file", StrategyError)
 
 
 def strategy_path(geese: int, directory: Path = SHIPPED) -> Path:
@@ -97,9 +101,7 @@ def save_strategy(path: Path, header: dict[str, Any], keys: np.ndarray, codes: n
     """Writes the file (keys sorted); returns its size in bytes."""
     keys = np.asarray(keys, dtype="<u8")
     body = np.diff(keys, prepend=np.uint64(0)).astype("<u8").tobytes() + np.asarray(codes, dtype="<u4").tobytes()
-    text = json.dumps(dict(header, format_version=STRATEGY_FORMAT_VERSION, positions=len(keys)),
-                      sort_keys=True).encode()
-    data = MAGIC + struct.pack("<I", len(text)) + text + lzma.compress(body, preset=9)
+    data = pack_header(STRATEGY_FILE, dict(header, positions=len(keys))) + lzma.compress(body, preset=9)
     path.parent.mkdir(parents=True, exist_ok=True)
     with atomic_write(path, "wb") as out:
         out.write(data)
@@ -111,22 +113,13 @@ def load_strategy(path: Path) -> Strategy:
         data = path.read_bytes()
     except FileNotFoundError:
         raise StrategyError(f"no strategy {path.name} in {path.parent}") from None
-    if not data.startswith(MAGIC):
-        raise StrategyError(f"{path} is not a foxgeese strategy file")
+    header, end = read_file_header(io.BytesIO(data), path, STRATEGY_FILE)
     try:
-        (length,) = struct.unpack_from("<I", data, len(MAGIC))
-        start = len(MAGIC) + 4
-        header = json.loads(data[start: start + length])
-        if header.get("format_version") != STRATEGY_FORMAT_VERSION:
-            raise StrategyError(f"{path} has format version {header.get('format_version')}, "
-                                f"this build reads {STRATEGY_FORMAT_VERSION}")
         n = header["positions"]
-        body = lzma.decompress(data[start + length:])
+        body = lzma.decompress(data[end:])
         keys = np.cumsum(np.frombuffer(body, dtype="<u8", count=n), dtype=np.uint64)
         moves = np.frombuffer(body, dtype="<u4", count=n, offset=8 * n)
-    except StrategyError:
-        raise
-    except (struct.error, ValueError, KeyError, lzma.LZMAError) as error:
+    except (ValueError, KeyError, TypeError, lzma.LZMAError) as error:
         raise StrategyError(f"{path} is damaged ({error})") from None
     return Strategy(header, keys, moves)
 

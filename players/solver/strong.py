@@ -22,9 +22,7 @@ resumes at the next level. Built level by level from the highest row sum down
 
 from __future__ import annotations
 
-import json
 import os
-import struct
 import time
 from collections.abc import Callable
 from functools import lru_cache
@@ -37,11 +35,14 @@ from foxgeese.engine import Position, Side, get_variant
 from foxgeese.engine.position import MIN_GEESE
 from foxgeese.players.solver.bitlayout import Layout, grid_bit, mask_of
 from foxgeese.players.solver.compiled import kernels as compiled_kernels
+from foxgeese.players.solver.fileheader import FileKind, pack_header
+from foxgeese.players.solver.fileheader import read_header as read_file_header
 from foxgeese.players.solver.tables import TableError, table_dir
 
 BITS_FORMAT_VERSION = 1
 MAGIC = b"FOXGEESE-BITS\n"
 HEADER_BYTES = 1 << 16
+BITS_FILE = FileKind(MAGIC, BITS_FORMAT_VERSION, "bit table", TableError, "; delete it and build again")
 LARGEST = 17  # the most geese any standard start has: no table reads the chains of 17
 KEY = "standard-sideways0"
 WINS, CHAINS, FOX = "wins", "chains", "fox"  # FOX: fox to move, bit set = the fox wins (optional)
@@ -62,8 +63,7 @@ def standard_layout() -> Layout:
 
 
 def write_header(fd: int, header: dict[str, Any]) -> None:
-    text = json.dumps(dict(header, format_version=BITS_FORMAT_VERSION), sort_keys=True).encode()
-    block = MAGIC + struct.pack("<I", len(text)) + text
+    block = pack_header(BITS_FILE, header)
     if len(block) > HEADER_BYTES:
         raise ValueError("bit table header too long")
     os.pwrite(fd, block.ljust(HEADER_BYTES, b"\0"), 0)
@@ -72,21 +72,10 @@ def write_header(fd: int, header: dict[str, Any]) -> None:
 def read_bits_header(path: Path) -> dict[str, Any]:
     try:
         with open(path, "rb") as stream:
-            block = stream.read(HEADER_BYTES)
+            return read_file_header(stream, path, BITS_FILE)[0]
     except FileNotFoundError:
         raise TableError(f"no table {path.name} in {path.parent}; build it with "
                          f"`foxgeese solve standard --geese N`") from None
-    if not block.startswith(MAGIC):
-        raise TableError(f"{path} is not a foxgeese bit table")
-    try:
-        (length,) = struct.unpack_from("<I", block, len(MAGIC))
-        header = json.loads(block[len(MAGIC) + 4: len(MAGIC) + 4 + length])
-    except (struct.error, ValueError) as error:
-        raise TableError(f"{path} is damaged ({error}); delete it and build again") from None
-    if header.get("format_version") != BITS_FORMAT_VERSION:
-        raise TableError(f"{path} has format version {header.get('format_version')}, this build reads "
-                         f"{BITS_FORMAT_VERSION}; delete it and build again")
-    return header
 
 
 def map_words(path: Path, header: dict[str, Any]) -> np.ndarray:

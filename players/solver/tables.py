@@ -12,9 +12,7 @@ figures), then the raw arrays, each 64-byte aligned — so a table is memory-map
 
 from __future__ import annotations
 
-import json
 import os
-import struct
 from pathlib import Path
 from typing import Any
 
@@ -25,6 +23,8 @@ from foxgeese.engine.board import DIRECTIONS, point_name
 from foxgeese.engine.position import MIN_GEESE  # fewer geese than this: the fox has won (captured)
 from foxgeese.files import atomic_write
 from foxgeese.players.score import Score
+from foxgeese.players.solver.fileheader import FileKind, pack_header
+from foxgeese.players.solver.fileheader import read_header as read_file_header
 
 FORMAT_VERSION = 1
 MAGIC = b"FOXGEESE-TABLE\n"
@@ -35,6 +35,9 @@ SCORE_DTYPE = np.int16
 
 class TableError(Exception):
     """A table that is missing, of another format version, or does not match the variant."""
+
+
+TABLE_FILE = FileKind(MAGIC, FORMAT_VERSION, "table file", TableError, "; rebuild it")
 
 
 # -- scores ---------------------------------------------------------------------------------------
@@ -115,38 +118,27 @@ def save_table(path: Path, header: dict[str, Any], arrays: dict[str, np.ndarray]
         offset = (offset + 63) // 64 * 64
         layout[name] = {"dtype": array.dtype.str, "shape": list(array.shape), "offset": offset}
         offset += array.nbytes
-    full = dict(header, format_version=FORMAT_VERSION, arrays=layout)
-    text = json.dumps(full, sort_keys=True).encode()
-    data_start = _data_start(len(text))
+    head = pack_header(TABLE_FILE, dict(header, arrays=layout))
+    data_start = _data_start(len(head))
     with atomic_write(path, "wb") as out:
-        out.write(MAGIC + struct.pack("<I", len(text)) + text)
+        out.write(head)
         out.write(b"\0" * (data_start - out.tell()))
         for name, array in arrays.items():
             out.seek(data_start + layout[name]["offset"])
             out.write(np.ascontiguousarray(array).tobytes())
 
 
-def _data_start(header_length: int) -> int:
-    return (len(MAGIC) + 4 + header_length + 63) // 64 * 64
+def _data_start(header_end: int) -> int:
+    return (header_end + 63) // 64 * 64
 
 
 def read_header(path: Path) -> dict[str, Any]:
     try:
         with open(path, "rb") as stream:
-            magic = stream.read(len(MAGIC))
-            if magic != MAGIC:
-                raise TableError(f"{path} is not a foxgeese table file")
-            (length,) = struct.unpack("<I", stream.read(4))
-            header = json.loads(stream.read(length))
-            header["data_start"] = _data_start(length)
+            header, end = read_file_header(stream, path, TABLE_FILE)
     except FileNotFoundError:
         raise TableError(f"no table {path.name} in {path.parent}; build it with `foxgeese solve --build`") from None
-    except (struct.error, ValueError, TypeError) as error:  # a truncated or damaged header
-        raise TableError(f"{path} is damaged ({error}); rebuild it") from None
-    if header.get("format_version") != FORMAT_VERSION:
-        raise TableError(
-            f"{path} has format version {header.get('format_version')}, this build reads {FORMAT_VERSION}; rebuild it"
-        )
+    header["data_start"] = _data_start(end)
     return header
 
 

@@ -45,7 +45,8 @@ class SolverPlayer(Player):
         self.tables = None if tables is None else str(tables)
         self.seed = seed
         self.rng = random.Random(seed)
-        self._table_sets: dict[Any, TableSet] = {}
+        self._table_sets: dict[tuple[str, tuple[tuple[str, Any], ...]], TableSet] = {}
+        self._wdl_sets: dict[str, WdlTables] = {}
         self._fallback: Player | None = None
         self._strong: Any = None  # StrongTables, or False when none are on disk
 
@@ -125,10 +126,9 @@ class SolverPlayer(Player):
     def _wdl_tables(self, variant: Variant) -> WdlTables | None:
         if not has_wdl_tables(variant):
             return None
-        key = ("wdl", variant.id)
-        if key not in self._table_sets:
-            self._table_sets[key] = WdlTables(variant, self.tables)  # type: ignore[assignment]
-        return self._table_sets[key]  # type: ignore[return-value]
+        if variant.id not in self._wdl_sets:
+            self._wdl_sets[variant.id] = WdlTables(variant, self.tables)
+        return self._wdl_sets[variant.id]
 
     def _strong_judge(self) -> Any:
         if self._strong is None:

@@ -29,7 +29,7 @@ import time
 from collections.abc import Callable
 from functools import lru_cache
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 import numpy as np
 
@@ -93,7 +93,13 @@ def map_words(path: Path, header: dict[str, Any]) -> np.ndarray:
     return np.memmap(path, dtype="<i8", mode="r", offset=HEADER_BYTES, shape=(header["words"],))
 
 
-def complete_header(path: Path, layout: Layout) -> dict[str, Any] | None:
+class Fingerprinted(Protocol):
+    """A table layout (`Layout`, `WdlLayout`): its fingerprint is what a finished file's header records."""
+
+    def fingerprint(self) -> str: ...
+
+
+def complete_header(path: Path, layout: Fingerprinted) -> dict[str, Any] | None:
     """The header of a finished file that matches this layout, else None."""
     if not path.exists():
         return None

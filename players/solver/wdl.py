@@ -108,7 +108,7 @@ class WdlBuilder:
         return headers
 
     def _header(self, geese: int, array: str, layout: WdlLayout) -> dict[str, Any] | None:
-        return complete_header(wdl_path(self.directory, self.variant, geese, array), layout)  # type: ignore[arg-type]
+        return complete_header(wdl_path(self.directory, self.variant, geese, array), layout)
 
     def _build_count(self, layout: WdlLayout, geese: int, *, with_chains: bool) -> dict[str, Any]:
         started = time.perf_counter()
@@ -306,7 +306,7 @@ class WdlTables:
         if geese not in self._words:
             self.layout.add_count(geese)
             path = wdl_path(self.directory, self.variant, geese, WDL)
-            header = complete_header(path, self.layout)  # type: ignore[arg-type]
+            header = complete_header(path, self.layout)
             self._words[geese] = None if header is None else map_words(path, header)
             if header is not None:
                 self.headers[geese] = header

@@ -56,8 +56,10 @@ class Player(abc.ABC):
         self.game_seed = seed
 
     @abc.abstractmethod
-    def choose(self, game: Game, clock: Clock) -> Choice:
-        """Return a legal move for `game.position.turn`; `game` must not be left modified."""
+    def choose(self, game: Game, clock: Clock | None = None) -> Choice:
+        """Return a legal move for `game.position.turn`; `game` must not be left modified.
+
+        Without a `clock` (analysis, the web's hints) a player searches to its own fixed limits."""
 
 
 def game_seed_material(own_seed: int | None, game_seed: int | None) -> int | str | None:

@@ -13,7 +13,7 @@ import math
 import random
 import time
 from collections.abc import Callable
-from typing import Protocol
+from typing import Any, Protocol, TypedDict
 
 from foxgeese.engine import Clock, Game, Move, Side, Variant
 from foxgeese.engine.board import GRID_WIDTH
@@ -38,10 +38,19 @@ TIME_CHECK_PLAYOUTS = 16
 DEFAULT_CONTEMPT = 0.3  # a draw is worth 0.2 to the player (see MctsPlayer): it plays on for the win
 DEFAULT_IMPLICIT = 0.5  # the implicit-minimax share of a child's value in selection (ImplicitUCT)
 DEFAULT_ROLLOUT = 8  # playout plies before the static evaluation cuts in
+
+
+class VariantDefaults(TypedDict, total=False):
+    """What a variant sets differently from `DEFAULT_ROLLOUT` and `DEFAULT_IMPLICIT`."""
+
+    rollout: int
+    implicit: float
+
+
 # Defaults that differ by variant, measured against a random fox (docs/players.md): in great-cross,
 # playouts make the geese cautious (they shuffle without closing the net), so the search there
 # leans on the static evaluation and its minimax backup instead.
-VARIANT_DEFAULTS = {"great-cross": {"rollout": 0, "implicit": 0.8}}
+VARIANT_DEFAULTS: dict[str, VariantDefaults] = {"great-cross": {"rollout": 0, "implicit": 0.8}}
 
 
 class Node:
@@ -167,7 +176,7 @@ class RolloutEvaluator:
             return self.result_value(end.winner)
         return self.static_value(state)
 
-    def policy_move(self, state: State, moves: list):
+    def policy_move(self, state: State, moves: list[Move]) -> Move:
         rng = self.rng
         if state[2] == PREDATOR:
             if self.captures:
@@ -194,7 +203,7 @@ class RolloutEvaluator:
                     sideways = move
         return sideways if sideways is not None else moves[start]
 
-    def is_safe(self, state: State, move) -> bool:
+    def is_safe(self, state: State, move: Move) -> bool:
         """After this goose step, the fox (where it stands) has no jump."""
         origin, target = move[0]
         return not self.has_jump(state[0], state[1] ^ (1 << origin) ^ (1 << target))
@@ -271,6 +280,7 @@ class MCTS:
 
     def _select(self, node: Node) -> Node:
         children = node.children
+        assert children is not None, "selecting below a node not expanded yet"
         best, best_value = None, -math.inf
         selection, c, visits = self.selection, self.c, node.visits or 1
         for child in children:
@@ -413,7 +423,7 @@ class MctsPlayer(Player):
         self.implicit = None if implicit is None else float(implicit)
         self.rng = random.Random(seed)
         self._search: MCTS | None = None
-        self._variant_key = None
+        self._variant_key: tuple[str, tuple[tuple[str, Any], ...]] | None = None
         self._root: Node | None = None
         self._root_moves = 0  # len(game.moves) at the root
 
@@ -426,7 +436,7 @@ class MctsPlayer(Player):
         key = (variant.id, variant.options)
         if self._search is None or self._variant_key != key:
             rules = rules_for(variant)
-            defaults = VARIANT_DEFAULTS.get(variant.id, {})
+            defaults: VariantDefaults = VARIANT_DEFAULTS.get(variant.id, {})
             rollout = self.rollout if self.rollout is not None else defaults.get("rollout", DEFAULT_ROLLOUT)
             implicit = self.implicit if self.implicit is not None else defaults.get("implicit", DEFAULT_IMPLICIT)
             evaluator = RolloutEvaluator(rules, self.rng, max_plies=rollout, epsilon=self.epsilon)
@@ -495,8 +505,9 @@ class MctsPlayer(Player):
         return Score(node.mover, int(round(SCORE_SCALE * math.log(value / (1.0 - value)))))
 
     @staticmethod
-    def principal_variation(root: Node, limit: int = 8) -> list:
-        line, node = [], root
+    def principal_variation(root: Node, limit: int = 8) -> list[Move | None]:
+        line: list[Move | None] = []
+        node = root
         while node.children and len(line) < limit:
             node = MCTS.best_child(node)
             if node.visits == 0 and node.solved is None:

@@ -14,7 +14,7 @@ import random
 import time
 from dataclasses import dataclass, field
 
-from foxgeese.engine import Clock, Game, Side, Variant
+from foxgeese.engine import Clock, Game, Move, Side, Variant
 from foxgeese.engine.rules import PREDATOR, PREY, Rules, State, rules_for
 from foxgeese.players.base import (
     Choice,
@@ -65,11 +65,11 @@ def history_keys(game: Game, rules: Rules) -> set[int]:
 
 @dataclass
 class SearchResult:
-    move: object
+    move: Move
     score: int
     depth: int
     nodes: int
-    pv: list = field(default_factory=list)
+    pv: list[Move] = field(default_factory=list)
     time_ms: float = 0.0
 
     @property
@@ -186,7 +186,7 @@ class AlphaBeta:
         best.pv = self.principal_variation(state, best.move, best.depth)
         return best
 
-    def _root(self, state: State, moves: list, depth: int, previous_best) -> tuple:
+    def _root(self, state: State, moves: list[Move], depth: int, previous_best: Move | None) -> tuple:
         alpha, beta = -INFINITY, INFINITY
         ordered = self._order(moves, state, 0, previous_best)
         best_move, best_score = ordered[0], -INFINITY
@@ -334,11 +334,11 @@ class AlphaBeta:
                         break
         return best
 
-    def _order(self, moves: list, state: State, ply: int, first) -> list:
+    def _order(self, moves: list[Move], state: State, ply: int, first: Move | None) -> list[Move]:
         killers = self.killers[ply]
         history = self.history
 
-        def rank(move) -> int:
+        def rank(move: Move) -> int:
             if move == first:
                 return 1 << 40
             if move[1]:
@@ -351,10 +351,11 @@ class AlphaBeta:
 
         return sorted(moves, key=rank, reverse=True)
 
-    def principal_variation(self, state: State, first, depth: int) -> list:
+    def principal_variation(self, state: State, first: Move, depth: int) -> list[Move]:
         """The expected line: the best move, then table moves while they stay legal."""
-        line, seen = [], set()
-        move = first
+        line: list[Move] = []
+        seen: set[int] = set()
+        move: Move | None = first
         for _ in range(max(depth, 1)):
             if move is None or move not in self.rules.moves(state):
                 break

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import random
 
-from foxgeese.engine import Clock, Game
+from foxgeese.engine import Clock, Game, Side, Variant
 from foxgeese.players.base import Choice, Player, reseed
 
 
@@ -17,7 +17,7 @@ class RandomPlayer(Player):
         self.seed = seed
         self.rng = random.Random(seed)
 
-    def new_game(self, variant, side, seed: int | None = None) -> None:
+    def new_game(self, variant: Variant, side: Side, seed: int | None = None) -> None:
         super().new_game(variant, side, seed)
         reseed(self.rng, self.seed, seed)
 

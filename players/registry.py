@@ -77,7 +77,7 @@ def check_option(player: str, key: str, value: Any, annotation: Any) -> Any:
     raise PlayerSpecError(f"option {key} of {player} must be {wanted}, not {shown(value)}")
 
 
-def option_types(cls: type) -> dict[str, Any]:
+def option_types(cls: type[Player]) -> dict[str, Any]:
     """The declared types of a player's constructor parameters (empty where undeclared)."""
     try:
         return typing.get_type_hints(cls.__init__)
@@ -124,8 +124,9 @@ def player_options(name: str) -> list[str]:
     """The option names a player accepts: its constructor's keyword parameters, or the class's
     `spec_options` when some parameters are for code only (the human player's streams)."""
     cls = player_class(name)
-    if getattr(cls, "spec_options", None) is not None:
-        return list(cls.spec_options)
+    spec_options = getattr(cls, "spec_options", None)
+    if spec_options is not None:
+        return list(spec_options)
     signature = inspect.signature(cls.__init__)
     return [
         p.name

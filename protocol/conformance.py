@@ -21,7 +21,7 @@ from typing import Any
 
 import zmq
 
-from foxgeese.engine import VARIANT_IDS, Game, Position, Variant, get_variant
+from foxgeese.engine import VARIANT_IDS, Game, Position, Side, Variant, get_variant
 from foxgeese.engine.userinput import one_line
 from foxgeese.protocol import codec, messages, workdir
 from foxgeese.protocol.botconfig import BotConfig, BotSpecError
@@ -192,7 +192,7 @@ class Checker:
                    position=last.position.text())
         self._ping(f"game_over {where}, then ping")
 
-    def _mid_game(self, start: Position, side: Any) -> Game | None:
+    def _mid_game(self, start: Position, side: Side) -> Game | None:
         """A random game from `start` that is not over, with `side` to move, some plies in."""
         for _ in range(50):
             game = Game.from_position(start)

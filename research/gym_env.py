@@ -60,7 +60,8 @@ class HuntGymEnv(gymnasium.Env):
 
     # -- Gymnasium API -----------------------------------------------------------------------------
 
-    def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None):
+    def reset(self, *, seed: int | None = None,
+              options: dict[str, Any] | None = None) -> tuple[dict[str, np.ndarray], dict[str, Any]]:
         super().reset(seed=seed)
         if isinstance(self.opponent, RefereeOpponent) and self.start is not None:
             raise ValueError("a referee game starts from the variant's start position (no start=)")
@@ -71,7 +72,7 @@ class HuntGymEnv(gymnasium.Env):
         self._advance()
         return self._observation(), self._info()
 
-    def step(self, action: int):
+    def step(self, action: int) -> tuple[dict[str, np.ndarray], float, bool, bool, dict[str, Any]]:
         if self.verdict is not None:
             raise RuntimeError("the game is over: call reset()")
         action = int(action)

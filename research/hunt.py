@@ -102,8 +102,9 @@ class HuntGame:
         """The legal actions, sorted; [] once the game is over."""
         index = self.actions.index
         if self.chain:
-            return sorted(index[(self.chain[-1], land)] for land in self._jumps_from(*self.pieces())) + [
-                self.actions.stop]  # type: ignore[list-item]  # a variant with chains has STOP
+            stop = self.actions.stop
+            assert stop is not None  # a variant with chains has STOP
+            return sorted(index[(self.chain[-1], land)] for land in self._jumps_from(*self.pieces())) + [stop]
         return sorted({index[move.path[0], move.path[1]] for move in self.game.legal_moves()})
 
     def mask(self) -> np.ndarray:
@@ -154,7 +155,9 @@ class HuntGame:
         for a, b in zip(move.path, move.path[1:]):
             prey ^= 1 << ((a + b) >> 1)
         if self._jumps_from(move.path[-1], prey):
-            result.append(self.actions.stop)  # type: ignore[arg-type]
+            stop = self.actions.stop
+            assert stop is not None  # a variant with chains has STOP
+            result.append(stop)
         return result
 
     def _finish_chain(self) -> Move:

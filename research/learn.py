@@ -22,7 +22,7 @@ from pathlib import Path
 
 import numpy as np
 
-from foxgeese.engine import Clock, Game, Move, Position, Variant, get_variant
+from foxgeese.engine import Clock, Game, Move, Position, Side, Variant, get_variant
 from foxgeese.files import atomic_write
 from foxgeese.players.base import Choice, Player, reseed
 from foxgeese.research.labels import Labeller
@@ -163,7 +163,7 @@ class LearnedPlayer(Player):
         self.rng = random.Random(seed)
         self.variants = [self.table.variant.id]
 
-    def new_game(self, variant, side, seed: int | None = None) -> None:
+    def new_game(self, variant: Variant, side: Side, seed: int | None = None) -> None:
         super().new_game(variant, side, seed)
         if variant is not self.table.variant:
             raise ValueError(f"these weights are for {self.table.variant}, not {variant}")

@@ -20,6 +20,7 @@ import numpy as np
 import pyspiel
 
 from foxgeese.engine import Side, get_variant
+from foxgeese.engine.variants import Variant
 from foxgeese.research.actions import PLANES, action_space, observation_shape
 from foxgeese.research.hunt import HuntGame, max_actions
 
@@ -118,7 +119,7 @@ class PlanesObserver:
     the position text; with perfect recall (the information state) the start and the moves too,
     since repetition makes the history part of the state."""
 
-    def __init__(self, variant: Any, perfect_recall: bool = False) -> None:
+    def __init__(self, variant: Variant, perfect_recall: bool = False) -> None:
         self.perfect_recall = perfect_recall
         shape = observation_shape(variant)
         self.tensor = np.zeros(int(np.prod(shape)), np.float32)

@@ -91,7 +91,7 @@ class HuntAECEnv(AECEnv):
         self.terminations = {agent: False for agent in self.agents}
         self.truncations = {agent: False for agent in self.agents}
         self.agent_selection = self._agent_of(self.hunt.to_move)
-        self.infos = {agent: {} for agent in self.agents}
+        self.infos: dict[str, dict[str, Any]] = {agent: {} for agent in self.agents}
         self._update_infos()
 
     def observe(self, agent: str) -> dict[str, np.ndarray]:

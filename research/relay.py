@@ -12,7 +12,7 @@ import sys
 
 import zmq
 
-from foxgeese.engine import Clock, Game, Move
+from foxgeese.engine import Clock, Game, Move, Side, Variant
 from foxgeese.protocol.sdk import run_bot
 
 ENV_RELAY = "FOXGEESE_RELAY"
@@ -26,10 +26,10 @@ class RelayPlayer:
     def __init__(self, socket: zmq.Socket) -> None:
         self.socket = socket
 
-    def new_game(self, variant, side, seed: int | None = None) -> None:
+    def new_game(self, variant: Variant, side: Side, seed: int | None = None) -> None:
         pass
 
-    def choose(self, game: Game, clock: Clock) -> object:
+    def choose(self, game: Game, clock: Clock) -> _Choice:
         self.socket.send_string(game.position.text())
         answer = self.socket.recv_string()
         return _Choice(Move.parse(answer) if answer else None)

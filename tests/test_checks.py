@@ -1,6 +1,6 @@
-"""Lint and types are part of the suite: `ruff check .` on everything and mypy on the packages
-that other code builds on (`MYPY_PACKAGES`) and on the root package's own modules, the command
-line (`MYPY_MODULES`, cli/) must report nothing. Both are configured in pyproject.toml."""
+"""Lint and types are part of the suite: `ruff check .` on everything and mypy on every package
+(`MYPY_PACKAGES`) and on the root package's own modules, the command line (`MYPY_MODULES`, cli/),
+must report nothing. Both are configured in pyproject.toml."""
 
 from __future__ import annotations
 
@@ -9,14 +9,14 @@ import sys
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-MYPY_PACKAGES = ("foxgeese.engine", "foxgeese.protocol")
 # cli/ is the package `foxgeese` itself: its modules one by one (-p foxgeese would take every subpackage).
 MYPY_MODULES = tuple(sorted("foxgeese" if path.stem == "__init__" else f"foxgeese.{path.stem}"
                             for path in (ROOT / "cli").glob("*.py")))
 # The install maps folders to names (cli/ is `foxgeese`, engine/ is `foxgeese.engine`, ...) through
 # an import hook mypy cannot follow, so mypy reads a folder of links laid out the way Python sees it.
 PACKAGE_FOLDERS = {"engine": "engine", "protocol": "protocol", "players": "players", "tournaments": "tournaments",
-                   "web": "web"}
+                   "web": "web", "research": "research"}
+MYPY_PACKAGES = tuple(f"foxgeese.{name}" for name in PACKAGE_FOLDERS)
 
 
 def run(command: list[str], cwd: Path) -> subprocess.CompletedProcess[str]:

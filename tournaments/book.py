@@ -17,7 +17,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from foxgeese.engine import Clock, Game, Side, play_game
-from foxgeese.engine.selfplay import Picked
+from foxgeese.engine.selfplay import Mover, Picked
 from foxgeese.engine.userinput import shown
 from foxgeese.engine.variants import Variant
 from foxgeese.players.registry import make_player
@@ -107,7 +107,7 @@ def make_book(
     for _ in range((200 if known else 20) * count):
         if len(book) == count:
             break
-        players = {random_side: _TextOrderRandom(rng), random_side.other: make_player(player_spec)}
+        players: dict[Side, Mover] = {random_side: _TextOrderRandom(rng), random_side.other: make_player(player_spec)}
         game = play_game(Game(variant), players, max_plies=plies)
         opening = tuple(str(move) for move in game.moves)
         if game.outcome() is not None or opening in seen:

@@ -23,6 +23,7 @@ from pydantic import (
     field_validator,
     model_validator,
 )
+from pydantic_core import ErrorDetails
 
 from foxgeese.engine import get_variant
 from foxgeese.engine.userinput import named, shown
@@ -371,7 +372,8 @@ def cross_problems(data: dict[str, Any]) -> list[tuple[tuple[Any, ...], str]]:
             out.append((("gauntlet_player",), f"{shown(gauntlet)} is not a player; allowed: {allowed}"))
     elif gauntlet is not None and fmt in ("round-robin", None):
         out.append((("gauntlet_player",), "'gauntlet_player' applies only to format 'gauntlet'"))
-    variants_raw = data.get("variants") if isinstance(data.get("variants"), list) else []
+    variants = data.get("variants")
+    variants_raw = variants if isinstance(variants, list) else []
     solved = [v.get("id") for v in variants_raw if isinstance(v, dict) and v.get("id") in SOLVED_FROM_THE_START]
     if data.get("adjudicate") == "tables" and data.get("adjudicate_from_ply") is None and solved:
         out.append((("adjudicate",), f"tables would end every {solved[0]} game after its first move (the variant "
@@ -406,7 +408,7 @@ def key_path(loc: tuple[Any, ...]) -> str:
     return out or "(top level)"
 
 
-def _describe(item: dict[str, Any], label: str, root: yaml.Node | None) -> str:
+def _describe(item: ErrorDetails, label: str, root: yaml.Node | None) -> str:
     loc = tuple(part for part in item["loc"] if not (isinstance(part, str) and part.startswith("function-")))
     kind = item["type"]
     message = item["msg"]
@@ -459,7 +461,7 @@ def _line_of(root: yaml.Node | None, loc: tuple[Any, ...]) -> int | None:
     return line
 
 
-def changed_keys(old: dict[str, Any], new: dict[str, Any], prefix: tuple[Any, ...] = ()) -> list[str]:
+def changed_keys(old: object, new: object, prefix: tuple[Any, ...] = ()) -> list[str]:
     """Key paths whose values differ between two canonical configs (for the refusal to resume)."""
     if isinstance(old, dict) and isinstance(new, dict):
         out: list[str] = []

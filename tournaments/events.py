@@ -68,15 +68,15 @@ class EventStream:
             stamp = _encode(now)
             for event in events:
                 self._seq += 1
-                if event.__class__ is str:  # encoded ahead: seq and time go in after "event"
+                if isinstance(event, str):  # encoded ahead: seq and time go in after "event"
                     cut = event.find(",")
                     if cut < 0:  # no field but "event"
                         cut = len(event) - 1
                     lines.append(f'{event[:cut]},"seq":{self._seq},"time":{stamp}{event[cut:]}')
                     continue
-                line = {"event": event["event"], "seq": self._seq, "time": now}
-                line.update(event)  # its fields after these three ("event" keeps its place)
-                lines.append(_encode(line))
+                record = {"event": event["event"], "seq": self._seq, "time": now}
+                record.update(event)  # its fields after these three ("event" keeps its place)
+                lines.append(_encode(record))
             self._handle.write("".join(line + "\n" for line in lines))
             self._handle.flush()
             if self._socket is not None:

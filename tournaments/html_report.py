@@ -282,7 +282,8 @@ def _endings_per_bot(games: list[dict[str, Any]], order: list[str]) -> str:
 
 def _game_row(game: dict[str, Any], index: int | None, problem: str) -> str:
     label = variant_label(game["variant"], game["options"])
-    record = game.get("record") if isinstance(game.get("record"), dict) else {}
+    found = game.get("record")
+    record = found if isinstance(found, dict) else {}
     result = result_text({**record, "winner": game["winner"], "termination": game["termination"],
                           "plies": game["plies"], "reason": ""})
     if index is None:

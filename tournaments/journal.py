@@ -14,7 +14,7 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import IO, Any
+from typing import IO, Any, Literal, overload
 
 import msgspec
 
@@ -299,6 +299,10 @@ def belonging(identity: dict[str, Any]) -> Callable[[dict[str, Any]], str | None
     return why_foreign
 
 
+@overload
+def load_identity(directory: Path, missing_ok: Literal[False] = False) -> dict[str, Any]: ...
+@overload
+def load_identity(directory: Path, missing_ok: bool) -> dict[str, Any] | None: ...
 def load_identity(directory: Path, missing_ok: bool = False) -> dict[str, Any] | None:
     """tournament.json of a tournament directory (checked by `read_identity`), or a
     TournamentError saying there is none (None instead when `missing_ok`)."""

@@ -98,7 +98,8 @@ def _a_node_runs_here(host: str, port: int) -> bool:
         target = f"[{host}]:{port}" if ":" in host else f"{host}:{port}"
         with grpc.insecure_channel(target) as channel:
             stub = gcs_service_pb2_grpc.NodeInfoGcsServiceStub(channel)
-            nodes = stub.GetAllNodeInfo(gcs_service_pb2.GetAllNodeInfoRequest(), timeout=PROBE_TIMEOUT_S)
+            request = gcs_service_pb2.GetAllNodeInfoRequest()  # type: ignore[attr-defined]  # protobuf code, no stubs
+            nodes = stub.GetAllNodeInfo(request, timeout=PROBE_TIMEOUT_S)
         cluster = {node.node_id.hex() for node in nodes.node_info_list}
     except Exception:  # noqa: BLE001 - another Ray version, or the GCS went quiet: ray.init decides
         return True

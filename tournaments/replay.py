@@ -47,7 +47,7 @@ def replay_data(record: dict[str, Any], boards: dict[str, list[str]] | None = No
     clocks = _start_clocks(record.get("time_control", ""), [variant.predator_name, variant.prey_name],
                            record.get("start_clocks"))
     game = Game.from_position(start)
-    plies = [{"overlay": overlay_svg(start), "position": start.text(), "clocks": dict(clocks)}]
+    plies: list[dict[str, Any]] = [{"overlay": overlay_svg(start), "position": start.text(), "clocks": dict(clocks)}]
     for number, entry in enumerate(entries, 1):
         text = entry["move"] if isinstance(entry, dict) else str(entry)
         entry = entry if isinstance(entry, dict) else {"move": text}

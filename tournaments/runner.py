@@ -26,6 +26,7 @@ from pathlib import Path
 from typing import Any
 
 from foxgeese.engine import Game, Side, get_variant
+from foxgeese.engine.variants import Variant
 from foxgeese.files import write_json_atomic
 from foxgeese.players.solver.adjudicate import fingerprint, short, solved_start
 from foxgeese.tournaments.config import LoadedConfig, changed_keys
@@ -455,7 +456,7 @@ def table_warnings(loaded: LoadedConfig, done: list[dict[str, Any]]) -> list[str
     return out
 
 
-def _after(variant: Any, opening: tuple[str, ...]) -> Any:
+def _after(variant: Variant, opening: tuple[str, ...]) -> Any:
     game = Game(variant)
     for text in opening:
         game.push(game.parse_move(text))

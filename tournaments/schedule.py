@@ -63,6 +63,7 @@ def pairings(config: TournamentConfig) -> list[tuple[str, str]]:
     names = [player.name for player in config.players]
     if config.format == "gauntlet":
         hub = config.gauntlet_player
+        assert hub is not None, "a gauntlet names its player (the config checks it)"
         return [(hub, name) for name in names if name != hub]
     return list(combinations(names, 2))
 

@@ -25,6 +25,7 @@ from pathlib import Path
 from typing import Any
 
 from foxgeese.engine import Side, get_variant
+from foxgeese.engine.variants import Variant
 from foxgeese.protocol.botconfig import CMD_PREFIX, BotConfig
 from foxgeese.protocol.match import MoveEvent
 from foxgeese.protocol.referee import Referee
@@ -156,7 +157,7 @@ class GamePlayer:
             entry["tables"] = self.tables_of(variant)
         return entry
 
-    def tables_of(self, variant: Any) -> dict[str, Any]:
+    def tables_of(self, variant: Variant) -> dict[str, Any]:
         """The fingerprint of the tables that adjudicate `variant` here (taken once per worker: a
         table rebuilt during a run is a rerun's to notice)."""
         key = (variant.id, variant.options)

@@ -33,11 +33,11 @@ class _LimitError(yaml.constructor.ConstructorError):
 _BASE_LOADER = yaml.SafeLoader
 
 
-class _LimitedLoader(_BASE_LOADER):  # type: ignore[misc, valid-type]
+class _LimitedLoader(_BASE_LOADER):
     """SafeLoader whose integers are ASCII digits of bounded length (YAML's own int() would take
     any number of digits, then fail with Python's 4300-digit limit)."""
 
-    def construct_yaml_int(self, node: yaml.Node) -> int:
+    def construct_yaml_int(self, node: yaml.ScalarNode) -> int:
         text = str(node.value).replace("_", "")
         if len(text.lstrip("+-").removeprefix("0x").removeprefix("0o")) > MAX_DIGITS:
             raise _LimitError(

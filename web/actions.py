@@ -22,7 +22,7 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
-from foxgeese.engine import VARIANT_IDS, Game, Move, Position
+from foxgeese.engine import VARIANT_IDS, Game, Move, Position, Side
 from foxgeese.engine.svg import board_svg
 from foxgeese.players.registry import make_player
 from foxgeese.tournaments.replay import script_json
@@ -120,7 +120,7 @@ class GameActions:
         problem_text = game.end_by("draw", "adjudicated", f"the {mine} claimed a draw the tables prove")
         return {"error": problem_text} if problem_text else {"ok": "draw claimed"}
 
-    def offer_draw(self, game: WebGame, side: Any) -> dict[str, Any]:
+    def offer_draw(self, game: WebGame, side: Side) -> dict[str, Any]:
         opponent = game.seats[side.other]
         if not opponent.is_human:
             with game.lock:
@@ -140,7 +140,7 @@ class GameActions:
         game._changed()
         return {"ok": "draw offered; it stands until your opponent moves"}
 
-    def hint(self, game: WebGame, side: Any) -> dict[str, Any]:
+    def hint(self, game: WebGame, side: Side) -> dict[str, Any]:
         with game.lock:
             if game.awaiting != side:
                 return {"error": "a hint is for your own turn"}
@@ -233,6 +233,7 @@ def analysis_routes(server: Server, page: Callable[..., Response]) -> list[Route
             if wait_s:
                 return problem(f"too many new games from your address: wait {math.ceil(wait_s)} s and try again", 429)
         if game is None:
+            assert stored is not None  # no game and nothing stored was answered 404 above
             answer = await run_in_threadpool(actions.stored_rematch, stored, secret)
         else:
             answer = await run_in_threadpool(actions.run, game, secret, action)

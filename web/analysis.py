@@ -195,9 +195,10 @@ class Coach:
         into a draw or a loss, a draw into a loss). Accuracy is the share of judged moves that kept it."""
         game = Game.from_position(start)
         variant = start.variant
-        plies = []
-        tally = {side: {"name": sides.get(side, side), "judged": 0, "mistakes": 0, "first_mistake": None}
-                 for side in (variant.predator_name, variant.prey_name)}
+        plies: list[dict[str, Any]] = []
+        tally: dict[str, dict[str, Any]] = {
+            side: {"name": sides.get(side, side), "judged": 0, "mistakes": 0, "first_mistake": None}
+            for side in (variant.predator_name, variant.prey_name)}
         before = self.value(game.position)
         for ply, text in enumerate(moves, 1):
             mover = variant.side_name(game.position.turn)

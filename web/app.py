@@ -15,7 +15,7 @@ import math
 import secrets
 import sqlite3
 import urllib.parse
-from collections.abc import Sequence
+from collections.abc import AsyncIterator, Sequence
 from dataclasses import dataclass
 from html import escape
 from importlib import resources
@@ -106,6 +106,7 @@ class Server:
 
     def _schedule(self, game: WebGame, delay_s: float) -> None:
         if delay_s > 0:
+            assert self.loop is not None  # set by the app's lifespan before anything is scheduled
             self.loop.call_later(delay_s, self._schedule, game, 0.0)
         else:
             asyncio.ensure_future(self.push(game))
@@ -120,6 +121,7 @@ class Server:
                 await viewer.websocket.send_text(json.dumps(game.view(viewer.seat, viewer.flipped)))
 
     async def follow_tournament(self) -> None:
+        assert self.feed is not None  # started only with a tournament to follow
         while True:
             if self.feed.poll() or not self.feed.version:
                 message = json.dumps(self.feed.view())
@@ -379,6 +381,7 @@ def create_app(tournament_dir: Path | None = None, data_path: Path | None = None
         if record is None:
             return not_found(f"No finished game {game_id!r} in the tournament's journal.")
         try:
+            assert server.feed is not None  # the record came from it
             return server.replay(record, title=f"{server.feed.name}: game {game_id}", back_link="/tournament")
         except ReplayError as problem:
             return not_found(f"Game {game_id!r} of the journal does not replay: {problem}")
@@ -391,7 +394,7 @@ def create_app(tournament_dir: Path | None = None, data_path: Path | None = None
         return Response(asset(name), media_type=media)
 
     @contextlib.asynccontextmanager
-    async def lifespan(app: Starlette):
+    async def lifespan(app: Starlette) -> AsyncIterator[None]:
         server.loop = asyncio.get_running_loop()
         follower = asyncio.ensure_future(server.follow_tournament()) if server.feed is not None else None
         try:

@@ -30,6 +30,7 @@ import msgspec
 
 from foxgeese.engine import Game, Move, Side, get_variant
 from foxgeese.engine.svg import board_svg
+from foxgeese.engine.variants import Variant
 from foxgeese.protocol.botconfig import CMD_PREFIX, BotConfig
 from foxgeese.protocol.referee import Referee
 from foxgeese.protocol.sdk import BotSession
@@ -55,7 +56,7 @@ def stored_seat(data: dict[str, Any], secret: str) -> str:
                  if secrets.compare_digest(str(stored), key)), "")
 
 
-def has_draws(variant: Any) -> bool:
+def has_draws(variant: Variant) -> bool:
     """Whether the variant's rules know draws (repetition, fifty moves): great-cross, standard with sideways."""
     return variant.id == "great-cross" or (variant.id == "standard" and bool(variant.option_dict.get("sideways")))
 
@@ -99,7 +100,7 @@ class BrowserRelay:
         self.side = side
         self.moves: queue.Queue[str | None] = queue.Queue()
 
-    def new_game(self, variant: Any, side: Side, seed: int | None = None) -> None:
+    def new_game(self, variant: Variant, side: Side, seed: int | None = None) -> None:
         pass
 
     def choose(self, game: Game, clock: Any) -> str | None:
@@ -112,7 +113,7 @@ class WebGame:
     """One game: its seats, what the browsers see, and the thread that referees it."""
 
     id: str
-    variant: Any
+    variant: Variant
     control: TimeControl
     seats: dict[Side, Seat]
     notify: Callable[[WebGame], None] = lambda game: None
@@ -401,6 +402,7 @@ class WebGame:
             except ValueError as error:
                 return str(error)
             self.awaiting = None
+        assert seat.relay is not None, "a person's seat has its relay while the game is played"
         seat.relay.moves.put(str(move))
         return ""
 

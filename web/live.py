@@ -94,15 +94,15 @@ class TournamentFeed:
                 "clocks": {}, "think_ms": None, "opening": list(event.get("opening", [])),
             }
         elif kind == "move":
-            game = self.live.get(event.get("game_id"))
-            if game is not None:
-                game.update(position=event["position"], last=event.get("move"), ply=event.get("ply", 0),
+            playing = self.live.get(event.get("game_id", ""))
+            if playing is not None:
+                playing.update(position=event["position"], last=event.get("move"), ply=event.get("ply", 0),
                             clocks=event.get("clocks") or {}, think_ms=event.get("think_ms"),
                             side=event.get("side"))
         elif kind == "game_ended":
-            game = self.live.pop(event.get("game_id"), None) or {"seats": {}}
+            ended = self.live.pop(event.get("game_id", ""), None) or {"seats": {}}
             self.games_done += 1
-            self.ended.insert(0, {"id": event.get("game_id"), "seats": game.get("seats", {}),
+            self.ended.insert(0, {"id": event.get("game_id"), "seats": ended.get("seats", {}),
                                   "winner": event.get("winner"), "termination": event.get("termination"),
                                   "reason": event.get("reason", ""), "plies": event.get("plies")})
             del self.ended[RECENT_RESULTS:]

@@ -24,6 +24,7 @@ from pathlib import Path
 from typing import Any
 
 from foxgeese.engine import Position, Side, get_variant
+from foxgeese.engine.variants import Variant
 from foxgeese.players.solver.fingerprint import fingerprint
 from foxgeese.players.solver.hare_hounds_solution import solution
 from foxgeese.players.solver.strong import StrongTables
@@ -142,7 +143,7 @@ def _bot_name(seat: Any) -> str:
     return "?"
 
 
-def records_in(path: Path) -> list[dict[str, Any]]:
+def records_in(path: str | Path) -> list[dict[str, Any]]:
     """The game records of a record file, a tournament run directory (its journal) or a folder of records."""
     path = Path(path)
     if path.is_file():
@@ -244,7 +245,7 @@ STRONG_BUILDS = {13: "4 to 13 geese: about 5 minutes on two cores, 1.5 GB of mem
                  17: "4 to 17 geese: about 19 minutes on two cores, 3.2 GB of memory, 12.4 GB of disk"}
 
 
-def build_hint(variant: Any, unknown_by_geese: dict[int, int]) -> str | None:
+def build_hint(variant: Variant, unknown_by_geese: dict[int, int]) -> str | None:
     """The command that builds what would judge the moves no table knew, or None."""
     if not unknown_by_geese:
         return None

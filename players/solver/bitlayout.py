@@ -22,10 +22,16 @@ from typing import Any
 import numpy as np
 
 from foxgeese.engine.board import DIRECTIONS, GRID_WIDTH, point_index, point_name
+from foxgeese.engine.variants import Variant
 
 SIDE = 7  # the standard board fits a 7x7 grid: 49 bits
 ROW_ORDER = (3, 2, 4, 1, 5, 0, 6)  # mixed-radix digits, fastest first
 LAYOUT_VERSION = 1
+
+
+def unbuilt_table() -> np.ndarray:
+    """An index table before `_build` fills it."""
+    return np.zeros(0, dtype=np.int64)
 
 
 def grid_bit(engine_point: int) -> int:
@@ -60,30 +66,37 @@ class Level:
 class Layout:
     """Index tables for the bit tables of one variant (`standard`, sideways off)."""
 
-    variant: Any
+    variant: Variant
     board: int = 0
     points: int = 0
-    row_sub: np.ndarray = field(default=None)  # (7, 8, 35) int64: i-th subset of n points of row r, as a grid mask
-    row_rank: np.ndarray = field(default=None)  # (7, 128) int64: rank of a row's 7-bit mask among its size
-    row_count: np.ndarray = field(default=None)  # (7, 8) int64: C(width, n)
-    radix: np.ndarray = field(default=None)  # (7,) int64: composition code = sum n_r * radix[r]
-    code_rows: np.ndarray = field(default=None)  # (codes, 7) int64: geese per row (-1: not a composition)
-    stride: np.ndarray = field(default=None)  # (codes, 7) int64
-    block_word: np.ndarray = field(default=None)  # (codes,) int64: first word of the block in its k file
-    block_sets: np.ndarray = field(default=None)  # (codes,) int64
-    targets: np.ndarray = field(default=None)  # (49, 3) int64: goose step targets (-1: none)
-    jump_from: np.ndarray = field(default=None)  # (49, 8) int64: per jumped point, the fox's origin (-1: none)
-    jump_to: np.ndarray = field(default=None)  # (49, 8) int64: ... and its landing point
-    goose_shift: np.ndarray = field(default=None)  # (3,) int64: grid-bit delta of each goose direction
-    goose_from: np.ndarray = field(default=None)  # (3,) int64: points with a line that way
-    jump_over: np.ndarray = field(default=None)  # (8,) int64: points a fox can jump over in each direction
-    step_shift: np.ndarray = field(default=None)  # (8,) int64: grid-bit delta of a fox step per direction
-    step_from: np.ndarray = field(default=None)  # (8,) int64: points with a line that way
+    # (7, 8, 35) int64: i-th subset of n points of row r, as a grid mask
+    row_sub: np.ndarray = field(default_factory=unbuilt_table)
+    # (7, 128) int64: rank of a row's 7-bit mask among its size
+    row_rank: np.ndarray = field(default_factory=unbuilt_table)
+    row_count: np.ndarray = field(default_factory=unbuilt_table)  # (7, 8) int64: C(width, n)
+    radix: np.ndarray = field(default_factory=unbuilt_table)  # (7,) int64: composition code = sum n_r * radix[r]
+    # (codes, 7) int64: geese per row (-1: not a composition)
+    code_rows: np.ndarray = field(default_factory=unbuilt_table)
+    stride: np.ndarray = field(default_factory=unbuilt_table)  # (codes, 7) int64
+    # (codes,) int64: first word of the block in its k file
+    block_word: np.ndarray = field(default_factory=unbuilt_table)
+    block_sets: np.ndarray = field(default_factory=unbuilt_table)  # (codes,) int64
+    targets: np.ndarray = field(default_factory=unbuilt_table)  # (49, 3) int64: goose step targets (-1: none)
+    # (49, 8) int64: per jumped point, the fox's origin (-1: none)
+    jump_from: np.ndarray = field(default_factory=unbuilt_table)
+    jump_to: np.ndarray = field(default_factory=unbuilt_table)  # (49, 8) int64: ... and its landing point
+    goose_shift: np.ndarray = field(default_factory=unbuilt_table)  # (3,) int64: grid-bit delta of each goose direction
+    goose_from: np.ndarray = field(default_factory=unbuilt_table)  # (3,) int64: points with a line that way
+    # (8,) int64: points a fox can jump over in each direction
+    jump_over: np.ndarray = field(default_factory=unbuilt_table)
+    # (8,) int64: grid-bit delta of a fox step per direction
+    step_shift: np.ndarray = field(default_factory=unbuilt_table)
+    step_from: np.ndarray = field(default_factory=unbuilt_table)  # (8,) int64: points with a line that way
     levels: dict[int, list[Level]] = field(default_factory=dict)  # geese -> levels by row sum ascending
     words: dict[int, int] = field(default_factory=dict)  # geese -> words in one array of that count
 
     @classmethod
-    def for_variant(cls, variant: Any) -> Layout:
+    def for_variant(cls, variant: Variant) -> Layout:
         if variant.id != "standard" or variant.option_dict.get("sideways"):
             raise ValueError("the bit tables solve standard without sideways steps only")
         layout = cls(variant)

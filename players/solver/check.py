@@ -123,7 +123,7 @@ class TableValues:
             path = (wdl_path(self.directory, self.variant, geese, WDL) if self.two_bits
                     else bits_path(self.directory, geese, STRONG_WINS))
             layout = self.wdl if self.two_bits else self.strong
-            header = complete_header(path, layout)  # type: ignore[arg-type]
+            header = complete_header(path, layout)
             if header is None:
                 raise TableError(f"checking the {self.geese}-geese table needs {path.name} (captures) in "
                                  f"{self.directory}")

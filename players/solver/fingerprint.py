@@ -14,6 +14,7 @@ import re
 from pathlib import Path
 from typing import Any
 
+from foxgeese.engine.variants import Variant
 from foxgeese.players.solver.tables import table_dir, variant_key
 
 SAMPLE_BLOCKS = 16
@@ -34,7 +35,7 @@ def file_checksum(path: Path) -> str:
     return digest.hexdigest()[:16]
 
 
-def table_files(variant: Any, directory: str | os.PathLike[str] | None = None) -> list[Path]:
+def table_files(variant: Variant, directory: str | os.PathLike[str] | None = None) -> list[Path]:
     """The finished table files of `variant`'s rules in the directory (any goose count, any kind)."""
     folder = table_dir(directory)
     key = variant_key(variant)
@@ -46,10 +47,10 @@ def table_files(variant: Any, directory: str | os.PathLike[str] | None = None) -
             if (name.startswith(key + "-") or name.startswith(key + ".")) and not name.endswith(".part")]
 
 
-def fingerprint(variant: Any, directory: str | os.PathLike[str] | None = None) -> dict[str, Any]:
+def fingerprint(variant: Variant, directory: str | os.PathLike[str] | None = None) -> dict[str, Any]:
     """{key, dir, geese, files: [{name, size, checksum}], digest}: the tables a judge of `variant`
     can use; `digest` (16 hex digits) changes when any file is added, removed or rebuilt."""
-    files = []
+    files: list[dict[str, Any]] = []
     for path in table_files(variant, directory):
         try:
             files.append({"name": path.name, "size": path.stat().st_size, "checksum": file_checksum(path)})

@@ -203,11 +203,12 @@ def rules_fingerprint() -> str:
     """A digest of the engine's rule modules: a cached solution built under other rules is rebuilt."""
     digest = hashlib.sha256()
     for module in (board_module, movegen, position_module, rules, variants):
+        assert module.__file__ is not None, module  # the engine is installed as files
         digest.update(Path(module.__file__).read_bytes())
     return digest.hexdigest()[:16]
 
 
-def load_solution(directory: Path | None = None, *, rebuild: bool = False) -> HareHoundsSolution:
+def load_solution(directory: str | Path | None = None, *, rebuild: bool = False) -> HareHoundsSolution:
     """The cached solution (built and saved on first use, when `rebuild`, or when the rules changed)."""
     variant = get_variant("hare-and-hounds")
     path = table_path(table_dir(directory), variant, None)
@@ -236,7 +237,7 @@ def _warn(text: str) -> None:
 _CACHE: dict[str, HareHoundsSolution] = {}
 
 
-def solution(directory: Path | None = None) -> HareHoundsSolution:
+def solution(directory: str | Path | None = None) -> HareHoundsSolution:
     """Process-wide shared solution for a table directory."""
     key = str(table_dir(directory))
     if key not in _CACHE:

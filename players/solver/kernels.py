@@ -35,7 +35,7 @@ from numba import njit, prange, types
 from numba.core import cgutils
 from numba.extending import intrinsic
 
-from foxgeese.players.solver.bitlayout import row_bit_tables
+from foxgeese.players.solver.bitlayout import Layout, row_bit_tables
 
 SIDE = 7
 # CPUs with BMI2 whose PEXT/PDEP are microcoded (tens to hundreds of cycles): the tables are faster there.
@@ -93,13 +93,13 @@ EXTRACT_ROWS, DEPOSIT_ROWS = row_bit_tables()  # the fallback's row tables
 
 @njit(inline="always")
 def popcount(x):
-    return _ctpop(x)
+    return _ctpop(x)  # type: ignore[call-arg]  # numba's stubs count @intrinsic's typing context as an argument
 
 
 @njit(inline="always")
 def lowest(x):
     """The index of the lowest set bit of x (x != 0)."""
-    return _cttz(x)
+    return _cttz(x)  # type: ignore[call-arg]  # numba's stubs count @intrinsic's typing context as an argument
 
 
 @njit(inline="always")
@@ -217,7 +217,7 @@ def shift(x, s):
     return x << -s
 
 
-def jump_lands(layout) -> np.ndarray:
+def jump_lands(layout: Layout) -> np.ndarray:
     """Per grid point o, the points a fox jumping over o can land on (a mask symmetric about o)."""
     lands = np.zeros(SIDE * SIDE, dtype=np.int64)
     for o in range(SIDE * SIDE):

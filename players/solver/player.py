@@ -17,10 +17,11 @@ minimax player before that.
 from __future__ import annotations
 
 import random
-from typing import Any
+from typing import Any, Protocol
 
-from foxgeese.engine import Clock, Game, Side
+from foxgeese.engine import Clock, Game, Move, Position, Side
 from foxgeese.engine.board import GRID_WIDTH
+from foxgeese.engine.variants import Variant
 from foxgeese.players.base import Choice, Player, reseed
 from foxgeese.players.minimax import MinimaxPlayer
 from foxgeese.players.score import Score
@@ -44,11 +45,12 @@ class SolverPlayer(Player):
         self.tables = None if tables is None else str(tables)
         self.seed = seed
         self.rng = random.Random(seed)
-        self._table_sets: dict[Any, TableSet] = {}
+        self._table_sets: dict[tuple[str, tuple[tuple[str, Any], ...]], TableSet] = {}
+        self._wdl_sets: dict[str, WdlTables] = {}
         self._fallback: Player | None = None
         self._strong: Any = None  # StrongTables, or False when none are on disk
 
-    def new_game(self, variant: Any, side: Any, seed: int | None = None) -> None:
+    def new_game(self, variant: Variant, side: Side, seed: int | None = None) -> None:
         """Loads (or, the first time, builds and caches) the Hare and Hounds solution before the clock runs.
 
         Ties between equal moves are broken from the game's `seed` (with the player's own): a game
@@ -80,7 +82,7 @@ class SolverPlayer(Player):
         move = self.rng.choice([m for m, score in scored if score == best])
         return Choice(move, _info(position.turn, best, len(scored)))
 
-    def _strong_choice(self, position: Any, moves: list) -> Choice | None:
+    def _strong_choice(self, position: Position, moves: list[Move]) -> Choice | None:
         """A move from the bit tables or the shipped strategy, or None where neither reaches."""
         variant = position.variant
         if variant.id != "standard" or variant.option_dict.get("sideways"):
@@ -97,7 +99,7 @@ class SolverPlayer(Player):
         return Choice(resisting_move(judge, position, moves, self.rng),
                       _proven(position.turn, False, nodes=len(moves), source="tables"))
 
-    def _wdl_choice(self, position: Any, moves: list) -> Choice | None:
+    def _wdl_choice(self, position: Position, moves: list[Move]) -> Choice | None:
         """A move from the two-bit win/draw/loss tables (sideways rules), or None where they do not reach.
 
         They know no distances: the winner keeps the win and prefers a move that leaves the level
@@ -121,13 +123,12 @@ class SolverPlayer(Player):
             return Choice(move, _proven(position.turn, True, nodes=len(moves), source="wdl tables"))
         return Choice(move, dict(Score.proven_draw(position.turn).info(), nodes=len(moves), source="wdl tables"))
 
-    def _wdl_tables(self, variant: Any) -> WdlTables | None:
+    def _wdl_tables(self, variant: Variant) -> WdlTables | None:
         if not has_wdl_tables(variant):
             return None
-        key = ("wdl", variant.id)
-        if key not in self._table_sets:
-            self._table_sets[key] = WdlTables(variant, self.tables)  # type: ignore[assignment]
-        return self._table_sets[key]  # type: ignore[return-value]
+        if variant.id not in self._wdl_sets:
+            self._wdl_sets[variant.id] = WdlTables(variant, self.tables)
+        return self._wdl_sets[variant.id]
 
     def _strong_judge(self) -> Any:
         if self._strong is None:
@@ -135,7 +136,7 @@ class SolverPlayer(Player):
             self._strong = tables if tables.available() >= 4 else False
         return self._strong or None
 
-    def score_moves(self, position: Any, moves: list) -> list[tuple[Any, int]] | None:
+    def score_moves(self, position: Position, moves: list[Move]) -> list[tuple[Move, int]] | None:
         """Every move with the mover's exact score after it, or None when the tables do not reach."""
         if position.variant.id == "hare-and-hounds":
             return [(entry.move, entry.score) for entry in solution(self.tables).move_scores(position, moves)]
@@ -150,7 +151,7 @@ class SolverPlayer(Player):
             scored.append((move, int(to_parent(child))))
         return scored
 
-    def _tables_for(self, variant: Any) -> TableSet:
+    def _tables_for(self, variant: Variant) -> TableSet:
         key = (variant.id, variant.options)
         if key not in self._table_sets:
             self._table_sets[key] = TableSet(variant, self.tables)
@@ -166,7 +167,13 @@ class SolverPlayer(Player):
         return Choice(choice.move, info)
 
 
-def _leaves_level(position: Any, move: Any) -> bool:
+class WinJudge(Protocol):
+    """What `resisting_move` asks of the tables (the bit tables' and the win/draw/loss tables' judges)."""
+
+    def mover_wins_after(self, position: Position, move: Move) -> bool | None: ...
+
+
+def _leaves_level(position: Position, move: Move) -> bool:
     """A capture or a forward goose step: the geese's count falls or their row sum rises, for good."""
     after = position.play(move)
     if after.prey.bit_count() != position.prey.bit_count():
@@ -178,9 +185,9 @@ def _row_sum(prey: int) -> int:
     return sum(p // GRID_WIDTH for p in range(prey.bit_length()) if prey >> p & 1)
 
 
-def resisting_move(judge: Any, position: Any, moves: list, rng: random.Random) -> Any:
+def resisting_move(judge: WinJudge, position: Position, moves: list[Move], rng: random.Random) -> Move:
     """The losing move after which the fewest of the winner's replies keep the win (ties: `rng`)."""
-    best: list = []
+    best: list[Move] = []
     best_share = 2.0
     for move in moves:
         after = position.play(move)

@@ -8,11 +8,11 @@ from __future__ import annotations
 
 import time
 from collections.abc import Iterable
-from typing import Any
 
 import click
 
-from foxgeese.engine import InvalidPositionError, Position, UnknownVariantError, get_variant
+from foxgeese.engine import InvalidPositionError, Move, Position, UnknownVariantError, get_variant
+from foxgeese.engine.variants import Variant
 from foxgeese.players.solver.hare_hounds_solution import load_solution, reachable
 from foxgeese.players.solver.retrograde import build_tables
 from foxgeese.players.solver.strategy import verify_command
@@ -29,18 +29,19 @@ def _verdict(position: Position, score: int) -> str:
     return winner_text(score, variant.side_name(position.turn), variant.side_name(position.turn.other))
 
 
-def _print_moves(scored: Iterable[tuple[Any, int, Position, int]]) -> None:
+def _print_moves(scored: Iterable[tuple[Move, int, Position, int]]) -> None:
     """One line a move, best for the mover first: the value of the position after it."""
     for move, _, after, after_score in scored:
         click.echo(f"  {str(move):<12} {_verdict(after, after_score)}")
 
 
-def _fox_move_scores(position: Position, table_set: TableSet) -> list[tuple[Any, int, Position, int]]:
+def _fox_move_scores(position: Position, table_set: TableSet) -> list[tuple[Move, int, Position, int]]:
     """The fox variants' counterpart of `HareHoundsSolution.move_scores`, from the endgame tables."""
     scored = []
     for move in position.legal_moves():
         after = position.play(move)
         after_score = table_set.score(after)
+        assert after_score is not None, after  # no more geese than the position, whose tables are loaded
         scored.append((move, int(to_parent(after_score)), after, after_score))
     return sorted(scored, key=lambda entry: -entry[1])
 
@@ -63,7 +64,7 @@ def _hare_and_hounds(position: Position | None, tables: str | None, rebuild: boo
     _print_moves(solution.move_scores(position))
 
 
-def _fox_tables(variant: Any, position: Position | None, tables: str | None, build: bool, max_geese: int | None,
+def _fox_tables(variant: Variant, position: Position | None, tables: str | None, build: bool, max_geese: int | None,
                 rebuild: bool) -> None:
     directory = table_dir(tables)
     if build:
@@ -103,7 +104,7 @@ def _fox_tables(variant: Any, position: Position | None, tables: str | None, bui
         _print_moves(_fox_move_scores(position, table_set))
 
 
-def _sideways(variant: Any) -> bool:
+def _sideways(variant: Variant) -> bool:
     return bool(variant.option_dict.get("sideways", False))
 
 
@@ -140,7 +141,7 @@ def solve(variant_id: str, sideways: bool | None, build: bool, max_geese: int | 
 
 
 
-def _strong(variant: Any, geese: int, position: Position | None, tables: str | None, threads: int | None,
+def _strong(variant: Variant, geese: int, position: Position | None, tables: str | None, threads: int | None,
             old_options: bool) -> None:
     two_bits = variant.id == "great-cross" or (variant.id == "standard" and _sideways(variant))
     if variant.id != "standard" and not two_bits:

@@ -34,6 +34,7 @@ import numpy as np
 
 from foxgeese.engine import Side
 from foxgeese.engine.board import DIRECTIONS
+from foxgeese.engine.variants import Variant
 from foxgeese.players.solver.cycles import solve_level
 from foxgeese.players.solver.tables import (
     MIN_GEESE,
@@ -51,6 +52,9 @@ from foxgeese.players.solver.tables import (
     table_path,
     variant_key,
 )
+
+# One (goose, direction) of a level's goose moves: (raises a row, child rank or -1, target point).
+Slot = tuple[bool, np.ndarray, np.ndarray]
 
 
 @dataclass
@@ -120,10 +124,10 @@ class Builder:
 
     def _goose_moves(
         self, geese: int, combos: np.ndarray, mask: np.ndarray
-    ) -> list[tuple[bool, np.ndarray, np.ndarray]]:
+    ) -> list[Slot]:
         """Per (goose, direction) slot: (raises a row, child rank or -1, target point)."""
         g = self.g
-        slots = []
+        slots: list[Slot] = []
         for d in g.prey_dirs:
             forward = DIRECTIONS[d][1] > 0  # raises a row; sideways steps keep the level
             for i in range(geese):
@@ -177,7 +181,8 @@ class Builder:
 
     # -- levels without cycles ------------------------------------------------------------------
 
-    def _level(self, R, mask, slots, chain, fox, prey) -> None:
+    def _level(self, R: np.ndarray, mask: np.ndarray, slots: list[Slot], chain: np.ndarray, fox: np.ndarray,
+               prey: np.ndarray) -> None:
         P = self.g.size
         points = np.arange(P)[:, None]
         best = np.full((P, len(R)), NO_MOVE, dtype=np.int32)
@@ -191,7 +196,7 @@ class Builder:
         prey[:, R] = best
         fox[:, R] = self._fox_from(R, mask, chain, best)
 
-    def _fox_from(self, R, mask, chain, prey_level) -> np.ndarray:
+    def _fox_from(self, R: np.ndarray, mask: np.ndarray, chain: np.ndarray, prey_level: np.ndarray) -> np.ndarray:
         """Fox-to-move scores for the goose sets R from their geese-to-move scores `prey_level` and captures."""
         g = self.g
         best = chain[:, R].astype(np.int32)
@@ -209,7 +214,8 @@ class Builder:
 
     # -- levels with cycles (sideways goose steps) ------------------------------------------------
 
-    def _level_with_cycles(self, R, column, mask, slots, chain, fox, prey) -> int:
+    def _level_with_cycles(self, R: np.ndarray, column: np.ndarray, mask: np.ndarray, slots: list[Slot],
+                           chain: np.ndarray, fox: np.ndarray, prey: np.ndarray) -> int:
         P = self.g.size
         points = np.arange(P)[:, None]
         n = len(R)
@@ -252,7 +258,7 @@ def _counts(fox: np.ndarray, prey: np.ndarray, occupied: np.ndarray) -> dict[str
 # -- building to disk ---------------------------------------------------------------------------
 
 
-def build_tables(variant: Any, max_geese: int, directory: Any = None, *, rebuild: bool = False,
+def build_tables(variant: Variant, max_geese: int, directory: Any = None, *, rebuild: bool = False,
                  progress: Callable[[str], None] | None = None) -> list[dict[str, Any]]:
     """Builds and saves the tables for 4..max_geese geese (keeping those already on disk unless
     `rebuild`); returns their headers. A table is built from the one below, loaded from disk if needed."""

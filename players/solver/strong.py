@@ -27,11 +27,11 @@ import time
 from collections.abc import Callable
 from functools import lru_cache
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 import numpy as np
 
-from foxgeese.engine import Position, Side, get_variant
+from foxgeese.engine import Move, Position, Side, get_variant
 from foxgeese.engine.position import MIN_GEESE
 from foxgeese.players.solver.bitlayout import Layout, grid_bit, mask_of
 from foxgeese.players.solver.compiled import kernels as compiled_kernels
@@ -82,7 +82,13 @@ def map_words(path: Path, header: dict[str, Any]) -> np.ndarray:
     return np.memmap(path, dtype="<i8", mode="r", offset=HEADER_BYTES, shape=(header["words"],))
 
 
-def complete_header(path: Path, layout: Layout) -> dict[str, Any] | None:
+class Fingerprinted(Protocol):
+    """A table layout (`Layout`, `WdlLayout`): its fingerprint is what a finished file's header records."""
+
+    def fingerprint(self) -> str: ...
+
+
+def complete_header(path: Path, layout: Fingerprinted) -> dict[str, Any] | None:
     """The header of a finished file that matches this layout, else None."""
     if not path.exists():
         return None
@@ -115,7 +121,8 @@ class StrongBuilder:
         if self.threads:
             import numba
 
-            numba.set_num_threads(min(self.threads, numba.config.NUMBA_NUM_THREADS))
+            numba.set_num_threads(
+                min(self.threads, numba.config.NUMBA_NUM_THREADS))  # type: ignore[attr-defined]  # set at run time
         self.directory.mkdir(parents=True, exist_ok=True)
         headers = []
         for geese in range(MIN_GEESE, max_geese + 1):
@@ -233,7 +240,7 @@ class StrongBuilder:
                 continue
             for array, words in ((CHAINS, x_out), (FOX, f_out), (WINS, g_out)):  # WINS last: its header says done
                 if array in fds:
-                    os.pwrite(fds[array], words, HEADER_BYTES + level.start_word * 8)
+                    os.pwrite(fds[array], words.data, HEADER_BYTES + level.start_word * 8)
             figures = header["figures"]
             figures[str(level.row_sum)] = {"sets": level.sets, "geese_to_move_geese_wins": _ones(g_out),
                                            "fox_to_move_fox_wins": _ones(f_out)}
@@ -331,7 +338,7 @@ class StrongTables:
                 return False
         return True  # every move loses, or none (trapped)
 
-    def mover_wins_after(self, position: Position, move: Any) -> bool | None:
+    def mover_wins_after(self, position: Position, move: Move) -> bool | None:
         """Whether the side to move in `position` wins with best play after playing `move`."""
         after = position.play(move)
         geese_win = self.geese_win(after)

@@ -18,9 +18,10 @@ from typing import Any
 
 import numpy as np
 
-from foxgeese.engine import Side
+from foxgeese.engine import Position, Side
 from foxgeese.engine.board import DIRECTIONS, point_name
 from foxgeese.engine.position import MIN_GEESE  # fewer geese than this: the fox has won (captured)
+from foxgeese.engine.variants import Variant
 from foxgeese.files import atomic_write
 from foxgeese.players.score import Score
 from foxgeese.players.solver.fileheader import FileKind, pack_header
@@ -94,14 +95,14 @@ def table_dir(override: str | os.PathLike | None = None) -> Path:
     return Path.home() / ".cache" / "foxgeese" / "tables"
 
 
-def variant_key(variant: Any) -> str:
+def variant_key(variant: Variant) -> str:
     """The part of a file name that says which rules a table solves (the start's goose count does not matter)."""
     if variant.id == "standard":
         return f"standard-sideways{int(dict(variant.options)['sideways'])}"
     return variant.id
 
 
-def table_path(directory: Path, variant: Any, geese: int | None) -> Path:
+def table_path(directory: Path, variant: Variant, geese: int | None) -> Path:
     name = variant_key(variant) if geese is None else f"{variant_key(variant)}-{geese}geese"
     return directory / f"{name}.fgt"
 
@@ -145,7 +146,7 @@ def read_header(path: Path) -> dict[str, Any]:
 def load_table(path: Path) -> tuple[dict[str, Any], dict[str, np.ndarray]]:
     """The header and memory-mapped (read-only) arrays of a table file."""
     header = read_header(path)
-    arrays = {
+    arrays: dict[str, np.ndarray] = {
         name: np.memmap(path, dtype=np.dtype(spec["dtype"]), mode="r", shape=tuple(spec["shape"]),
                         offset=header["data_start"] + spec["offset"])
         for name, spec in header["arrays"].items()
@@ -164,7 +165,7 @@ class Geometry:
     direction d goes over `step[p, d]` to `step[step[p, d], d]`, and `prey_dirs` are the
     directions the variant lets the geese or hounds step in.
     """
-    def __init__(self, variant: Any) -> None:
+    def __init__(self, variant: Variant) -> None:
         board = variant.board
         self.grid = np.array(sorted(board.points), dtype=np.int64)
         self.dense = {int(g): i for i, g in enumerate(self.grid)}
@@ -239,7 +240,7 @@ def rank_of(points: list[int], B: np.ndarray) -> int:
 class TableSet:
     """The endgame tables of one fox variant in a directory, each memory-mapped on first use."""
 
-    def __init__(self, variant: Any, directory: str | os.PathLike | None = None) -> None:
+    def __init__(self, variant: Variant, directory: str | os.PathLike | None = None) -> None:
         self.variant = variant
         self.directory = table_dir(directory)
         self.geometry = Geometry(variant)
@@ -266,7 +267,7 @@ class TableSet:
             self._loaded[geese] = arrays
         return self._loaded[geese]
 
-    def score(self, position: Any) -> int | None:
+    def score(self, position: Position) -> int | None:
         """The table score for the side to move, or None when no table holds the position."""
         geese = position.prey.bit_count()
         if geese < MIN_GEESE:  # captured: the game is over and the fox has won

@@ -27,8 +27,9 @@ from typing import Any
 
 import numpy as np
 
-from foxgeese.engine import Position, Side, get_variant
+from foxgeese.engine import Move, Position, Side, get_variant
 from foxgeese.engine.position import MIN_GEESE
+from foxgeese.engine.variants import Variant
 from foxgeese.players.solver.compiled import kernels as compiled_kernels
 from foxgeese.players.solver.strong import HEADER_BYTES, complete_header, map_words, read_bits_header, write_header
 from foxgeese.players.solver.tables import TableError, table_dir, variant_key
@@ -43,12 +44,12 @@ def wdl_variant(variant_id: str) -> Any:
     return get_variant(variant_id, sideways=True) if variant_id == "standard" else get_variant(variant_id)
 
 
-def has_wdl_tables(variant: Any) -> bool:
+def has_wdl_tables(variant: Variant) -> bool:
     """Whether these tables solve the variant's rules: `standard` with sideways, or `great-cross`."""
     return variant.id == "great-cross" or (variant.id == "standard" and bool(variant.option_dict.get("sideways")))
 
 
-def largest(variant: Any) -> int:
+def largest(variant: Variant) -> int:
     """The most geese a start of this variant has (standard: 17)."""
     if variant.id == "standard":
         return 17
@@ -61,14 +62,14 @@ def wdl_layout(variant_id: str) -> WdlLayout:
     return WdlLayout.for_variant(wdl_variant(variant_id), MIN_GEESE)
 
 
-def wdl_path(directory: Path, variant: Any, geese: int, array: str, *, partial: bool = False) -> Path:
+def wdl_path(directory: Path, variant: Variant, geese: int, array: str, *, partial: bool = False) -> Path:
     return directory / f"{variant_key(variant)}-{geese}geese.{array}.fgb{'.part' if partial else ''}"
 
 
 class WdlBuilder:
     """Builds the two-bit tables for 4..max geese; each goose count from the chains of the one below."""
 
-    def __init__(self, variant: Any, directory: Any = None, *, progress: Callable[[str], None] | None = None,
+    def __init__(self, variant: Variant, directory: Any = None, *, progress: Callable[[str], None] | None = None,
                  threads: int | None = None, keep_chains: bool = False, method: str = "counters") -> None:
         if method not in ("counters", "sweeps"):
             raise ValueError(f"method must be counters or sweeps, not {method}")
@@ -87,7 +88,8 @@ class WdlBuilder:
         if self.threads:
             import numba
 
-            numba.set_num_threads(min(self.threads, numba.config.NUMBA_NUM_THREADS))
+            numba.set_num_threads(
+                min(self.threads, numba.config.NUMBA_NUM_THREADS))  # type: ignore[attr-defined]  # set at run time
         layout = wdl_layout(self.variant.id)
         for geese in range(MIN_GEESE, max_geese + 1):
             layout.add_count(geese)
@@ -106,7 +108,7 @@ class WdlBuilder:
         return headers
 
     def _header(self, geese: int, array: str, layout: WdlLayout) -> dict[str, Any] | None:
-        return complete_header(wdl_path(self.directory, self.variant, geese, array), layout)  # type: ignore[arg-type]
+        return complete_header(wdl_path(self.directory, self.variant, geese, array), layout)
 
     def _build_count(self, layout: WdlLayout, geese: int, *, with_chains: bool) -> dict[str, Any]:
         started = time.perf_counter()
@@ -293,7 +295,7 @@ def wdl_totals(header: dict[str, Any], layout: WdlLayout) -> dict[str, int]:
 class WdlTables:
     """Win/draw/loss of any position of `standard --sideways` or `great-cross` with up to the count built."""
 
-    def __init__(self, variant: Any, directory: Any = None) -> None:
+    def __init__(self, variant: Variant, directory: Any = None) -> None:
         self.variant = variant
         self.directory = table_dir(directory)
         self.layout = wdl_layout(variant.id)
@@ -304,7 +306,7 @@ class WdlTables:
         if geese not in self._words:
             self.layout.add_count(geese)
             path = wdl_path(self.directory, self.variant, geese, WDL)
-            header = complete_header(path, self.layout)  # type: ignore[arg-type]
+            header = complete_header(path, self.layout)
             self._words[geese] = None if header is None else map_words(path, header)
             if header is not None:
                 self.headers[geese] = header
@@ -346,7 +348,7 @@ class WdlTables:
         after = self.value(position.play(move))
         return None if after is None else -after
 
-    def mover_wins_after(self, position: Position, move: Any) -> bool | None:
+    def mover_wins_after(self, position: Position, move: Move) -> bool | None:
         """Whether the side making `move` still wins with best play after it (the player's `resisting_move`)."""
         value = self.value_after(position, move)
         return None if value is None else value == 1

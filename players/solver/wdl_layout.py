@@ -16,10 +16,11 @@ import hashlib
 import json
 from dataclasses import dataclass, field
 from math import comb
-from typing import Any
 
 import numpy as np
 
+from foxgeese.engine.variants import Variant
+from foxgeese.players.solver.bitlayout import unbuilt_table
 from foxgeese.players.solver.tables import Geometry
 
 WDL_LAYOUT_VERSION = 1
@@ -43,27 +44,33 @@ class WdlLevel:
 class WdlLayout:
     """Index tables for the two-bit tables of one variant (any board with rows of up to 9 points)."""
 
-    variant: Any
-    geometry: Geometry = field(default=None)
-    row_start: np.ndarray = field(default=None)  # (rows,) first dense point of each row
-    row_width: np.ndarray = field(default=None)  # (rows,)
-    row_of: np.ndarray = field(default=None)  # (points,) the row of each dense point
-    row_sub: np.ndarray = field(default=None)  # (rows, 10, 126) i-th subset of n points of row r, dense mask
-    row_rank: np.ndarray = field(default=None)  # (rows, 512) rank of a row value among the subsets of its size
-    row_count: np.ndarray = field(default=None)  # (rows, 10) C(width, n)
-    radix: np.ndarray = field(default=None)  # (rows,) composition code = sum n_r * radix[r]
-    block_base: np.ndarray = field(default=None)  # (codes,) first set index of the block in its count, -1: unused
-    forward: np.ndarray = field(default=None)  # (points, 3) goose steps one row up (-1: none)
-    sideways: np.ndarray = field(default=None)  # (points, 2) goose steps along the row (-1: none)
-    adjacent: np.ndarray = field(default=None)  # (bytes, 256) the points one fox step from a byte's points
-    row_pext: np.ndarray = field(default=None)  # (512, 512) a row value's bits under a row mask, packed
-    jump_from: np.ndarray = field(default=None)  # (points, 8) per jumped point, the fox's origin (-1: none)
-    jump_to: np.ndarray = field(default=None)  # (points, 8) ... and its landing point
+    variant: Variant
+    geometry: Geometry
+    row_start: np.ndarray = field(default_factory=unbuilt_table)  # (rows,) first dense point of each row
+    row_width: np.ndarray = field(default_factory=unbuilt_table)  # (rows,)
+    row_of: np.ndarray = field(default_factory=unbuilt_table)  # (points,) the row of each dense point
+    # (rows, 10, 126) i-th subset of n points of row r, dense mask
+    row_sub: np.ndarray = field(default_factory=unbuilt_table)
+    # (rows, 512) rank of a row value among the subsets of its size
+    row_rank: np.ndarray = field(default_factory=unbuilt_table)
+    row_count: np.ndarray = field(default_factory=unbuilt_table)  # (rows, 10) C(width, n)
+    radix: np.ndarray = field(default_factory=unbuilt_table)  # (rows,) composition code = sum n_r * radix[r]
+    # (codes,) first set index of the block in its count, -1: unused
+    block_base: np.ndarray = field(default_factory=unbuilt_table)
+    forward: np.ndarray = field(default_factory=unbuilt_table)  # (points, 3) goose steps one row up (-1: none)
+    sideways: np.ndarray = field(default_factory=unbuilt_table)  # (points, 2) goose steps along the row (-1: none)
+    # (bytes, 256) the points one fox step from a byte's points
+    adjacent: np.ndarray = field(default_factory=unbuilt_table)
+    # (512, 512) a row value's bits under a row mask, packed
+    row_pext: np.ndarray = field(default_factory=unbuilt_table)
+    # (points, 8) per jumped point, the fox's origin (-1: none)
+    jump_from: np.ndarray = field(default_factory=unbuilt_table)
+    jump_to: np.ndarray = field(default_factory=unbuilt_table)  # (points, 8) ... and its landing point
     levels: dict[int, list[WdlLevel]] = field(default_factory=dict)
     sets: dict[int, int] = field(default_factory=dict)  # goose count -> padded sets of that count
 
     @classmethod
-    def for_variant(cls, variant: Any, max_geese: int) -> WdlLayout:
+    def for_variant(cls, variant: Variant, max_geese: int) -> WdlLayout:
         layout = cls(variant, Geometry(variant))
         layout._build(max_geese)
         return layout

@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 import time
-from typing import Any
 
 import click
 
 from foxgeese.engine import Position, Side, get_variant
+from foxgeese.engine.variants import Variant
 from foxgeese.players.solver.strong_report import throttled_progress
 from foxgeese.players.solver.wdl import WdlBuilder, WdlTables, largest, wdl_totals
 
@@ -22,7 +22,7 @@ def value_text(position: Position, value: int) -> str:
     return "fox wins" if winner == Side.PREDATOR else "geese win"
 
 
-def wdl_solve(variant: Any, geese: int, position: Position | None, tables: str | None, threads: int | None) -> None:
+def wdl_solve(variant: Variant, geese: int, position: Position | None, tables: str | None, threads: int | None) -> None:
     """Builds (with progress) or loads the two-bit tables up to `geese`, then reports."""
     builder = WdlBuilder(variant, tables, progress=throttled_progress(), threads=threads)
     started = time.perf_counter()
@@ -49,7 +49,7 @@ def wdl_solve(variant: Any, geese: int, position: Position | None, tables: str |
         report_position(position, table_set)
 
 
-def _starts(variant: Any) -> tuple[int, ...]:
+def _starts(variant: Variant) -> tuple[int, ...]:
     return (13, 15, 17) if variant.id == "standard" else (largest(variant),)
 
 

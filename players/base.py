@@ -9,6 +9,7 @@ from __future__ import annotations
 import abc
 import random
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -87,18 +88,8 @@ def time_budget_ms(clock: Clock | None, *, margin_ms: int = SAFETY_MARGIN_MS) ->
     increment, capped so that a big base does not make one move eat the game, and never more than
     half of what is left; always less the margin and 5%.
     """
-    if clock is None:
-        return None
-    per_move = getattr(clock, "per_move_ms", None)
-    remaining = getattr(clock, "remaining_ms", None)
-    increment = getattr(clock, "increment_ms", None) or 0
-    if per_move:
-        planned = min(per_move, remaining if remaining is not None else per_move)
-    elif remaining is not None:
-        planned = min(remaining / MOVES_TO_GO + increment * 0.8, MAX_BUDGET_MS, remaining / 2)
-    else:
-        return None
-    return int(max(MIN_BUDGET_MS, planned * (1 - SAFETY_SHARE) - margin_ms))
+    return _budget_ms(clock, margin_ms, lambda remaining, increment: min(
+        remaining / MOVES_TO_GO + increment * 0.8, MAX_BUDGET_MS, remaining / 2))
 
 
 def safety_budget_ms(clock: Clock | None, *, margin_ms: int = SAFETY_MARGIN_MS) -> int | None:
@@ -109,6 +100,12 @@ def safety_budget_ms(clock: Clock | None, *, margin_ms: int = SAFETY_MARGIN_MS) 
     time: the whole per-move allowance, else half of what is left plus the increment (so a move
     never leaves the side without time). When it binds, the move's info says `cut`.
     """
+    return _budget_ms(clock, margin_ms, lambda remaining, increment: remaining / 2 + increment)
+
+
+def _budget_ms(clock: Clock | None, margin_ms: int, fischer: Callable[[float, float], float]) -> int | None:
+    """The two budgets' shared frame: a fixed per-move time is spent whole; under a Fischer clock
+    `fischer(remaining, increment)` plans the move; always less the margin and the safety share."""
     if clock is None:
         return None
     per_move = getattr(clock, "per_move_ms", None)
@@ -117,7 +114,7 @@ def safety_budget_ms(clock: Clock | None, *, margin_ms: int = SAFETY_MARGIN_MS) 
     if per_move:
         planned = min(per_move, remaining if remaining is not None else per_move)
     elif remaining is not None:
-        planned = remaining / 2 + increment
+        planned = fischer(remaining, increment)
     else:
         return None
     return int(max(MIN_BUDGET_MS, planned * (1 - SAFETY_SHARE) - margin_ms))

@@ -1,7 +1,8 @@
 """What `foxgeese solve` prints: the solved value of Hare and Hounds, and the fox variants' tables.
 
 Kept apart from players/cli.py so that numpy and the tables load only when `solve` runs, not on
-every start of the command line (every built-in bot process is one).
+every start of the command line (every built-in bot process is one). The fox variants' modules load
+only in their own branches, so that `foxgeese solve hare-and-hounds` starts fast.
 """
 
 from __future__ import annotations
@@ -14,13 +15,7 @@ import click
 
 from foxgeese.engine import InvalidPositionError, Position, UnknownVariantError, get_variant
 from foxgeese.players.solver.hare_hounds_solution import load_solution, reachable
-from foxgeese.players.solver.retrograde import build_tables
-from foxgeese.players.solver.strategy import verify_command
-from foxgeese.players.solver.strong import LARGEST
-from foxgeese.players.solver.strong_report import strong_solve
 from foxgeese.players.solver.tables import TableError, TableSet, table_dir, table_path, to_parent, winner_text
-from foxgeese.players.solver.wdl import largest
-from foxgeese.players.solver.wdl_report import wdl_solve
 from foxgeese.usage import fail
 
 
@@ -65,6 +60,8 @@ def _hare_and_hounds(position: Position | None, tables: str | None, rebuild: boo
 
 def _fox_tables(variant: Any, position: Position | None, tables: str | None, build: bool, max_geese: int | None,
                 rebuild: bool) -> None:
+    from foxgeese.players.solver.retrograde import build_tables
+
     directory = table_dir(tables)
     if build:
         if max_geese is None:
@@ -112,6 +109,8 @@ def solve(variant_id: str, sideways: bool | None, build: bool, max_geese: int | 
           threads: int | None = None) -> None:
     """The body of `foxgeese solve` (see players/cli.py for the options)."""
     if variant_id.strip().lower() == "verify":
+        from foxgeese.players.solver.strategy import verify_command
+
         verify_command(tables)
         return
     try:
@@ -142,6 +141,11 @@ def solve(variant_id: str, sideways: bool | None, build: bool, max_geese: int | 
 
 def _strong(variant: Any, geese: int, position: Position | None, tables: str | None, threads: int | None,
             old_options: bool) -> None:
+    from foxgeese.players.solver.strong import LARGEST
+    from foxgeese.players.solver.strong_report import strong_solve
+    from foxgeese.players.solver.wdl import largest
+    from foxgeese.players.solver.wdl_report import wdl_solve
+
     two_bits = variant.id == "great-cross" or (variant.id == "standard" and _sideways(variant))
     if variant.id != "standard" and not two_bits:
         fail(f"--geese solves standard and great-cross; {variant} is solved whole: drop --geese")

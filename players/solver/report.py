@@ -1,8 +1,8 @@
 """What `foxgeese solve` prints: the solved value of Hare and Hounds, and the fox variants' tables.
 
-Kept apart from players/cli.py so that numpy and the tables load only when `solve` runs, not on
-every start of the command line (every built-in bot process is one). The fox variants' modules load
-only in their own branches, so that `foxgeese solve hare-and-hounds` starts fast.
+Kept apart from players/cli.py so that the solver loads only when `solve` runs, not on every start
+of the command line (every built-in bot process is one). The fox variants' modules (numpy, the
+tables) load only in their own branches, so that `foxgeese solve hare-and-hounds` starts fast.
 """
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ import click
 
 from foxgeese.engine import InvalidPositionError, Position, UnknownVariantError, get_variant
 from foxgeese.players.solver.hare_hounds_solution import load_solution, reachable
-from foxgeese.players.solver.tables import TableError, TableSet, table_dir, table_path, to_parent, winner_text
+from foxgeese.players.solver.table_files import TableError, table_dir, table_path, to_parent, winner_text
 from foxgeese.usage import fail
 
 
@@ -30,7 +30,7 @@ def _print_moves(scored: Iterable[tuple[Any, int, Position, int]]) -> None:
         click.echo(f"  {str(move):<12} {_verdict(after, after_score)}")
 
 
-def _fox_move_scores(position: Position, table_set: TableSet) -> list[tuple[Any, int, Position, int]]:
+def _fox_move_scores(position: Position, table_set: Any) -> list[tuple[Any, int, Position, int]]:
     """The fox variants' counterpart of `HareHoundsSolution.move_scores`, from the endgame tables."""
     scored = []
     for move in position.legal_moves():
@@ -61,6 +61,7 @@ def _hare_and_hounds(position: Position | None, tables: str | None, rebuild: boo
 def _fox_tables(variant: Any, position: Position | None, tables: str | None, build: bool, max_geese: int | None,
                 rebuild: bool) -> None:
     from foxgeese.players.solver.retrograde import build_tables
+    from foxgeese.players.solver.tables import TableSet
 
     directory = table_dir(tables)
     if build:

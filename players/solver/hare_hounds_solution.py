@@ -70,7 +70,6 @@ class Points:
     def __init__(self) -> None:
         self.grid = sorted(get_variant("hare-and-hounds").board.points)
         self.size = len(self.grid)
-        self.dense = {g: i for i, g in enumerate(self.grid)}
         self.names = [point_name(g) for g in self.grid]
         hound_sets = sorted(combinations(self.grid, HOUNDS), key=lambda points: points[::-1])  # colex
         self.masks = [sum(1 << g for g in points) for points in hound_sets]

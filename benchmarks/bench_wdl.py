@@ -122,23 +122,40 @@ print(1000 - value if value > 0 else -(1000 + value))
 
 
 def bench_cold_start(rounds: int) -> None:
-    """`foxgeese solve hare-and-hounds` with no tables on disk, against the memoised reference in its own process."""
-    runs: dict[str, list[float]] = {"foxgeese solve hare-and-hounds (nothing cached)": [],
-                                    "memoised reference (same rules, own process)": []}
+    """`foxgeese solve hare-and-hounds` with no tables on disk (the installed script and `python -m foxgeese`),
+    against the memoised reference in its own process and a bare interpreter, interleaved round by round.
+    Wall time and the child's CPU time (user + system, from `os.wait4`: what a busy machine does not inflate)."""
+    script = Path(sys.executable).with_name("foxgeese")
+    commands = {"foxgeese solve hare-and-hounds (nothing cached)": [str(script), "solve", "hare-and-hounds"],
+                "python -m foxgeese solve hare-and-hounds (nothing cached)":
+                    [sys.executable, "-m", "foxgeese", "solve", "hare-and-hounds"],
+                "memoised reference (same rules, own process)": [sys.executable, "-c", REFERENCE],
+                "python -c pass (the interpreter's floor)": [sys.executable, "-c", "pass"]}
+    if not script.exists():
+        del commands["foxgeese solve hare-and-hounds (nothing cached)"]
+    runs: dict[str, list[tuple[float, float]]] = {name: [] for name in commands}
+    loads = []
     for _ in range(rounds):
-        with tempfile.TemporaryDirectory() as empty:
-            env = dict(os.environ, FOXGEESE_TABLES=empty)
-            for name, command in zip(runs, ([sys.executable, "-m", "foxgeese", "solve", "hare-and-hounds"],
-                                            [sys.executable, "-c", REFERENCE])):
+        loads.append(os.getloadavg()[0])
+        for name, command in commands.items():
+            with tempfile.TemporaryDirectory() as empty:
                 started = time.perf_counter()
-                subprocess.run(command, env=env, check=True, capture_output=True)
-                runs[name].append(time.perf_counter() - started)
+                env = dict(os.environ, FOXGEESE_TABLES=empty)
+                child = subprocess.Popen(command, env=env, stdout=subprocess.DEVNULL)
+                _, status, usage = os.wait4(child.pid, 0)
+                if os.waitstatus_to_exitcode(status):
+                    raise SystemExit(f"{name} failed")
+                runs[name].append((time.perf_counter() - started, usage.ru_utime + usage.ru_stime))
     imports = subprocess.run([sys.executable, "-c", "import sys, foxgeese.players.solver.report, foxgeese.main\n"
-                              "print(int('numba' in sys.modules))"], capture_output=True, text=True, check=True)
-    print(f"cold start, {rounds} runs each, load {os.getloadavg()[0]:.1f} "
-          f"(numba loaded by the solve's imports: {'yes' if imports.stdout.strip() == '1' else 'no'}):")
+                              "print(*(int(m in sys.modules) for m in ('numba', 'numpy')))"],
+                             capture_output=True, text=True, check=True).stdout.split()
+    print(f"cold start, {rounds} interleaved runs each, 1-minute load {min(loads):.1f}-{max(loads):.1f} "
+          f"(loaded by the solve's imports: numba {'yes' if imports[0] == '1' else 'no'}, "
+          f"numpy {'yes' if imports[1] == '1' else 'no'}):")
     for name, times in runs.items():
-        print(f"  {name}: median {statistics.median(times):.3f} s, best {min(times):.3f} s")
+        walls, cpus = [t[0] for t in times], [t[1] for t in times]
+        print(f"  {name}: wall median {statistics.median(walls):.3f} s, best {min(walls):.3f} s; "
+              f"CPU median {statistics.median(cpus):.3f} s, best {min(cpus):.3f} s")
 
 
 def main() -> None:

@@ -20,7 +20,7 @@ _PLAYERS: dict[str, str] = {
     "human": "foxgeese.players.human:HumanPlayer",
     "minimax": "foxgeese.players.minimax:MinimaxPlayer",
     "mcts": "foxgeese.players.mcts:MctsPlayer",
-    "solver": "foxgeese.players.solver:SolverPlayer",
+    "solver": "foxgeese.players.solver.player:SolverPlayer",
     # A value table trained by foxgeese.research.learn (`learned:weights=PATH`). Named by its module
     # path, not imported: the research package sits above players, and loads only when asked for.
     "learned": "foxgeese.research.learn:LearnedPlayer",

@@ -57,6 +57,8 @@ LATE_IMPORTS: dict[tuple[str, str], str] = {
 # `tournament --help` nothing).
 LATE_IMPORTING_COMMANDS: dict[str, str] = {
     "foxgeese.players.cli": "`foxgeese solve` loads numpy and the tables",
+    "foxgeese.players.solver.report": "`foxgeese solve hare-and-hounds` starts without the fox variants' "
+                                      "modules (numpy, the tables); each other branch loads its own",
     "foxgeese.tournaments.cli": "`foxgeese tournament ...` loads the runner, reports, books and Ray",
 }
 

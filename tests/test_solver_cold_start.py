@@ -1,4 +1,5 @@
-"""A small solve, a table look-up and a `solver` bot do not load numba (a second of import): only builds do."""
+"""A small solve, a table look-up and a `solver` bot do not load numba (a second of import): only builds do.
+Hare and Hounds, solved in plain Python, does not load numpy either (a tenth of a second)."""
 
 from __future__ import annotations
 
@@ -17,7 +18,7 @@ def loaded_after(script: str) -> set[str]:
     return set(done.stdout.split())
 
 
-def test_solving_hare_and_hounds_from_nothing_does_not_load_numba(tmp_path: Path):
+def test_solving_hare_and_hounds_from_nothing_loads_neither_numba_nor_numpy(tmp_path: Path):
     script = ("from foxgeese.main import main\n"
               "try:\n"
               f"    main(['solve', 'hare-and-hounds', '--tables', {str(tmp_path)!r}])\n"
@@ -26,7 +27,17 @@ def test_solving_hare_and_hounds_from_nothing_does_not_load_numba(tmp_path: Path
     loaded = loaded_after(script)
     assert "foxgeese.players.solver.hare_hounds_solution" in loaded  # it did solve
     assert (tmp_path / "hare-and-hounds.fgt").exists()
-    assert not {m for m in loaded if m.split(".")[0] in HEAVY}
+    assert not {m for m in loaded if m.split(".")[0] in HEAVY + ("numpy",)}
+
+
+def test_python_m_foxgeese_loads_the_bot_start_only_for_a_bot(tmp_path: Path):
+    done = subprocess.run([sys.executable, "-X", "importtime", "-m", "foxgeese", "solve", "hare-and-hounds",
+                           "--tables", str(tmp_path)], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert "hounds win in 23 plies" in done.stdout
+    imported = {line.rsplit("|", 1)[-1].strip() for line in done.stderr.splitlines() if line.startswith("import time:")}
+    assert "foxgeese.players.solver.hare_hounds_solution" in imported
+    assert not imported & {"foxgeese.protocol.bot_start", "zmq", "msgspec", "numpy"}
 
 
 def test_the_solver_entry_points_and_player_do_not_load_numba():

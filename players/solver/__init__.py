@@ -1,9 +1,6 @@
 """Solved games: Hare and Hounds whole, the fox variants by tables per goose count, and the `solver` player.
 
-`foxgeese.players.solver:SolverPlayer` is the player SPEC `solver`; the heavy parts (numpy tables,
-numba kernels) load only when a module that needs them is imported.
+`foxgeese.players.solver.player:SolverPlayer` is the player SPEC `solver`. The package itself imports
+nothing, so that each entry point loads only what it uses: a Hare and Hounds solve does not load the
+player, the fox tables or numba (tests/test_solver_cold_start.py).
 """
-
-from foxgeese.players.solver.player import SolverPlayer
-
-__all__ = ["SolverPlayer"]

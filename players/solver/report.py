@@ -1,27 +1,26 @@
 """What `foxgeese solve` prints: the solved value of Hare and Hounds, and the fox variants' tables.
 
-Kept apart from players/cli.py so that numpy and the tables load only when `solve` runs, not on
-every start of the command line (every built-in bot process is one).
+Kept apart from players/cli.py so that the solver loads only when `solve` runs, not on every start
+of the command line (every built-in bot process is one). The fox variants' modules (numpy, the
+tables) load only in their own branches, so that `foxgeese solve hare-and-hounds` starts fast.
 """
 
 from __future__ import annotations
 
 import time
 from collections.abc import Iterable
+from typing import TYPE_CHECKING
 
 import click
 
 from foxgeese.engine import InvalidPositionError, Move, Position, UnknownVariantError, get_variant
 from foxgeese.engine.variants import Variant
 from foxgeese.players.solver.hare_hounds_solution import load_solution, reachable
-from foxgeese.players.solver.retrograde import build_tables
-from foxgeese.players.solver.strategy import verify_command
-from foxgeese.players.solver.strong import LARGEST
-from foxgeese.players.solver.strong_report import strong_solve
-from foxgeese.players.solver.tables import TableError, TableSet, table_dir, table_path, to_parent, winner_text
-from foxgeese.players.solver.wdl import largest
-from foxgeese.players.solver.wdl_report import wdl_solve
+from foxgeese.players.solver.table_files import TableError, table_dir, table_path, to_parent, winner_text
 from foxgeese.usage import fail
+
+if TYPE_CHECKING:  # loaded only in the fox variants' branches (numpy)
+    from foxgeese.players.solver.tables import TableSet
 
 
 def _verdict(position: Position, score: int) -> str:
@@ -66,6 +65,9 @@ def _hare_and_hounds(position: Position | None, tables: str | None, rebuild: boo
 
 def _fox_tables(variant: Variant, position: Position | None, tables: str | None, build: bool, max_geese: int | None,
                 rebuild: bool) -> None:
+    from foxgeese.players.solver.retrograde import build_tables
+    from foxgeese.players.solver.tables import TableSet
+
     directory = table_dir(tables)
     if build:
         if max_geese is None:
@@ -113,6 +115,8 @@ def solve(variant_id: str, sideways: bool | None, build: bool, max_geese: int | 
           threads: int | None = None) -> None:
     """The body of `foxgeese solve` (see players/cli.py for the options)."""
     if variant_id.strip().lower() == "verify":
+        from foxgeese.players.solver.strategy import verify_command
+
         verify_command(tables)
         return
     try:
@@ -143,6 +147,11 @@ def solve(variant_id: str, sideways: bool | None, build: bool, max_geese: int | 
 
 def _strong(variant: Variant, geese: int, position: Position | None, tables: str | None, threads: int | None,
             old_options: bool) -> None:
+    from foxgeese.players.solver.strong import LARGEST
+    from foxgeese.players.solver.strong_report import strong_solve
+    from foxgeese.players.solver.wdl import largest
+    from foxgeese.players.solver.wdl_report import wdl_solve
+
     two_bits = variant.id == "great-cross" or (variant.id == "standard" and _sideways(variant))
     if variant.id != "standard" and not two_bits:
         fail(f"--geese solves standard and great-cross; {variant} is solved whole: drop --geese")

@@ -69,7 +69,9 @@ def test_in_a_reused_referee_the_pidfd_thief_loses_every_game_it_attacks(tmp_pat
     for record in records:
         assert (record.winner, record.termination) == ("hare", "protocol-error"), record.result_line()
         assert record.reason == "hounds: refused: this token belongs to another bot", record.reason
-        assert record.bots["hare"].bot_name == "scripted-normal"  # the victim said hello and was seated
+        # The seat stays the victim's: seated by its own hello, or still waiting for it when the
+        # thief's refused hello ended the game (the slow victim may not have spoken yet); never the thief's.
+        assert record.bots["hare"].bot_name in ("scripted-normal", ""), record.bots["hare"]
 
 
 def test_a_stolen_token_presented_by_another_process_is_refused(tmp_path):
@@ -113,6 +115,6 @@ def test_an_idle_bot_that_presents_a_stolen_token_between_its_games_loses_its_ne
                                   "5+0.1", max_plies=2)
     assert first.termination == "max-plies", first.result_line()
     assert watched.termination not in ("no-show", "crash"), watched.result_line()
-    assert watched.bots["hare"].bot_name == "scripted-normal"
+    assert watched.bots["hare"].bot_name in ("scripted-normal", ""), watched.bots["hare"]  # never the thief's
     assert (third.winner, third.termination) == ("hare", "no-show"), third.result_line()
     assert "refused: this token belongs to another bot (a hello from its process between games)" in third.reason

@@ -7,6 +7,7 @@ from __future__ import annotations
 import os
 import shutil
 import signal
+import sys
 import tempfile
 from collections import Counter
 from collections.abc import Iterator
@@ -15,7 +16,7 @@ from typing import Any
 
 import psutil
 import pytest
-from tournament_support import Background, comparable, events, first_move_of_a_game, scale_config, wait_for
+from tournament_support import BOT, Background, comparable, events, first_move_of_a_game, scale_config, wait_for
 
 from foxgeese.tournaments.config import load_config
 from foxgeese.tournaments.journal import read_journal
@@ -75,6 +76,12 @@ def cluster() -> Iterator[tuple[Cluster, str]]:
         assert not left, f"Ray processes outlived the cluster: {left}"
 
 
+# Each test starts Ray actors, kills them and waits for Ray to notice, while the other xdist
+# worker's tests share the machine: the module's bound is above the waits the tests make.
+pytestmark = pytest.mark.timeout(300)
+WAIT_S = 120  # for a game to be under way, then for the tournament to end
+
+
 @pytest.fixture
 def slow_config(tmp_path: Path, scale_reference: tuple[Path, dict[str, Any]]) -> tuple[Path, dict[str, Any]]:
     """The reference tournament with bots slowed down (the same moves), and its games."""
@@ -92,10 +99,10 @@ def test_ray_plays_the_same_games_and_replays_the_game_of_a_killed_actor(
     path, expected = slow_config
     out = tmp_path / "ray"
     background = Background(Runner(load_config(path), out, concurrency=2, ray_address=made.address))
-    victim = wait_for(lambda: first_move_of_a_game(out, 2, lambda worker: True), 120, "a game under way")
+    victim = wait_for(lambda: first_move_of_a_game(out, 2, lambda worker: True), WAIT_S, "a game under way")
     assert victim["worker"]["node"] and victim["worker"]["pid"] != os.getpid()
     os.kill(victim["worker"]["pid"], signal.SIGKILL)  # the actor's process, with its referee
-    state = background.result(180)
+    state = background.result(WAIT_S)
     assert comparable(out) == expected
     assert_each_game_once(out, len(expected))
     [(game_id, reason)] = state.lost  # the game of the killed actor (maybe the one after the victim)
@@ -113,16 +120,16 @@ def test_ray_plays_the_same_games_and_replays_the_game_of_a_killed_actor(
 
 def test_a_node_removed_mid_tournament_costs_its_game_only(
         cluster: tuple[Cluster, str], slow_config: tuple[Path, dict[str, Any]], tmp_path: Path) -> None:
-    """The module's last use of the cluster: it leaves the head alone."""
+    """It removes the cluster's worker node: the head is left alone."""
     made, folder = cluster
     path, expected = slow_config
     [doomed] = made.worker_nodes
     out = tmp_path / "ray"
     background = Background(Runner(load_config(path), out, concurrency=2, ray_address=made.address))
     on_doomed = lambda worker: worker["node"] == doomed.node_id  # noqa: E731
-    wait_for(lambda: first_move_of_a_game(out, 1, on_doomed), 120, "a game on the worker node")
+    wait_for(lambda: first_move_of_a_game(out, 1, on_doomed), WAIT_S, "a game on the worker node")
     made.remove_node(doomed, allow_graceful=False)
-    state = background.result(180)
+    state = background.result(WAIT_S)
     assert comparable(out) == expected
     assert_each_game_once(out, len(expected))
     lost = [game_id for game_id, _ in state.lost]
@@ -148,3 +155,47 @@ def test_an_unreachable_ray_head_is_one_line_at_once(tmp_path: Path) -> None:
     assert done.returncode == 2 and done.stdout == ""
     assert done.stderr.splitlines() == [f"foxgeese: cannot reach the Ray cluster's head at 127.0.0.1:{port} "
                                         "(Connection refused); start it with `ray start --head` or check the address"]
+
+
+def two_game_config(folder: Path) -> Path:
+    """A tournament of two Hare and Hounds games of about two seconds (two slowed-down hash bots)."""
+    (folder / "bots").mkdir(parents=True)
+    shutil.copy(BOT, folder / "bots" / BOT.name)
+    command = f'["{sys.executable}", "bots/{BOT.name}", "--seed", "1", "--delay", "0.1"]'
+    path = folder / "two.yaml"
+    path.write_text("\n".join(["name: two", "variants: [{id: hare-and-hounds}]", "players:",
+                               f"  - {{name: a, command: {command}}}", f"  - {{name: b, command: {command}}}",
+                               "games_per_pairing: 2", "time_control: 20+0.1", "seed: 5", ""]))
+    return path
+
+
+def test_a_game_lost_after_the_other_slots_ended_finds_their_room(
+        cluster: tuple[Cluster, str], tmp_path: Path) -> None:
+    """Two slots, two games. The worker node's game is held (its bots stopped) until the head's game
+    ends and the head's slot, with nothing left to play, ends too; then the worker node is removed.
+    The lost game's replay needs the CPU the ended slot held (its actor used to keep it until the
+    run's end: the runner waited for ever)."""
+    made, folder = cluster
+    for node in list(made.worker_nodes):  # the head and one worker node: two CPUs, one a slot
+        made.remove_node(node)
+    doomed = made.add_node(num_cpus=1, temp_dir=f"{folder}/ray", node_ip_address="127.0.0.1")
+    made.wait_for_nodes()
+    out = tmp_path / "ray"
+    background = Background(Runner(load_config(two_game_config(tmp_path)), out, concurrency=2,
+                                   ray_address=made.address))
+    begun = wait_for(lambda: first_move_of_a_game(out, 0, lambda worker: worker["node"] == doomed.node_id),
+                     WAIT_S, "a game under way on the worker node")
+    bots = psutil.Process(begun["worker"]["pid"]).children(recursive=True)
+    assert bots
+    for bot in bots:
+        bot.send_signal(signal.SIGSTOP)  # the game waits (on a clock of 20 s)
+    wait_for(lambda: any(e["event"] == "game_ended" for e in events(out)), WAIT_S, "the head's game to end")
+    made.remove_node(doomed, allow_graceful=False)
+    for bot in bots:  # the node's processes die with it
+        bot.kill()
+    state = background.result(WAIT_S)
+    assert [game_id for game_id, _ in state.lost] == [begun["game_id"]]
+    assert_each_game_once(out, 2)
+    tries = [e["worker"]["node"] for e in events(out)
+             if e["event"] == "game_started" and e["game_id"] == begun["game_id"]]
+    assert tries[0] == doomed.node_id and tries[1] != doomed.node_id

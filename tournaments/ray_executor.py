@@ -17,8 +17,9 @@ the run when CPUs free up or a node joins (`Executor.on_new_slot`); with `--conc
 the executor asks for one more slot whenever the cluster grows.
 
 A game's moves stream back to the runner as the actor method's generator yields them. When an
-actor dies (its process killed, its node removed) the generator raises: the slot reports
-`WorkerLost` and starts a new actor; the runner plays the game again, so it is journaled once.
+actor dies (its process killed, its node removed) the generator raises, or, should it stay quiet,
+the cluster reports the actor's node dead: the slot reports `WorkerLost` and starts a new actor;
+the runner plays the game again, so it is journaled once.
 """
 
 from __future__ import annotations
@@ -43,8 +44,13 @@ from foxgeese.tournaments.worker import EventBatches, GameJob, GamePlayer, Worke
 START_WAIT_S = 120.0  # a run none of whose slots found a place in the cluster by then is an error
 SETTLE_S = 2.0  # after the first slot is ready, how long the others get before the run starts without them
 POLL_S = 1.0  # how often waiting slots are looked at (and, with `auto`, the cluster's size)
+CHECK_S = 120.0  # a check of the bots (a launch and a hello each) that takes longer is a lost worker
+STREAM_CHECK_S = 2.0  # a game's stream quiet this long has its node's health looked at
 MAX_SLOTS = 1024  # `--concurrency auto` never asks for more
 NODE_LABEL = "ray.io/node-id"  # every node's own label (Ray >= 2.49)
+# Games ended by a bot's death or absence: the actor checks its bots again before they count, since
+# a node going down may end the bots before the actor that would report the node's loss.
+MACHINE_SUSPECTS = frozenset({"crash", "no-show"})
 
 
 def _ray() -> Any:
@@ -362,8 +368,19 @@ class ActorSlot(Slot):
 
     def play(self, job: GameJob, emit: Emit) -> dict[str, Any]:
         ray = _ray()
+        stream = self.actor.play.remote(job)
         try:
-            for reference in self.actor.play.remote(job):
+            while True:
+                # Never an unbounded wait on the stream: a stream whose actor's node died does not
+                # always raise (Ray issue 47582), so a quiet stream has its node looked at.
+                ready, _ = ray.wait([stream], timeout=STREAM_CHECK_S)
+                if not ready:
+                    self._check_node_alive()
+                    continue
+                try:
+                    reference = next(stream)
+                except StopIteration:
+                    break
                 kind, payload = ray.get(reference)
                 if kind == "events":
                     emit(payload)
@@ -376,6 +393,13 @@ class ActorSlot(Slot):
                              f"{str(self._where.get('node', '?'))[:12]} died: {type(error).__name__}") from None
         raise WorkerLost(f"Ray actor {self._where.get('pid')} ended the game without a result")
 
+    def _check_node_alive(self) -> None:
+        """Raises WorkerLost when the cluster says this slot's node is dead (or gone from its list)."""
+        node = self._where.get("node")
+        if any(entry["NodeID"] == node and entry.get("Alive") for entry in _ray().nodes()):
+            return
+        raise WorkerLost(f"Ray actor {self._where.get('pid')} on node {str(node)[:12]} died: its node is dead")
+
     def _judged(self, job: GameJob, entry: dict[str, Any], logs: dict[str, str]) -> dict[str, Any]:
         """A finished game's entry, its forfeiting bot's log brought home; a game lost to a node
         that failed its bots (or forfeits far too often) is a lost game, played again elsewhere."""
@@ -387,11 +411,12 @@ class ActorSlot(Slot):
                 entry["record"]["bots"][side]["stderr"] = path
                 entry["record"].get("stderr", {})[side] = path
         node, host = str(self._where.get("node")), str(self._where.get("host"))
-        if entry["termination"] == "no-show":  # a bot that did not start: is it this machine?
+        if entry["termination"] in MACHINE_SUSPECTS:  # a bot that died or did not start: is it this machine?
             try:
-                failures = ray.get(self.actor.check_bots.remote())
-            except _lost_errors():
-                failures = []
+                failures = ray.get(self.actor.check_bots.remote(), timeout=CHECK_S)
+            except (*_lost_errors(), ray.exceptions.GetTimeoutError):  # its node went down, the bots first
+                raise WorkerLost(f"Ray actor {self._where.get('pid')} on node {node[:12]} died right after "
+                                 f"its game ended by {entry['termination']} ({entry['reason']})") from None
             if failures:
                 why = self._take_out(failures, game_id)
                 raise WorkerLost(f"Ray node {host} ({node[:12]}) out of rotation: {why}")

@@ -343,8 +343,8 @@ class Runner:
 
     def _serve(self, slot: Slot, ended: threading.Event) -> None:
         """One slot's thread: take a game, play it, hand it to the journal thread and take the next
-        at once (the worker does not wait for the fsync); replay a game whose worker died. Sets
-        `ended` when it returns."""
+        at once (the worker does not wait for the fsync); replay a game whose worker died; end the
+        worker when no game is left. Sets `ended` when it returns."""
         assert self.events is not None
         try:
             while (game := self._take()) is not None:
@@ -363,6 +363,9 @@ class Runner:
                     continue
                 entry["worker"] = {key: value for key, value in slot.where().items() if key in WORKER_KEYS}
                 self._finished.put((game, entry))
+            # No game left for this slot: its worker goes now, not at the run's end, so that a game
+            # another slot loses later finds room (a Ray slot's actor holds its CPU while it lives).
+            slot.close()
         except BaseException as error:  # surfaced by run(); the unfinished game stays unplayed
             self.errors.append(error)
             self.stop.set()

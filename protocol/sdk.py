@@ -29,7 +29,7 @@ import sys
 import time
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Final
 
 import msgspec
 import zmq
@@ -72,7 +72,7 @@ class _GameState:
     moves: list[str] = field(default_factory=list)
 
 
-_PV_LENGTH, _PV_TEXT = codec.INFO_FIELDS["pv"].max_len, codec.INFO_FIELDS["pv"].item_len  # messages.Info's bounds
+_PV_LENGTH, _PV_TEXT = messages.PV_MOVES, messages.MOVE_TEXT_CHARS  # messages.Info's bounds
 
 
 def clean_info(info: Any) -> dict[str, Any] | None:
@@ -381,7 +381,10 @@ class MoveTexts:
 
 def _move_reply(state: _GameState, request_id: int, text: str) -> bytes:
     """A bare `move` (no info, no think_ms): the reply of every ply, on the referee's clock."""
-    return messages.encode(messages.Move(game_id=state.game_id, request_id=request_id, move=text))
+    return messages.encode(messages.Move(v=_VERSION, game_id=state.game_id, request_id=request_id, move=text))
+
+
+_VERSION: Final = messages.PROTOCOL_VERSION
 
 
 def _takes_seed(method: Callable[..., Any]) -> bool:

@@ -15,7 +15,9 @@ import enum
 import math
 from collections import Counter
 from dataclasses import dataclass
-from typing import Any, NamedTuple
+from typing import Any
+
+import msgspec
 
 from foxgeese import __version__
 from foxgeese.engine import Game, IllegalMoveError, InvalidMoveError, Move, Outcome, Position, Side, Variant
@@ -53,13 +55,14 @@ _POSITION_TEXT = "%s%d %d %d"  # the cached text up to the counters, then quiet,
 # ----------------------------------------------------------------------------- actions
 
 
-class Send(NamedTuple):
+class Send(msgspec.Struct, frozen=True):
     """Send `message_type` with `given` fields to the bot in `side`'s seat.
 
     A turn, a `new_game` and a `game_over` come already packed (`payload`): their `fields` are
     unpacked only when asked for (by a trace or a test), since building them would cost the referee
-    a dict per message (and a turn's, the critical path).
-    A tuple, so that the match makes a turn's without a Python-level call (`_new_send`).
+    a dict per message (and a turn's, the critical path). Two Sends are equal when they send the
+    same message to the same side, packed or not; their fields are a dict, so a Send has no hash.
+    A msgspec Struct: made in C, so a turn's costs the match no Python-level call.
     """
 
     side: Side
@@ -78,6 +81,8 @@ class Send(NamedTuple):
             return NotImplemented
         return (self.side, self.message_type, self.fields) == (other.side, other.message_type, other.fields)
 
+    __hash__ = None  # type: ignore[assignment]  # equal by `fields`, a dict
+
     def __repr__(self) -> str:
         return f"Send({self.side!r}, {self.message_type!r}, {self.fields!r})"
 
@@ -90,7 +95,6 @@ class StartClock:
 
 
 _START_CLOCK = {side: StartClock(side) for side in (PREDATOR, PREY)}  # the same action every turn
-_new_send = tuple.__new__  # Send(...) without NamedTuple's Python-level __new__
 
 
 @dataclass(slots=True)
@@ -625,7 +629,7 @@ class Match:
         payload = messages.encode(messages.NewGame(
             game_id=self.game_id, variant=self.variant.id, options=setup.options, side=setup.names[side],
             time_control=setup.time_control_fields, start=setup.start, seed=self.seed))
-        self.outbox.append(_new_send(Send, (side, codec.NEW_GAME, None, payload)))
+        self.outbox.append(Send(side, codec.NEW_GAME, None, payload))
 
     def _advance_ready(self, now: float) -> None:
         seats = self.seats  # both seated: the game came from hello to ready with both
@@ -688,7 +692,7 @@ class Match:
         self.turn_deadline = _INFINITY  # set by clock_started
         payload = self._turns.pack(self.request_id, _POSITION_TEXT % (choices[2], state[3], state[4], self._ply),
                                    choices[1], *self.clock.on_turn())
-        self.outbox += (_new_send(Send, (side, _TURN, None, payload)), _START_CLOCK[side])
+        self.outbox += (Send(side, _TURN, None, payload), _START_CLOCK[side])
 
     def _time_forfeit(self, side: Side, budget_ms: int) -> None:
         name = self.names[side]
@@ -733,6 +737,6 @@ class Match:
                 continue
             if not seat.told:  # it never got new_game: tell it about the game, so game_over is no riddle
                 self._tell_new_game(side)
-            outbox.append(_new_send(Send, (side, codec.GAME_OVER, None, game_over)))
+            outbox.append(Send(side, codec.GAME_OVER, None, game_over))
         offenders = (ending.offender,) if ending.offender is not None else ()
         self.outbox.append(Finished(record, offenders))

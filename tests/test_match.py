@@ -300,3 +300,16 @@ def test_every_turn_of_random_games_offers_what_the_engine_says(variant_id, opti
         match, actions = started("10+0", variant, max_plies=80)
         game = play_against_the_engine(match, actions, rng.choice)
         assert match.record.final == game.position.text()
+
+
+def test_a_packed_send_equals_the_same_message_given_and_no_send_claims_a_hash():
+    """Equal Sends must hash alike: they compare by their fields, a dict, so none is hashable (a
+    NamedTuple's hash, taken from its packed bytes, once disagreed with its equality)."""
+    packed = Send(Side.PREY, codec.PING, None, messages.encode(messages.Ping(id=3)))
+    given = Send(Side.PREY, codec.PING, {"id": 3})
+    assert packed == given and not packed != given
+    assert Send(Side.PREY, codec.PING, {"id": 4}) != given and Send(Side.PREDATOR, codec.PING, {"id": 3}) != given
+    for send in (packed, given):
+        with pytest.raises(TypeError):
+            hash(send)
+    assert repr(packed) == f"Send({Side.PREY!r}, 'ping', {{'id': 3}})"

@@ -120,8 +120,8 @@ _STR_ONLY = frozenset((str,))
 
 def decode(data: bytes) -> dict[str, Any]:
     """Unpacks one message as a plain map, refusing anything over the size cap or not a map with a
-    str `type`; its fields are not checked (a bot's messages go through `decode_bot`). For the SDK's
-    lenient reading of the referee's messages, and for a refused hello's token and version."""
+    str `type`; its fields are not checked (see `decode_bot`, `decode_referee`). For what a message
+    that did not decode still tells: a refused hello's token and version, `bot check`'s report."""
     return _as_message(_unpack(data))
 
 
@@ -187,7 +187,9 @@ def wire_type(value: Any) -> str:
 
 
 _decode_bot = msgspec.msgpack.Decoder(messages.BotMessage).decode
-_BOT_CLASSES = {cls.kind(): cls for cls in messages.BOT_MESSAGE_TYPES}
+_decode_referee = msgspec.msgpack.Decoder(messages.RefereeMessage).decode
+_BOT_CLASSES: dict[str, type[messages.Message]] = {cls.kind(): cls for cls in messages.BOT_MESSAGE_TYPES}
+_REFEREE_CLASSES: dict[str, type[messages.Message]] = {cls.kind(): cls for cls in messages.REFEREE_MESSAGE_TYPES}
 
 
 def decode_bot(data: bytes) -> messages.BotMessage:
@@ -201,16 +203,27 @@ def decode_bot(data: bytes) -> messages.BotMessage:
     try:
         return _decode_bot(data)
     except msgspec.DecodeError as error:  # ValidationError included
-        raise ProtocolError(_refusal(data, error)) from None
+        raise ProtocolError(_refusal(data, error, _BOT_CLASSES)) from None
     except RecursionError:  # nested deeper than msgspec goes (in a field to skip, say): msgpack reads it
         pass
     try:
         return msgspec.convert(_as_message(_unpack(data)), messages.BotMessage)
     except msgspec.ValidationError as error:
-        raise ProtocolError(_refusal(data, error)) from None
+        raise ProtocolError(_refusal(data, error, _BOT_CLASSES)) from None
 
 
-def _refusal(data: bytes, error: msgspec.DecodeError) -> str:
+def decode_referee(data: bytes) -> messages.RefereeMessage:
+    """A referee's message, decoded and validated as its class in messages.py: the SDK's reading
+    (and a test's). Raises ProtocolError in the protocol's words, as `decode_bot` does."""
+    if len(data) > MAX_MESSAGE_BYTES:
+        raise ProtocolError(f"message of {len(data)} bytes is over the {MAX_MESSAGE_BYTES}-byte cap")
+    try:
+        return _decode_referee(data)
+    except (msgspec.DecodeError, RecursionError) as error:
+        raise ProtocolError(_refusal(data, error, _REFEREE_CLASSES)) from None
+
+
+def _refusal(data: bytes, error: Exception, classes: dict[str, type[messages.Message]]) -> str:
     """Why a bot's message did not decode, in the protocol's words and order: the bytes, the map, its
     `type`, the version, the type's name, then the field msgspec names (its own text is Python's)."""
     message = _as_message(_unpack(data))  # raises for bytes that are no msgpack map with a str `type`
@@ -222,13 +235,13 @@ def _refusal(data: bytes, error: msgspec.DecodeError) -> str:
     if version not in SUPPORTED_VERSIONS:
         return f"protocol version {version} is not {PROTOCOL_VERSION}"
     kind = message["type"]
-    cls = _BOT_CLASSES.get(kind)
+    cls = classes.get(kind)
     if cls is None:
         return f"unknown message type {cut(kind, MAX_ECHO_CHARS)!r}"
     text = str(error)
     missing = _MISSING.match(text)
-    if missing:
-        return f"'{kind}' message: missing field {missing[1]}"
+    if missing:  # at the top, or inside a field (`time_control`)
+        return f"'{kind}' message: missing field {'.'.join([*_steps(missing[2] or ''), missing[1]])}"
     key_in = _KEY_IN.search(text)
     if key_in is not None:  # a map inside with a key that is no str (info)
         return f"field {'.'.join(_steps(key_in[1]))}: map key is not msgpack str"
@@ -244,24 +257,30 @@ def _refusal(data: bytes, error: msgspec.DecodeError) -> str:
     kind_info: Any = msgspec.inspect.type_info(cls)
     for step in steps:
         kind_info = _unwrap(next(f.type for f in kind_info.fields if f.encode_name == step))
-    if index is not None:  # an item of an array of str
-        item, bound = value[int(index)], kind_info.item_type.max_length
-        if item.__class__ is not str:
-            return f"field {name}: items must be msgpack str, got {wire_type(item)}"
-        return f"field {name}: an item of {len(item)} characters, at most {bound}"
-    python_type, expected = _wire_kind(kind_info)
-    if not _decodes_as(value, python_type):
-        return f"field {name}: expected {expected}, got {wire_type(value)}"
+    in_container = index is not None or where[1].endswith("[...]")  # an item of an array, a value of a map
+    if in_container:
+        items, kind_info, what = ([value[int(index)]], kind_info.item_type, "items") if index is not None else (
+            list(value.values()), kind_info.value_type, "values")
+        python_type, expected = _wire_kind(kind_info)
+        for item in items:
+            if not _decodes_as(item, python_type):
+                return f"field {name}: {what} must be {expected}, got {wire_type(item)}"
+        value = items[0]
+    else:
+        python_type, expected = _wire_kind(kind_info)
+        if not _decodes_as(value, python_type):
+            return f"field {name}: expected {expected}, got {wire_type(value)}"
     if isinstance(kind_info, msgspec.inspect.StrType):
-        return f"field {name}: str of {len(value)} characters, at most {kind_info.max_length}"
+        shape = "an item" if in_container else "str"
+        return f"field {name}: {shape} of {len(value)} characters, at most {kind_info.max_length}"
     if isinstance(kind_info, msgspec.inspect.ListType):
         return f"field {name}: array of {len(value)} items, at most {kind_info.max_length}"
     if isinstance(kind_info, msgspec.inspect.IntType):
         return f"field {name}: {value} is out of range {kind_info.ge}..{kind_info.le}"
-    return f"field {name}: {text}"
+    return f"not a valid '{kind}' message (field {name})"
 
 
-_MISSING = re.compile(r"^Object missing required field `(\w+)`$")
+_MISSING = re.compile(r"^Object missing required field `(\w+)`(?: - at `(\$[^`]*)`)?$")
 _KEY_IN = re.compile(r" - at `key` in `(\$[^`]*)`$")
 _WHERE = re.compile(r" - at `(\$[^`]*)`$")
 _STEP = re.compile(r"\.(\w+)|\[(\d+)\]")
@@ -288,34 +307,10 @@ def _steps(path: str) -> list[str]:
 
 
 def _unwrap(kind: Any) -> Any:
-    """A field's type without its UNSET alternative (`info: Info | Unset`)."""
+    """A field's type without an alternative that is never decoded (a turn's `moves: list[str] | Raw`)."""
     if isinstance(kind, msgspec.inspect.UnionType):
         return next(t for t in kind.types if _wire_kind(t)[0] is not None)
     return kind
-
-
-def require(message: dict[str, Any], field: str, kind: type | tuple[type, ...]) -> Any:
-    """Returns `message[field]`, raising ProtocolError if it is missing or of the wrong type.
-
-    For the SDK, which reads what the referee sends leniently (a field it does not need may be
-    missing); a bot's own messages go through `decode_bot`.
-    """
-    if field not in message:
-        sent_type = cut(repr(message.get("type")), MAX_ECHO_CHARS)  # the sender's text, escaped: printable and short
-        raise ProtocolError(f"{sent_type} message: missing field {field}")
-    value = message[field]
-    kinds = kind if isinstance(kind, tuple) else (kind,)
-    if isinstance(value, bool) and bool not in kinds:
-        raise ProtocolError(f"field {field}: expected {_names(kinds)}, got msgpack bool")
-    if not isinstance(value, kinds):
-        raise ProtocolError(f"field {field}: expected {_names(kinds)}, got {wire_type(value)}")
-    return value
-
-
-def _names(kinds: tuple[type, ...]) -> str:
-    names = {str: "msgpack str", int: "msgpack int", float: "msgpack float", list: "msgpack array",
-             dict: "msgpack map", bool: "msgpack bool"}
-    return " or ".join(names.get(kind, kind.__name__) for kind in kinds)
 
 
 def cut(text: str, limit: int = MAX_REASON_CHARS) -> str:

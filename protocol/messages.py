@@ -163,7 +163,8 @@ class Error(FromReferee, tag="error"):
     reason: str
 
 
-REFEREE_MESSAGE_TYPES: tuple[type[Message], ...] = (Welcome, Refused, NewGame, Turn, GameOver, Ping, Quit, Error)
+RefereeMessage = Welcome | Refused | NewGame | Turn | GameOver | Ping | Quit | Error
+REFEREE_MESSAGE_TYPES: tuple[type[FromReferee], ...] = (Welcome, Refused, NewGame, Turn, GameOver, Ping, Quit, Error)
 
 BY_KIND: dict[str, type[Message]] = {cls.kind(): cls for cls in BOT_MESSAGE_TYPES + REFEREE_MESSAGE_TYPES}
 

@@ -1,12 +1,12 @@
-"""Wire constants, the one encode/decode pair, and the one schema of protocol version 2 (PROTOCOL.md).
+"""Wire constants and the decoding of protocol version 2's messages as their classes (PROTOCOL.md).
 
 Every message is one msgpack map with string keys, carrying the protocol version and its type.
 Unpacking is bounded so that a hostile peer cannot make the referee allocate without limit, and
 every message a bot sends is decoded as its class in messages.py (`decode_bot`: one msgspec
 Decoder decodes and validates it) before anything else reads it: the referee and `foxgeese bot
-check` share this, and a refusal speaks the protocol's words ("field move: expected msgpack str,
-got msgpack bin"), never Python's. Fields a message does not define are skipped. Nothing here
-ever unpickles.
+check` share this, as the SDK reads the referee's (`decode_referee`), and a refusal speaks the
+protocol's words ("field move: expected msgpack str, got msgpack bin"), never Python's. Fields a
+message does not define are skipped. Nothing here ever unpickles.
 """
 
 from __future__ import annotations
@@ -183,7 +183,7 @@ def wire_type(value: Any) -> str:
     return "msgpack ext"  # ExtType, Timestamp
 
 
-# ----------------------------------------------------------------------------- a bot's messages
+# ----------------------------------------------------------------------------- messages as their classes
 
 
 _decode_bot = msgspec.msgpack.Decoder(messages.BotMessage).decode
@@ -224,8 +224,8 @@ def decode_referee(data: bytes) -> messages.RefereeMessage:
 
 
 def _refusal(data: bytes, error: Exception, classes: dict[str, type[messages.Message]]) -> str:
-    """Why a bot's message did not decode, in the protocol's words and order: the bytes, the map, its
-    `type`, the version, the type's name, then the field msgspec names (its own text is Python's)."""
+    """Why a message did not decode as one of `classes`, in the protocol's words and order: the bytes,
+    the map, its `type`, the version, the type's name, then the field msgspec's error names."""
     message = _as_message(_unpack(data))  # raises for bytes that are no msgpack map with a str `type`
     if "v" not in message:
         return "missing field v"
@@ -238,7 +238,12 @@ def _refusal(data: bytes, error: Exception, classes: dict[str, type[messages.Mes
     cls = classes.get(kind)
     if cls is None:
         return f"unknown message type {cut(kind, MAX_ECHO_CHARS)!r}"
-    text = str(error)
+    return _field_refusal(kind, cls, message, str(error))
+
+
+def _field_refusal(kind: str, cls: type[messages.Message], message: dict[str, Any], text: str) -> str:
+    """What is wrong with the field msgspec's error `text` points at (its own words are Python's):
+    the value found there in `message`, described against the field's type in `cls`."""
     missing = _MISSING.match(text)
     if missing:  # at the top, or inside a field (`time_control`)
         return f"'{kind}' message: missing field {'.'.join([*_steps(missing[2] or ''), missing[1]])}"

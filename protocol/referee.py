@@ -538,38 +538,33 @@ class Referee:
         refused loses its game (a bot that presents another seat's token, stolen however, loses;
         the seat it tried to take is untouched). A process of no launched tree cannot present a
         launched bot's token at all."""
-        if len(payload) != 1:
+        try:
+            if len(payload) != 1:
+                raise ProtocolError("a message must be one frame")
+            message = codec.decode(payload[0])  # a plain map first: whose hello it is, even one refused
+        except ProtocolError:
             self._ignored.add(identity)
             return
-        try:
-            hello: messages.BotMessage | None = _decode_bot(payload[0])
-            problem = ""
-        except ProtocolError as error:
-            hello, problem = None, str(error)
-        if hello is None:  # read as a plain map, to know whose hello it is and whether its version is the fault
-            try:
-                message = codec.decode(payload[0])
-            except ProtocolError:
-                message = {"type": None}
-            kind, token, name = message["type"], message.get("token"), message.get("name")
-        else:
-            kind, token, name = hello.kind(), getattr(hello, "token", None), getattr(hello, "name", None)
-        if kind != codec.HELLO:
+        if message["type"] != codec.HELLO:
             self._ignored.add(identity)
             return
         peer = peer_pid(fd) if fd is not None else None
         owner = self.pool.owner_of(peer) if peer is not None else None
-        bot = self.pool.named_by(token, name)
+        version = message.get("v")
+        token = message.get("token")
+        bot = self.pool.named_by(token, message.get("name"))
         blamed = owner or bot
-        if not isinstance(hello, messages.Hello):
-            version = message.get("v")
-            if version.__class__ is not int or version not in codec.SUPPORTED_VERSIONS:
-                why = "missing field v" if "v" not in message else (
-                    f"protocol version {codec.cut(repr(version), 20)} is not supported")
-                self._refuse(identity, blamed, why, now, supported=list(codec.SUPPORTED_VERSIONS))
-            else:
-                self._refuse(identity, blamed, f"bad hello: {problem}", now)
+        if version.__class__ is not int or version not in codec.SUPPORTED_VERSIONS:
+            why = "missing field v" if "v" not in message else (
+                f"protocol version {codec.cut(repr(version), 20)} is not supported")
+            self._refuse(identity, blamed, why, now, supported=list(codec.SUPPORTED_VERSIONS))
             return
+        try:
+            hello = _decode_bot(payload[0])
+        except ProtocolError as error:
+            self._refuse(identity, blamed, f"bad hello: {error}", now)
+            return
+        assert isinstance(hello, messages.Hello)  # its type was read above
         if owner is not None and bot is not owner:
             if token != owner.token and (bot is not None or self.pool.was_used(token)):
                 why = "this token belongs to another bot"

@@ -313,3 +313,14 @@ def test_a_packed_send_equals_the_same_message_given_and_no_send_claims_a_hash()
         with pytest.raises(TypeError):
             hash(send)
     assert repr(packed) == f"Send({Side.PREY!r}, 'ping', {{'id': 3}})"
+
+
+def test_a_move_s_think_ms_and_the_info_fields_it_set_go_into_its_record_entry():
+    match, _ = started("10+0")
+    match.clock_started(Side.PREY, 1.0)
+    move(match, Side.PREY, "b1-b2", arrival=1.5, think_ms=120, info={"depth": 4, "pv": ["b1-b2"], "junk": 1})
+    entry = match.record.moves[0]
+    assert (entry.think_ms, entry.transport_ms, entry.info) == (120, 380, {"depth": 4, "pv": ["b1-b2"]})
+    match.clock_started(Side.PREDATOR, 2.0)
+    move(match, Side.PREDATOR, "b5-a4", arrival=2.25)  # neither: no info, and no ping round trip to split off
+    assert (match.record.moves[1].think_ms, match.record.moves[1].info) == (250, {})

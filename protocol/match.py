@@ -46,7 +46,7 @@ PREDATOR, PREY = Side.PREDATOR, Side.PREY  # plain names: an enum member read of
 _SIDES = (PREDATOR, PREY)
 _PROTOCOL_ERROR = RefereeTermination.PROTOCOL_ERROR.value
 _Move, _TURN, _INFINITY = messages.Move, codec.TURN, math.inf  # and a module's attribute costs a lookup too
-UNSET = messages.UNSET
+_UNSET = messages.UNSET
 
 _OPENING_PLIES = 16  # positions after this many plies seldom recur: their choices are not kept
 _POSITION_TEXT = "%s%d %d %d"  # the cached text up to the counters, then quiet, stall and ply (Position.text)
@@ -492,11 +492,11 @@ class Match:
         move_name, name, elapsed_ms, message, left_ms, rtt_ms, referee_ms = unrecorded
         elapsed = math.ceil(elapsed_ms)
         think = message.think_ms
-        if think is UNSET or think > elapsed:
+        if think is _UNSET or think > elapsed:
             think = elapsed - min(elapsed, max(0, round(rtt_ms or 0)))
         info = message.info
         entry = MoveRecord(move_name, name, think, elapsed - think, left_ms,
-                           messages.to_fields(info) if info is not UNSET else {}, referee_ms=referee_ms)
+                           messages.to_fields(info) if info is not _UNSET else {}, referee_ms=referee_ms)
         self.record.moves.append(entry)
         return entry
 

@@ -73,6 +73,7 @@ class _GameState:
 
 
 _PV_LENGTH, _PV_TEXT = messages.PV_MOVES, messages.MOVE_TEXT_CHARS  # messages.Info's bounds
+_VERSION: Final = messages.PROTOCOL_VERSION  # a bot's messages carry it
 
 
 def clean_info(info: Any) -> dict[str, Any] | None:
@@ -368,9 +369,6 @@ class MoveTexts:
 def _move_reply(state: _GameState, request_id: int, text: str) -> bytes:
     """A bare `move` (no info, no think_ms): the reply of every ply, on the referee's clock."""
     return messages.encode(messages.Move(v=_VERSION, game_id=state.game_id, request_id=request_id, move=text))
-
-
-_VERSION: Final = messages.PROTOCOL_VERSION
 
 
 def _takes_seed(method: Callable[..., Any]) -> bool:

@@ -15,9 +15,8 @@ import os
 import secrets
 import time
 from dataclasses import dataclass, field
-from typing import Any
 
-from foxgeese.protocol import codec, sandbox
+from foxgeese.protocol import codec, messages, sandbox
 from foxgeese.protocol.botconfig import BotConfig
 from foxgeese.protocol.process import BotLaunchError, BotProcess, process_chain
 
@@ -32,7 +31,7 @@ class Bot:
     process: BotProcess | None = None
     stderr_path: str | None = None
     identity: bytes | None = None
-    hello: dict[str, Any] | None = None
+    hello: messages.Hello | None = None
     refusal: str = ""  # why it cannot take a seat (it could not be launched, or was refused)
     past_games: set[str] = field(default_factory=set)
     fd: int | None = None  # a remote bot's connection, to tell when it closes

@@ -1,17 +1,18 @@
-"""Wire constants, the one encode/decode pair, and the one schema of protocol version 2 (PROTOCOL.md).
+"""Wire constants and the decoding of protocol version 2's messages as their classes (PROTOCOL.md).
 
 Every message is one msgpack map with string keys, carrying the protocol version and its type.
 Unpacking is bounded so that a hostile peer cannot make the referee allocate without limit, and
-every field of every message a bot sends is checked here, against `BOT_MESSAGES`, before anything
-else reads it: the referee, `foxgeese bot check` and the SDK share these checks, and their errors
-speak the protocol's words ("field 'move': expected msgpack str, got msgpack bin"), never Python's.
-Fields a message does not define are dropped unread. Nothing here ever unpickles.
+every message a bot sends is decoded as its class in messages.py (`decode_bot`: one msgspec
+Decoder decodes and validates it) before anything else reads it: the referee and `foxgeese bot
+check` share this, as the SDK reads the referee's (`decode_referee`), and a refusal speaks the
+protocol's words ("field move: expected msgpack str, got msgpack bin"), never Python's. Fields a
+message does not define are skipped. Nothing here ever unpickles.
 """
 
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass
+import re
 from typing import Any
 
 import msgpack
@@ -118,29 +119,10 @@ _STR_ONLY = frozenset((str,))
 
 
 def decode(data: bytes) -> dict[str, Any]:
-    """Unpacks one message, refusing anything over the size cap or not a map with a str `type`.
-
-    The fields are not checked here (see `check`); this is the part both directions share.
-    """
+    """Unpacks one message as a plain map, refusing anything over the size cap or not a map with a
+    str `type`; its fields are not checked (see `decode_bot`, `decode_referee`). For what a message
+    that did not decode still tells: a refused hello's token and version, `bot check`'s report."""
     return _as_message(_unpack(data))
-
-
-def decode_checked(data: bytes) -> dict[str, Any]:
-    """`check(decode(data))`: a bot's message unpacked and checked, with the same verdicts.
-
-    The referee's call for every frame a bot sends. The message of every ply, a bare `move`, is
-    checked here in one pass: with exactly five keys that are `v`, `type` and the three fields of
-    the schema, there is no other key to judge or drop.
-    """
-    message = _unpack(data)
-    if message.__class__ is dict and len(message) == 5:
-        kind, version, game_id, request_id, move = map(message.get, _MOVE_KEYS)
-        if (kind == MOVE and version.__class__ is int and version in SUPPORTED_VERSIONS
-                and game_id.__class__ is str and len(game_id) <= _GAME_ID_MAX
-                and request_id.__class__ is int and _REQUEST_ID_LOW <= request_id <= _REQUEST_ID_HIGH
-                and move.__class__ is str and len(move) <= _MOVE_TEXT_MAX):
-            return message
-    return check(_as_message(message))
 
 
 def _unpack(data: bytes) -> Any:
@@ -201,155 +183,139 @@ def wire_type(value: Any) -> str:
     return "msgpack ext"  # ExtType, Timestamp
 
 
-# ----------------------------------------------------------------------------- the schema
+# ----------------------------------------------------------------------------- messages as their classes
 
 
-@dataclass(frozen=True)
-class Field:
-    """One field of a message: its msgpack kind and bounds. `kind` is str, int, bool, list (of str) or dict."""
-
-    kind: type
-    required: bool = True
-    max_len: int = 200  # str: characters; list: items (each a str of at most `item_len`)
-    item_len: int = 200
-    low: int = 0
-    high: int = SEED_LIMIT - 1
+_decode_bot = msgspec.msgpack.Decoder(messages.BotMessage).decode
+_decode_referee = msgspec.msgpack.Decoder(messages.RefereeMessage).decode
+_BOT_CLASSES: dict[str, type[messages.Message]] = {cls.kind(): cls for cls in messages.BOT_MESSAGE_TYPES}
+_REFEREE_CLASSES: dict[str, type[messages.Message]] = {cls.kind(): cls for cls in messages.REFEREE_MESSAGE_TYPES}
 
 
-def _field_of(kind: msgspec.inspect.Type, required: bool) -> Field:
-    """The codec's Field for one field of a message class (see messages.py)."""
-    if isinstance(kind, msgspec.inspect.StrType):
-        return Field(str, required, max_len=kind.max_length or MAX_MESSAGE_BYTES)
-    if isinstance(kind, msgspec.inspect.BoolType):
-        return Field(bool, required)
-    if isinstance(kind, msgspec.inspect.IntType):
-        return Field(int, required, low=kind.ge if kind.ge is not None else -(2**63),
-                     high=kind.le if kind.le is not None else 2**63 - 1)
-    if isinstance(kind, msgspec.inspect.ListType) and isinstance(kind.item_type, msgspec.inspect.StrType):
-        return Field(list, required, max_len=kind.max_length or MAX_MESSAGE_BYTES,
-                     item_len=kind.item_type.max_length or MAX_MESSAGE_BYTES)
-    if isinstance(kind, (msgspec.inspect.StructType, msgspec.inspect.DictType)):
-        return Field(dict, required)
-    raise TypeError(f"no wire check for {kind!r}")
+def decode_bot(data: bytes) -> messages.BotMessage:
+    """A bot's message, decoded and validated as its class in messages.py in one call.
 
-
-def _schema_of(cls: type[msgspec.Struct]) -> dict[str, Field]:
-    info = msgspec.inspect.type_info(cls)
-    assert isinstance(info, msgspec.inspect.StructType)
-    return {f.name: _field_of(f.type, f.required) for f in info.fields if f.name != "v"}
-
-
-# Every message a bot sends, field by field, derived from its class in messages.py (PROTOCOL.md,
-# "Messages"): nothing else is read.
-BOT_MESSAGES: dict[str, dict[str, Field]] = {cls.kind(): _schema_of(cls) for cls in messages.BOT_MESSAGE_TYPES}
-
-_GAME_ID, _REQUEST_ID, _MOVE_TEXT = (BOT_MESSAGES[MOVE][name] for name in ("game_id", "request_id", "move"))
-# The same bounds as plain module names, and the keys of a bare `move`, for decode_checked's one pass.
-_GAME_ID_MAX, _MOVE_TEXT_MAX = _GAME_ID.max_len, _MOVE_TEXT.max_len
-_REQUEST_ID_LOW, _REQUEST_ID_HIGH = _REQUEST_ID.low, _REQUEST_ID.high
-_MOVE_KEYS = ("type", "v", "game_id", "request_id", "move")
-
-# The `info` fields of a `move` (pv: a list of move texts); unknown keys are dropped.
-INFO_FIELDS: dict[str, Field] = _schema_of(messages.Info)
-
-
-def check(message: dict[str, Any]) -> dict[str, Any]:
-    """A decoded bot message with every field checked: returns only what the schema defines.
-
-    Raises ProtocolError with a short reason in the protocol's words. The version must be one the
-    referee speaks; an unknown `type` is an error too.
+    The referee's call for every frame a bot sends (and `foxgeese bot check`'s). Fields a message
+    does not define are skipped. Raises ProtocolError in the protocol's words (see `_refusal`).
     """
+    if len(data) > MAX_MESSAGE_BYTES:
+        raise ProtocolError(f"message of {len(data)} bytes is over the {MAX_MESSAGE_BYTES}-byte cap")
+    try:
+        return _decode_bot(data)
+    except msgspec.DecodeError as error:  # ValidationError included
+        raise ProtocolError(_refusal(data, error, _BOT_CLASSES)) from None
+    except RecursionError:  # nested deeper than msgspec goes (in a field to skip, say): msgpack reads it
+        pass
+    try:
+        return msgspec.convert(_as_message(_unpack(data)), messages.BotMessage)
+    except msgspec.ValidationError as error:
+        raise ProtocolError(_refusal(data, error, _BOT_CLASSES)) from None
+
+
+def decode_referee(data: bytes) -> messages.RefereeMessage:
+    """A referee's message, decoded and validated as its class in messages.py: the SDK's reading
+    (and a test's). Raises ProtocolError in the protocol's words, as `decode_bot` does."""
+    if len(data) > MAX_MESSAGE_BYTES:
+        raise ProtocolError(f"message of {len(data)} bytes is over the {MAX_MESSAGE_BYTES}-byte cap")
+    try:
+        return _decode_referee(data)
+    except (msgspec.DecodeError, RecursionError) as error:
+        raise ProtocolError(_refusal(data, error, _REFEREE_CLASSES)) from None
+
+
+def _refusal(data: bytes, error: Exception, classes: dict[str, type[messages.Message]]) -> str:
+    """Why a message did not decode as one of `classes`, in the protocol's words and order: the bytes,
+    the map, its `type`, the version, the type's name, then the field msgspec's error names."""
+    message = _as_message(_unpack(data))  # raises for bytes that are no msgpack map with a str `type`
     if "v" not in message:
-        raise ProtocolError("missing field v")
+        return "missing field v"
     version = message["v"]
     if version.__class__ is not int:
-        raise ProtocolError(f"field v: expected msgpack int, got {wire_type(version)}")
+        return f"field v: expected msgpack int, got {wire_type(version)}"
     if version not in SUPPORTED_VERSIONS:
-        raise ProtocolError(f"protocol version {version} is not {PROTOCOL_VERSION}")
+        return f"protocol version {version} is not {PROTOCOL_VERSION}"
     kind = message["type"]
-    schema = BOT_MESSAGES.get(kind)
-    if schema is None:
-        raise ProtocolError(f"unknown message type {cut(kind, MAX_ECHO_CHARS)!r}")
-    clean: dict[str, Any] = {"v": version, "type": kind}
-    for name, spec in schema.items():
-        if name in message:
-            clean[name] = _checked(name, message[name], spec)
-        elif spec.required:
-            raise ProtocolError(f"'{kind}' message: missing field {name}")
-    if "info" in clean:
-        clean["info"] = check_info(clean["info"])
-    return clean
+    cls = classes.get(kind)
+    if cls is None:
+        return f"unknown message type {cut(kind, MAX_ECHO_CHARS)!r}"
+    return _field_refusal(kind, cls, message, str(error))
 
 
-def _checked(name: str, value: Any, spec: Field) -> Any:
-    kind = spec.kind
-    if kind is bool:
-        if value.__class__ is not bool:
-            raise ProtocolError(f"field {name}: expected msgpack bool, got {wire_type(value)}")
-        return value
-    if kind is int:
-        if value.__class__ is not int:
-            raise ProtocolError(f"field {name}: expected msgpack int, got {wire_type(value)}")
-        if not spec.low <= value <= spec.high:
-            raise ProtocolError(f"field {name}: {value} is out of range {spec.low}..{spec.high}")
-        return value
-    if kind is str:
-        if value.__class__ is not str:
-            raise ProtocolError(f"field {name}: expected msgpack str, got {wire_type(value)}")
-        if len(value) > spec.max_len:
-            raise ProtocolError(f"field {name}: str of {len(value)} characters, at most {spec.max_len}")
-        return value
-    if kind is list:
-        if value.__class__ is not list:
-            raise ProtocolError(f"field {name}: expected msgpack array, got {wire_type(value)}")
-        if len(value) > spec.max_len:
-            raise ProtocolError(f"field {name}: array of {len(value)} items, at most {spec.max_len}")
-        for item in value:
-            if item.__class__ is not str:
-                raise ProtocolError(f"field {name}: items must be msgpack str, got {wire_type(item)}")
-            if len(item) > spec.item_len:
-                raise ProtocolError(f"field {name}: an item of {len(item)} characters, at most {spec.item_len}")
-        return value
-    if value.__class__ is not dict:
-        raise ProtocolError(f"field {name}: expected msgpack map, got {wire_type(value)}")
-    return value
+def _field_refusal(kind: str, cls: type[messages.Message], message: dict[str, Any], text: str) -> str:
+    """What is wrong with the field msgspec's error `text` points at (its own words are Python's):
+    the value found there in `message`, described against the field's type in `cls`."""
+    missing = _MISSING.match(text)
+    if missing:  # at the top, or inside a field (`time_control`)
+        return f"'{kind}' message: missing field {'.'.join([*_steps(missing[2] or ''), missing[1]])}"
+    key_in = _KEY_IN.search(text)
+    if key_in is not None:  # a map inside with a key that is no str (info)
+        return f"field {'.'.join(_steps(key_in[1]))}: map key is not msgpack str"
+    where = _WHERE.search(text)
+    if where is None:
+        return f"not a valid '{kind}' message"
+    steps = _steps(where[1])
+    index = steps.pop() if steps and steps[-1].isdigit() else None
+    name = ".".join(steps)
+    value: Any = message
+    for step in steps:
+        value = value[step]
+    kind_info: Any = msgspec.inspect.type_info(cls)
+    for step in steps:
+        kind_info = _unwrap(next(f.type for f in kind_info.fields if f.encode_name == step))
+    in_container = index is not None or where[1].endswith("[...]")  # an item of an array, a value of a map
+    if in_container:
+        items, kind_info, what = ([value[int(index)]], kind_info.item_type, "items") if index is not None else (
+            list(value.values()), kind_info.value_type, "values")
+        python_type, expected = _wire_kind(kind_info)
+        for item in items:
+            if not _decodes_as(item, python_type):
+                return f"field {name}: {what} must be {expected}, got {wire_type(item)}"
+        value = items[0]
+    else:
+        python_type, expected = _wire_kind(kind_info)
+        if not _decodes_as(value, python_type):
+            return f"field {name}: expected {expected}, got {wire_type(value)}"
+    if isinstance(kind_info, msgspec.inspect.StrType):
+        shape = "an item" if in_container else "str"
+        return f"field {name}: {shape} of {len(value)} characters, at most {kind_info.max_length}"
+    if isinstance(kind_info, msgspec.inspect.ListType):
+        return f"field {name}: array of {len(value)} items, at most {kind_info.max_length}"
+    if isinstance(kind_info, msgspec.inspect.IntType):
+        return f"field {name}: {value} is out of range {kind_info.ge}..{kind_info.le}"
+    return f"not a valid '{kind}' message (field {name})"
 
 
-def check_info(info: Any) -> dict[str, Any]:
-    """The known `info` fields of a move, checked; unknown keys are dropped.
-
-    Raises ProtocolError naming the first field of the wrong type: the referee judges a bot by
-    this, and `foxgeese bot check` uses the same function so the two never disagree.
-    """
-    if info is None:
-        return {}
-    if not isinstance(info, dict):
-        raise ProtocolError(f"field info: expected msgpack map, got {wire_type(info)}")
-    return {key: _checked(f"info.{key}", info[key], spec) for key, spec in INFO_FIELDS.items() if key in info}
+_MISSING = re.compile(r"^Object missing required field `(\w+)`(?: - at `(\$[^`]*)`)?$")
+_KEY_IN = re.compile(r" - at `key` in `(\$[^`]*)`$")
+_WHERE = re.compile(r" - at `(\$[^`]*)`$")
+_STEP = re.compile(r"\.(\w+)|\[(\d+)\]")
+_WIRE_KINDS = ((msgspec.inspect.StrType, str, "msgpack str"), (msgspec.inspect.IntType, int, "msgpack int"),
+               (msgspec.inspect.BoolType, bool, "msgpack bool"), (msgspec.inspect.ListType, list, "msgpack array"),
+               (msgspec.inspect.StructType, dict, "msgpack map"), (msgspec.inspect.DictType, dict, "msgpack map"))
 
 
-def require(message: dict[str, Any], field: str, kind: type | tuple[type, ...]) -> Any:
-    """Returns `message[field]`, raising ProtocolError if it is missing or of the wrong type.
-
-    For messages the referee sends (the SDK and the example bots read those); a bot's own
-    messages go through `check`.
-    """
-    if field not in message:
-        sent_type = cut(repr(message.get("type")), MAX_ECHO_CHARS)  # the sender's text, escaped: printable and short
-        raise ProtocolError(f"{sent_type} message: missing field {field}")
-    value = message[field]
-    kinds = kind if isinstance(kind, tuple) else (kind,)
-    if isinstance(value, bool) and bool not in kinds:
-        raise ProtocolError(f"field {field}: expected {_names(kinds)}, got msgpack bool")
-    if not isinstance(value, kinds):
-        raise ProtocolError(f"field {field}: expected {_names(kinds)}, got {wire_type(value)}")
-    return value
+def _wire_kind(kind: Any) -> tuple[type | None, str]:
+    """The Python type a field of msgspec type `kind` decodes to from msgpack, and its msgpack name."""
+    for inspected, python_type, name in _WIRE_KINDS:
+        if isinstance(kind, inspected):
+            return python_type, name
+    return None, "a value of its type"
 
 
-def _names(kinds: tuple[type, ...]) -> str:
-    names = {str: "msgpack str", int: "msgpack int", float: "msgpack float", list: "msgpack array",
-             dict: "msgpack map", bool: "msgpack bool"}
-    return " or ".join(names.get(kind, kind.__name__) for kind in kinds)
+def _decodes_as(value: Any, python_type: type | None) -> bool:
+    return value.__class__ is python_type  # exactly: a bool is no int here
+
+
+def _steps(path: str) -> list[str]:
+    """msgspec's path to a value as keys and indexes: "$.info.pv[1]" -> info, pv, 1."""
+    return [name or index for name, index in _STEP.findall(path)]
+
+
+def _unwrap(kind: Any) -> Any:
+    """A field's type without an alternative that is never decoded (a turn's `moves: list[str] | Raw`)."""
+    if isinstance(kind, msgspec.inspect.UnionType):
+        return next(t for t in kind.types if _wire_kind(t)[0] is not None)
+    return kind
 
 
 def cut(text: str, limit: int = MAX_REASON_CHARS) -> str:

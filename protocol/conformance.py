@@ -55,6 +55,7 @@ class Reply:
     message: dict[str, Any] | None
     elapsed_ms: float
     problem: str = ""  # what came instead of a message: nothing, garbage, process exit
+    data: bytes = b""  # the message as sent
 
 
 class Checker:
@@ -148,7 +149,7 @@ class Checker:
         try:
             if message["type"] != codec.HELLO:
                 raise codec.ProtocolError(f"a '{codec.cut(message['type'], 40)}' message")
-            message = codec.check(message)  # the referee's own schema
+            message = messages.to_fields(codec.decode_bot(reply.data))  # the referee's own decoding
         except codec.ProtocolError as error:
             self.failed(step, f"hello with v={codec.PROTOCOL_VERSION}, token, name, author, version (msgpack str) "
                         "and variants (msgpack array of str)", str(error))
@@ -266,7 +267,7 @@ class Checker:
                 if len(frames) != 2:
                     return Reply(None, elapsed, f"a message of {len(frames) - 1} frames")
                 try:
-                    return Reply(codec.decode(frames[1]), elapsed)
+                    return Reply(codec.decode(frames[1]), elapsed, data=frames[1])
                 except codec.ProtocolError as error:
                     return Reply(None, elapsed, f"a malformed message ({error})")
             assert self.process is not None
@@ -290,7 +291,7 @@ class Checker:
         message = reply.message
         if message["type"] == message_type:
             try:
-                message = reply.message = codec.check(message)  # every field first, in the referee's words
+                message = reply.message = messages.to_fields(codec.decode_bot(reply.data))  # in the referee's words
             except codec.ProtocolError as error:
                 self.failed(step, f"a well-formed '{message_type}'", str(error))
                 return None
@@ -323,8 +324,11 @@ STDERR_TAIL_LINES = 15
 
 def info_problem(info: Any) -> str:
     """What is wrong with a move's optional `info` map ('' when nothing is), judged as the referee does."""
+    if info is None:
+        return ""
     try:
-        codec.check_info(info)
+        codec.decode_bot(codec.pack({"v": codec.PROTOCOL_VERSION, "type": codec.MOVE, "game_id": "g",
+                                     "request_id": 0, "move": "-", "info": info}))
     except codec.ProtocolError as error:
         return str(error)
     return ""

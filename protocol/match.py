@@ -14,8 +14,10 @@ from __future__ import annotations
 import enum
 import math
 from collections import Counter
-from dataclasses import dataclass, field
-from typing import Any, NamedTuple
+from dataclasses import dataclass
+from typing import Any
+
+import msgspec
 
 from foxgeese import __version__
 from foxgeese.engine import Game, IllegalMoveError, InvalidMoveError, Move, Outcome, Position, Side, Variant
@@ -43,7 +45,8 @@ RULE_REASONS = {
 PREDATOR, PREY = Side.PREDATOR, Side.PREY  # plain names: an enum member read off its class is slow
 _SIDES = (PREDATOR, PREY)
 _PROTOCOL_ERROR = RefereeTermination.PROTOCOL_ERROR.value
-_MOVE, _TURN, _INFINITY = codec.MOVE, codec.TURN, math.inf  # and a module's attribute costs a lookup too
+_Move, _TURN, _INFINITY = messages.Move, codec.TURN, math.inf  # and a module's attribute costs a lookup too
+_UNSET = messages.UNSET
 
 _OPENING_PLIES = 16  # positions after this many plies seldom recur: their choices are not kept
 _POSITION_TEXT = "%s%d %d %d"  # the cached text up to the counters, then quiet, stall and ply (Position.text)
@@ -52,13 +55,14 @@ _POSITION_TEXT = "%s%d %d %d"  # the cached text up to the counters, then quiet,
 # ----------------------------------------------------------------------------- actions
 
 
-class Send(NamedTuple):
+class Send(msgspec.Struct, frozen=True):
     """Send `message_type` with `given` fields to the bot in `side`'s seat.
 
     A turn, a `new_game` and a `game_over` come already packed (`payload`): their `fields` are
     unpacked only when asked for (by a trace or a test), since building them would cost the referee
-    a dict per message (and a turn's, the critical path).
-    A tuple, so that the match makes a turn's without a Python-level call (`_new_send`).
+    a dict per message (and a turn's, the critical path). Two Sends are equal when they send the
+    same message to the same side, packed or not; their fields are a dict, so a Send has no hash.
+    A msgspec Struct: made in C, so a turn's costs the match no Python-level call.
     """
 
     side: Side
@@ -77,6 +81,8 @@ class Send(NamedTuple):
             return NotImplemented
         return (self.side, self.message_type, self.fields) == (other.side, other.message_type, other.fields)
 
+    __hash__ = None  # type: ignore[assignment]  # equal by `fields`, a dict
+
     def __repr__(self) -> str:
         return f"Send({self.side!r}, {self.message_type!r}, {self.fields!r})"
 
@@ -89,7 +95,6 @@ class StartClock:
 
 
 _START_CLOCK = {side: StartClock(side) for side in (PREDATOR, PREY)}  # the same action every turn
-_new_send = tuple.__new__  # Send(...) without NamedTuple's Python-level __new__
 
 
 @dataclass(slots=True)
@@ -173,7 +178,7 @@ _IN = (SeatState.CONNECTED, SeatState.TOLD, SeatState.READY)
 class _Seat:
     info: SeatRecord
     state: SeatState = SeatState.AWAITED
-    hello: dict[str, Any] = field(default_factory=dict)
+    hello: messages.Hello | None = None
     hello_deadline: float = math.inf
     waiting_text: str = ""
     failed: str = ""  # why the seat cannot be filled (state FAILED)
@@ -290,13 +295,13 @@ class Match:
 
     # ------------------------------------------------------------------ events: seats
 
-    def seat(self, side: Side, info: SeatRecord, *, connected: bool, hello: dict[str, Any] | None = None,
+    def seat(self, side: Side, info: SeatRecord, *, connected: bool, hello: messages.Hello | None = None,
              hello_deadline: float = math.inf, waiting_text: str = "", failed: str = "",
              reused: bool = False, rtt_ms: float | None = None) -> None:
         """Puts a bot in `side`'s seat: connected already (`hello` given) or awaited until `hello_deadline`.
 
         `rtt_ms` is its last ping's round trip, if known (as `rtt` would tell it)."""
-        seat = self.seats[side] = _Seat(info, hello=dict(hello) if hello else {}, hello_deadline=hello_deadline,
+        seat = self.seats[side] = _Seat(info, hello=hello, hello_deadline=hello_deadline,
                                         waiting_text=waiting_text, reused=reused)
         if failed:
             seat.fail(failed)
@@ -306,11 +311,11 @@ class Match:
         if rtt_ms is not None:
             self.rtt(side, rtt_ms)
 
-    def connected(self, side: Side, hello: dict[str, Any], now: float) -> list[Action]:
+    def connected(self, side: Side, hello: messages.Hello, now: float) -> list[Action]:
         """The awaited bot of `side` said a valid hello."""
         seat = self.seats[side]
         seat.to(SeatState.CONNECTED)
-        seat.hello = dict(hello)
+        seat.hello = hello
         self._note_hello(seat)
         return self.advance(now)
 
@@ -321,8 +326,9 @@ class Match:
     @staticmethod
     def _note_hello(seat: _Seat) -> None:
         """The record keeps who the bot says it is."""
-        info, get = seat.info, seat.hello.get
-        info.version, info.author, info.bot_name = get("version", ""), get("author", ""), get("name", "")
+        info, hello = seat.info, seat.hello
+        if hello is not None:
+            info.version, info.author, info.bot_name = hello.version, hello.author, hello.name
 
     def rtt(self, side: Side, rtt_ms: float) -> None:
         """A pong came back: the round trip is the transport part of replies without `think_ms`."""
@@ -371,10 +377,9 @@ class Match:
                              f"{self.names[side]}: {reason}", side))
         return self.advance(now)
 
-    def receive(self, side: Side, message: dict[str, Any], arrival: float) -> list[Action]:
-        """A message from `side`'s bot, already checked by `codec.check`, with its arrival time."""
-        kind = message["type"]
-        if kind == _MOVE and self.phase is PLAY and message["game_id"] == self.game_id:
+    def receive(self, side: Side, message: messages.BotMessage, arrival: float) -> list[Action]:
+        """A message from `side`'s bot, decoded and validated (`codec.decode_bot`), with its arrival time."""
+        if isinstance(message, _Move) and self.phase is PLAY and message.game_id == self.game_id:
             try:  # the hot path: a reply to the turn that is out, then the next turn
                 self._on_move(side, message, arrival)
             except ProtocolError as error:
@@ -385,18 +390,18 @@ class Match:
         if self.over:
             return []
         try:
-            if kind == codec.HELLO:
+            if isinstance(message, messages.Hello):
                 raise ProtocolError("a second 'hello' on a connection that was welcomed")
-            if kind not in (codec.READY, codec.MOVE, codec.RESIGN) or self.phase is SEATING:
+            if isinstance(message, messages.Pong) or self.phase is SEATING:
                 when = "now" if self.phase is not SEATING else "before new_game"
-                raise ProtocolError(f"unexpected '{kind}' message {when}")
-            if message["game_id"] != self.game_id:
-                raise ProtocolError(f"'{kind}' names game {codec.cut(message['game_id'], codec.MAX_ECHO_CHARS)!r}, "
-                                    f"the game is {self.game_id!r}")
-            if kind == codec.RESIGN:
+                raise ProtocolError(f"unexpected '{message.kind()}' message {when}")
+            if message.game_id != self.game_id:
+                named = codec.cut(message.game_id, codec.MAX_ECHO_CHARS)
+                raise ProtocolError(f"'{message.kind()}' names game {named!r}, the game is {self.game_id!r}")
+            if isinstance(message, messages.Resign):
                 self._end(Ending(self.names[side.other], RefereeTermination.RESIGNATION.value,
                                  f"{self.names[side]} resigned"))
-            elif kind == codec.READY:
+            elif isinstance(message, messages.Ready):
                 self._on_ready(side, arrival)
             else:
                 self._on_move(side, message, arrival)
@@ -410,7 +415,7 @@ class Match:
             raise ProtocolError("'ready' was not asked for")
         seat.to(SeatState.READY)
 
-    def _on_move(self, side: Side, message: dict[str, Any], arrival: float) -> None:
+    def _on_move(self, side: Side, message: messages.Move, arrival: float) -> None:
         """The critical path, part one: charge the clock, find the move, play it on the state.
 
         Only what the next turn needs happens here; the record entry follows once that turn is out
@@ -418,8 +423,8 @@ class Match:
         """
         if self.mover is not side or self.phase is not PLAY:
             raise ProtocolError("'move' when it is not this bot's turn")
-        if message["request_id"] != self.request_id:
-            raise ProtocolError(f"'move' answers request {message['request_id']}, the request is {self.request_id}")
+        if message.request_id != self.request_id:
+            raise ProtocolError(f"'move' answers request {message.request_id}, the request is {self.request_id}")
         name = self.names[side]
         elapsed_ms = (arrival - self.turn_sent_at) * 1000
         if elapsed_ms < 0:
@@ -430,7 +435,7 @@ class Match:
         if not clock.charge(name, elapsed_ms):
             self._time_forfeit(side, clock.overrun_budget_ms)
             return
-        text = message["move"]
+        text = message.move
         move = self._move_of_text.get(text)
         if move is None or move not in self.offered[0]:
             # Not canonical text of a legal move: the engine reads it, or says why not.
@@ -486,11 +491,12 @@ class Match:
         """
         move_name, name, elapsed_ms, message, left_ms, rtt_ms, referee_ms = unrecorded
         elapsed = math.ceil(elapsed_ms)
-        think = message.get("think_ms")
-        if think is None or think > elapsed:
+        think = message.think_ms
+        if think is _UNSET or think > elapsed:
             think = elapsed - min(elapsed, max(0, round(rtt_ms or 0)))
-        entry = MoveRecord(move_name, name, think, elapsed - think, left_ms, message.get("info") or {},
-                           referee_ms=referee_ms)
+        info = message.info
+        entry = MoveRecord(move_name, name, think, elapsed - think, left_ms,
+                           messages.to_fields(info) if info is not _UNSET else {}, referee_ms=referee_ms)
         self.record.moves.append(entry)
         return entry
 
@@ -593,7 +599,7 @@ class Match:
         all_in = len(seats) == 2
         for side, seat in seats.items():
             if seat.connected:
-                variants = seat.hello.get("variants")
+                variants = seat.hello.variants if seat.hello is not None else None
                 if variants and self.variant.id not in variants:
                     wrong[side] = f"plays only {', '.join(variants)}, not {self.variant.id}"
             else:
@@ -623,7 +629,7 @@ class Match:
         payload = messages.encode(messages.NewGame(
             game_id=self.game_id, variant=self.variant.id, options=setup.options, side=setup.names[side],
             time_control=setup.time_control_fields, start=setup.start, seed=self.seed))
-        self.outbox.append(_new_send(Send, (side, codec.NEW_GAME, None, payload)))
+        self.outbox.append(Send(side, codec.NEW_GAME, None, payload))
 
     def _advance_ready(self, now: float) -> None:
         seats = self.seats  # both seated: the game came from hello to ready with both
@@ -686,7 +692,7 @@ class Match:
         self.turn_deadline = _INFINITY  # set by clock_started
         payload = self._turns.pack(self.request_id, _POSITION_TEXT % (choices[2], state[3], state[4], self._ply),
                                    choices[1], *self.clock.on_turn())
-        self.outbox += (_new_send(Send, (side, _TURN, None, payload)), _START_CLOCK[side])
+        self.outbox += (Send(side, _TURN, None, payload), _START_CLOCK[side])
 
     def _time_forfeit(self, side: Side, budget_ms: int) -> None:
         name = self.names[side]
@@ -731,6 +737,6 @@ class Match:
                 continue
             if not seat.told:  # it never got new_game: tell it about the game, so game_over is no riddle
                 self._tell_new_game(side)
-            outbox.append(_new_send(Send, (side, codec.GAME_OVER, None, game_over)))
+            outbox.append(Send(side, codec.GAME_OVER, None, game_over))
         offenders = (ending.offender,) if ending.offender is not None else ()
         self.outbox.append(Finished(record, offenders))

@@ -71,6 +71,7 @@ _SRCFD = int(zmq.SRCFD)  # the descriptor of the connection a message came in on
 OnMove = Callable[[MoveEvent], None]
 _SIDES = (Side.PREDATOR, Side.PREY)
 _BOTH_SIDES = frozenset(_SIDES)
+_decode_bot, _Pong = codec.decode_bot, messages.Pong  # plain names on the hot path
 
 
 class RefereeConfigError(ValueError):
@@ -497,17 +498,16 @@ class Referee:
         try:
             if len(frames) != 2:
                 raise ProtocolError(f"a message must be one frame, got {len(frames) - 1}")
-            message = codec.decode_checked(frames[1])
+            message = _decode_bot(frames[1])
         except ProtocolError as error:
             if self.trace is not None:
                 self.trace("<-", bot.config.name, {"raw": repr(frames[1:])[:200]})
             self._fault(bot, str(error), arrival)
             return
         if self.trace is not None:
-            self.trace("<-", bot.config.name, message)
-        kind = message["type"]
-        if kind == codec.PONG:
-            if message["id"] == bot.ping_id and bot.ping_sent:
+            self.trace("<-", bot.config.name, messages.to_fields(message))
+        if message.__class__ is _Pong:
+            if message.id == bot.ping_id and bot.ping_sent:
                 # A pong found waiting after the referee's own work is stamped at that work's start, which
                 # can precede the ping it answers: a round trip is never less than 0.
                 bot.rtt_ms, bot.ping_sent = max(0.0, (arrival - bot.ping_sent) * 1000), 0.0
@@ -515,7 +515,7 @@ class Referee:
                 if side is not None:
                     self._game.rtt(side, bot.rtt_ms)
             return
-        if message.get("game_id") in bot.past_games:
+        if getattr(message, "game_id", None) in bot.past_games:
             return  # a late answer for a game that is over: harmless
         side = self._side_of.get(bot)
         if side is not None:
@@ -541,7 +541,7 @@ class Referee:
         try:
             if len(payload) != 1:
                 raise ProtocolError("a message must be one frame")
-            message = codec.decode(payload[0])
+            message = codec.decode(payload[0])  # a plain map first: whose hello it is, even one refused
         except ProtocolError:
             self._ignored.add(identity)
             return
@@ -560,10 +560,11 @@ class Referee:
             self._refuse(identity, blamed, why, now, supported=list(codec.SUPPORTED_VERSIONS))
             return
         try:
-            hello = codec.check(message)
+            hello = _decode_bot(payload[0])
         except ProtocolError as error:
             self._refuse(identity, blamed, f"bad hello: {error}", now)
             return
+        assert isinstance(hello, messages.Hello)  # its type was read above
         if owner is not None and bot is not owner:
             if token != owner.token and (bot is not None or self.pool.was_used(token)):
                 why = "this token belongs to another bot"
@@ -583,7 +584,7 @@ class Referee:
             return
         self.pool.welcomed(bot)
         if self.trace is not None:
-            self.trace("<-", bot.config.name, hello)
+            self.trace("<-", bot.config.name, messages.to_fields(hello))
         bot.identity, bot.hello = identity, hello
         self._by_identity[identity] = bot
         if bot.config.is_remote and fd is not None:

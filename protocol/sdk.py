@@ -29,7 +29,7 @@ import sys
 import time
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Final
 
 import msgspec
 import zmq
@@ -72,7 +72,8 @@ class _GameState:
     moves: list[str] = field(default_factory=list)
 
 
-_PV_LENGTH, _PV_TEXT = codec.INFO_FIELDS["pv"].max_len, codec.INFO_FIELDS["pv"].item_len  # messages.Info's bounds
+_PV_LENGTH, _PV_TEXT = messages.PV_MOVES, messages.MOVE_TEXT_CHARS  # messages.Info's bounds
+_VERSION: Final = messages.PROTOCOL_VERSION  # a bot's messages carry it
 
 
 def clean_info(info: Any) -> dict[str, Any] | None:
@@ -159,51 +160,42 @@ class BotSession:
                     continue
                 last_heard = time.monotonic()
                 try:
-                    message = codec.decode(data)
-                except codec.ProtocolError as error:
-                    _warn(f"ignoring a malformed message from the referee: {error}")
+                    message = codec.decode_referee(data)
+                except codec.ProtocolError as error:  # an unknown type too: a bot ignores what it does not know
+                    _warn(f"ignoring a message from the referee: {error}")
                     continue
-                try:
-                    keep_going = self._dispatch(socket, message)
-                except codec.ProtocolError as error:
-                    _warn(f"ignoring a '{message['type']}' message: {error}")
-                    continue
-                if not keep_going:
+                if not self._dispatch(socket, message):
                     return self.games_played
 
-    def _dispatch(self, socket: zmq.Socket, message: dict[str, Any]) -> bool:
-        """Handles one referee message; False means stop."""
-        kind = message["type"]
-        if kind == codec.QUIT:
-            return False
-        if kind == codec.PING:
-            self._send(socket, codec.PONG, id=message.get("id", 0))
-        elif kind == codec.TURN:
+    def _dispatch(self, socket: zmq.Socket, message: messages.RefereeMessage) -> bool:
+        """Handles one referee message, decoded as its class; False means stop."""
+        if isinstance(message, messages.Turn):
             self._on_turn(socket, message)
-        elif kind == codec.NEW_GAME:
+        elif isinstance(message, messages.Ping):
+            self._send(socket, codec.PONG, id=message.id)
+        elif isinstance(message, messages.NewGame):
             self._on_new_game(socket, message)
-        elif kind == codec.GAME_OVER:
-            if self.state is not None and message.get("game_id") == self.state.game_id:
+        elif isinstance(message, messages.GameOver):
+            if self.state is not None and message.game_id == self.state.game_id:
                 self.games_played += 1
                 self.state = None
-        elif kind == codec.WELCOME:
-            self.bot_id = message.get("bot_id")
-        elif kind == codec.REFUSED:
-            raise RefusedError(str(message.get("reason", "no reason given")))
-        elif kind == codec.ERROR:
-            _warn(f"the referee reports a protocol error: {message.get('reason', '')}")
-        else:
-            _warn(f"ignoring a message of unknown type {kind!r}")
+        elif isinstance(message, messages.Quit):
+            return False
+        elif isinstance(message, messages.Welcome):
+            self.bot_id = message.bot_id
+        elif isinstance(message, messages.Refused):
+            raise RefusedError(message.reason)
+        elif isinstance(message, messages.Error):
+            _warn(f"the referee reports a protocol error: {message.reason}")
         return True
 
-    def _on_new_game(self, socket: zmq.Socket, message: dict[str, Any]) -> None:
+    def _on_new_game(self, socket: zmq.Socket, message: messages.NewGame) -> None:
+        game_id, side_name = message.game_id, message.side
         try:
-            game_id = codec.require(message, "game_id", str)
-            variant = get_variant(codec.require(message, "variant", str), **(message.get("options") or {}))
-            side_name = codec.require(message, "side", str)
+            variant = get_variant(message.variant, **message.options)
             side = variant.side_by_name(side_name)
-            start = Position.from_text(codec.require(message, "start", str)).text()
-        except ValueError as error:  # ProtocolError and the engine's parse errors
+            start = Position.from_text(message.start).text()
+        except ValueError as error:  # the engine's parse errors
             _warn(f"cannot take part in this new_game ({error}); not answering ready")
             self.state = None
             return
@@ -216,21 +208,16 @@ class BotSession:
             start=start,
         )
         if self.is_player and hasattr(self.player, "new_game"):
-            seed = message.get("seed")
-            seed = seed if isinstance(seed, int) and not isinstance(seed, bool) else None
             if self._seeded:
-                self.player.new_game(variant, side, seed=seed)
+                self.player.new_game(variant, side, seed=message.seed)
             else:  # a player written before games had seeds
                 self.player.new_game(variant, side)
         self._send(socket, codec.READY, game_id=game_id)
 
-    def _on_turn(self, socket: zmq.Socket, message: dict[str, Any]) -> None:
+    def _on_turn(self, socket: zmq.Socket, message: messages.Turn) -> None:
         """A turn, on the bot's critical path: the game brought up to date, the player asked, the
         reply packed as a typed `move` (`_move_reply`)."""
-        game_id, request_id = message.get("game_id"), message.get("request_id")
-        if game_id.__class__ is not str or request_id.__class__ is not int:  # require names the fault
-            game_id = codec.require(message, "game_id", str)
-            request_id = codec.require(message, "request_id", int)
+        game_id, request_id = message.game_id, message.request_id
         state = self.state
         if state is None or state.game_id != game_id:
             _warn(f"turn for game {game_id!r} that this bot was not told about; resigning it")
@@ -256,14 +243,14 @@ class BotSession:
 
     # -- helpers ----------------------------------------------------------------------------
 
-    def _game_for(self, state: _GameState, message: dict[str, Any]) -> Game:
+    def _game_for(self, state: _GameState, message: messages.Turn) -> Game:
         """The game so far: the cached one extended by the new moves, or rebuilt from `start`.
 
         The referee checked every move, so they are played without generating the legal moves
         again; the position they lead to must be the `position` the referee sent, else the bot plays
         on from that position alone.
         """
-        moves = message.get("moves") or []
+        moves = message.moves if isinstance(message.moves, list) else []  # decoded: always a list
         try:
             game = state.game
             known = len(state.moves)
@@ -276,15 +263,15 @@ class BotSession:
                 text = str(item)
                 game.push(self.move_texts.parse(text))
                 state.moves.append(text)
-            reached, sent = game.position.text(), message.get("position")
-            if reached != sent and (not isinstance(sent, str) or Position.from_text(sent).text() != reached):
+            reached, sent = game.position.text(), message.position
+            if reached != sent and Position.from_text(sent).text() != reached:
                 raise ValueError(f"they lead to {reached!r}, not to the position sent")
             return game
         except ValueError as error:
             # The history does not replay (should not happen): play on from the position alone.
             _warn(f"cannot replay the move list ({error}); using the position text")
             state.game, state.moves = None, []
-            return Game.from_position(Position.from_text(codec.require(message, "position", str)))
+            return Game.from_position(Position.from_text(message.position))
 
     def _remember(self, state: _GameState, game: Game, move: Any, text: str) -> None:
         """Plays the bot's own move (sent as `text`) on the cached game, while the opponent thinks."""
@@ -302,10 +289,10 @@ class BotSession:
         state.moves.append(text)
 
     @staticmethod
-    def _clock_for(state: _GameState, message: dict[str, Any]) -> Clock:
-        clocks = message.get("clocks") or {}
+    def _clock_for(state: _GameState, message: messages.Turn) -> Clock:
+        clocks = message.clocks
         return Clock(clocks.get(state.side_name), clocks.get(state.opponent_name),
-                     message.get("increment_ms", 0), message.get("per_move_ms") or None)
+                     message.increment_ms, message.per_move_ms or None)
 
     @staticmethod
     def _send(socket: zmq.Socket, message_type: str, **fields: Any) -> None:
@@ -381,7 +368,7 @@ class MoveTexts:
 
 def _move_reply(state: _GameState, request_id: int, text: str) -> bytes:
     """A bare `move` (no info, no think_ms): the reply of every ply, on the referee's clock."""
-    return messages.encode(messages.Move(game_id=state.game_id, request_id=request_id, move=text))
+    return messages.encode(messages.Move(v=_VERSION, game_id=state.game_id, request_id=request_id, move=text))
 
 
 def _takes_seed(method: Callable[..., Any]) -> bool:

@@ -6,11 +6,9 @@ threads share nothing. Each table is bounded: when one is full it is emptied (it
 to make again), and the tables that depend on each other are emptied together by the one method
 that owns them (`_forget_moves`).
 
-- Move texts, both ways: a move's text packed as a msgpack str (a turn's `legal` array is those
-  joined) and canonical text -> Move (a reply in canonical text is found without parsing). The
-  steps of a variant's move tables (engine/movegen.py) are objects made once per rules core; they
-  are filed by `id()` as well, which is sound because this object keeps every one of them alive
-  for as long as it files them (`_steps`).
+- Move texts, both ways, filed by the Move value: a move's text packed as a msgpack str (a turn's
+  `legal` array is those joined) and canonical text -> Move (a reply in canonical text is found
+  without parsing).
 - Choices: what a turn offers in a position (the moves, their `legal` array and the position text
   up to its counters), by rules core and position key, for the opening plies only (later positions
   seldom recur); and the predator's moves by its point and the prey within its reach.
@@ -66,10 +64,9 @@ class TurnCache:
     def __init__(self, *, move_texts_limit: int = MOVE_TEXTS_LIMIT, choices_limit: int = CHOICES_LIMIT,
                  setups_limit: int = SETUPS_LIMIT) -> None:
         self.move_texts_limit, self.choices_limit, self.setups_limit = move_texts_limit, choices_limit, setups_limit
-        self._packed: dict[Move, bytes] = {}
+        self._packed: dict[Move, bytes] = {}  # a move's text, packed
         self.move_of_text: dict[str, Move] = {}  # canonical text -> Move (read by Match on every reply)
-        self._packed_steps: dict[int, bytes] = {}  # id(step) -> packed text, for the steps in `_steps`
-        self._steps: dict[Rules, list[Move]] = {}  # rules core -> its steps, kept alive while filed by id
+        self._rules_filed: set[Rules] = set()  # the rules cores whose steps are all in the tables above
         self._choices: dict[Rules, dict[int, Choices]] = {}
         self._predator_choices: dict[Rules, dict[int, PredatorChoices]] = {}
         self._reach: dict[Rules, tuple[int, ...]] = {}
@@ -80,10 +77,6 @@ class TurnCache:
 
     def packed_texts(self, moves: list[Move]) -> list[bytes]:
         """Each move's text packed as a msgpack str, remembered both ways."""
-        try:
-            return list(map(self._packed_steps.__getitem__, map(id, moves)))
-        except KeyError:
-            pass
         try:
             return list(map(self._packed.__getitem__, moves))
         except KeyError:
@@ -99,21 +92,22 @@ class TurnCache:
         return packed
 
     def keep_steps(self, rules: Rules) -> None:
-        """Files every step of `rules`' move tables by its id (see the module doc), once."""
-        if rules in self._steps:
+        """Files the text of every step of `rules`' move tables, once: a game's steps are then found
+        from its first ply on, and a new game pays for none of them."""
+        if rules in self._rules_filed:
             return
         tables = rules.tables
         steps = [move for _, _, by_target in tables.prey_steps for move in by_target if move is not None]
         steps += [move for by_target in tables.predator_steps for move in by_target if move is not None]
-        self._packed_steps.update(zip(map(id, steps), self.packed_texts(steps)))
-        self._steps[rules] = steps
+        self.packed_texts(steps)
+        self._rules_filed.add(rules)
 
     def _forget_moves(self) -> None:
-        """Empties the move tables together: ids are filed only for the steps kept beside them."""
+        """Empties the move tables together: every Move filed by text has its packed text filed too,
+        and a rules core's steps are filed again when asked for."""
         self._packed.clear()
         self.move_of_text.clear()
-        self._packed_steps.clear()
-        self._steps.clear()
+        self._rules_filed.clear()
 
     # ------------------------------------------------------------------ choices
 

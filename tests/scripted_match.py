@@ -2,8 +2,8 @@
 
 Match is sans-I/O, so the script stands where the referee's socket does: each step is one bot
 message in and the exact referee messages that must come out of it, in order. A bot message goes
-through the codec as a frame would (`codec.decode_checked`; a first hello through `codec.check` and
-`Match.connected`, as the referee's hello path does) and a sent `turn` starts its clock at once, as
+through the codec as a frame would (`codec.decode_bot`; a first hello then to `Match.connected`, as
+the referee's hello path does) and a sent `turn` starts its clock at once, as
 the referee does right after sending it. Only Match's messages are scripted: `welcome`, `ping` and
 `refused` belong to the referee's connection handling and are tested with real sockets.
 """
@@ -14,7 +14,7 @@ import math
 from typing import Any
 
 from foxgeese.engine import Side
-from foxgeese.protocol import codec
+from foxgeese.protocol import codec, messages
 from foxgeese.protocol.match import Finished, Match, Send, StartClock
 from foxgeese.protocol.record import SeatRecord
 
@@ -43,9 +43,11 @@ class ScriptedTransport:
         self.now += self.seconds_per_step
         if message.get("type") == codec.HELLO and side not in self.welcomed:
             self.welcomed.add(side)
-            actions = self.match.connected(side, codec.check(message), self.now)
+            hello = codec.decode_bot(codec.pack(message))
+            assert isinstance(hello, messages.Hello)
+            actions = self.match.connected(side, hello, self.now)
         else:
-            actions = self.match.receive(side, codec.decode_checked(codec.pack(message)), self.now)
+            actions = self.match.receive(side, codec.decode_bot(codec.pack(message)), self.now)
         sent = []
         for action in actions:
             if isinstance(action, Send):

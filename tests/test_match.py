@@ -15,7 +15,12 @@ from foxgeese.protocol.record import GameRecord, RecordError, SeatRecord
 from foxgeese.protocol.timecontrol import TimeControl
 
 HH = get_variant("hare-and-hounds")
-HELLO = {"name": "bot", "author": "t", "version": "1", "variants": []}
+HELLO = messages.Hello(v=2, token="t", name="bot", author="t", version="1", variants=[])
+
+
+def receive(match: Match, side: Side, fields: dict[str, Any], arrival: float) -> list[Any]:
+    """`side`'s bot sends `fields` (the version added), decoded as the referee decodes a frame."""
+    return match.receive(side, codec.decode_bot(codec.pack({"v": 2, **fields})), arrival)
 
 
 def sends(actions: list[Any], kind: str) -> list[Send]:
@@ -30,12 +35,12 @@ def started(tc: str = "move=0.5", variant: Any = HH, **options: Any) -> tuple[Ma
     actions = match.advance(0.0)
     assert [a.fields["seed"] for a in sends(actions, codec.NEW_GAME)] == [7, 7]
     for side in (Side.PREDATOR, Side.PREY):
-        actions = match.receive(side, {"type": codec.READY, "game_id": "m1"}, 0.0)
+        actions = receive(match, side, {"type": codec.READY, "game_id": "m1"}, 0.0)
     return match, actions
 
 
 def move(match: Match, side: Side, text: str, arrival: float, **extra: Any) -> list[Any]:
-    return match.receive(side, {"type": codec.MOVE, "game_id": match.game_id, "request_id": match.request_id,
+    return receive(match, side, {"type": codec.MOVE, "game_id": match.game_id, "request_id": match.request_id,
                                 "move": text, **extra}, arrival)
 
 
@@ -94,12 +99,12 @@ def test_move_then_resign_is_a_resignation_and_resign_is_allowed_at_any_time():
     match, _ = started()
     match.clock_started(Side.PREY, 0.0)
     move(match, Side.PREY, "b1-b2", arrival=0.1)
-    actions = match.receive(Side.PREY, {"type": codec.RESIGN, "game_id": "m1", "request_id": 1}, 0.1)
+    actions = receive(match, Side.PREY, {"type": codec.RESIGN, "game_id": "m1", "request_id": 1}, 0.1)
     record = match.record
     assert (record.termination, record.winner, record.reason) == ("resignation", "hare", "hounds resigned")
     assert not sends(actions, codec.ERROR)
     match, _ = started()  # the side not on move resigns, with any request_id
-    match.receive(Side.PREDATOR, {"type": codec.RESIGN, "game_id": "m1", "request_id": 99}, 0.1)
+    receive(match, Side.PREDATOR, {"type": codec.RESIGN, "game_id": "m1", "request_id": 99}, 0.1)
     assert match.record.termination == "resignation" and match.record.winner == "hounds"
 
 
@@ -122,7 +127,9 @@ def test_game_over_carries_the_last_move_and_the_final_position_and_stays_bounde
 def test_a_row_of_thousands_of_digits_is_an_illegal_move_not_an_exception():
     match, _ = started()
     match.clock_started(Side.PREY, 0.0)
-    move(match, Side.PREY, "b" + "9" * 5000 + "-b2", arrival=0.1)
+    # Past the codec's bound for a move text: made directly, as a Struct's constructor does not check bounds.
+    text = "b" + "9" * 5000 + "-b2"
+    match.receive(Side.PREY, messages.Move(v=2, game_id="m1", request_id=match.request_id, move=text), 0.1)
     assert match.record.termination == "illegal-move" and match.record.winner == "hare"
 
 
@@ -154,7 +161,7 @@ def test_the_ply_limit_counts_the_opening_and_stops_the_game_drawn_before_the_ne
         match.seat(side, SeatRecord(name="bot"), connected=True, hello=HELLO)
     match.advance(0.0)
     for side in (Side.PREDATOR, Side.PREY):
-        actions = match.receive(side, {"type": codec.READY, "game_id": "m1"}, 0.0)
+        actions = receive(match, side, {"type": codec.READY, "game_id": "m1"}, 0.0)
     assert sends(actions, codec.TURN) and not match.over  # one ply played (the opening's), one to go
     match.clock_started(Side.PREDATOR, 0.0)
     actions = move(match, Side.PREDATOR, "b5-a4", arrival=0.1)
@@ -178,7 +185,7 @@ def test_a_reused_bot_that_does_not_answer_is_restarted_once():
     match.seat(Side.PREDATOR, SeatRecord(name="old"), connected=True, hello=HELLO, reused=True)
     match.seat(Side.PREY, SeatRecord(name="new"), connected=True, hello=HELLO)
     match.advance(0.0)
-    match.receive(Side.PREY, {"type": codec.READY, "game_id": "m2"}, 0.1)
+    receive(match, Side.PREY, {"type": codec.READY, "game_id": "m2"}, 0.1)
     assert match.advance(5.0) == [Restart(Side.PREDATOR)]
     match.seat(Side.PREDATOR, SeatRecord(name="old"), connected=False, hello_deadline=20.0,
                waiting_text="no hello within 15s")
@@ -203,8 +210,8 @@ def test_the_turn_packed_from_parts_is_a_typed_turn():
     for side in (Side.PREDATOR, Side.PREY):
         match.seat(side, SeatRecord(name="x"), connected=True, hello=HELLO)
     match.advance(0.0)
-    match.receive(Side.PREY, {"type": codec.READY, "game_id": "m3"}, 0.0)
-    actions = match.receive(Side.PREDATOR, {"type": codec.READY, "game_id": "m3"}, 0.0)
+    receive(match, Side.PREY, {"type": codec.READY, "game_id": "m3"}, 0.0)
+    actions = receive(match, Side.PREDATOR, {"type": codec.READY, "game_id": "m3"}, 0.0)
     turns = 0
     while not match.over:
         turn = sends(actions, codec.TURN)[0]
@@ -223,8 +230,8 @@ def test_a_game_started_with_given_clocks_sends_and_charges_them_and_records_the
     for side in (Side.PREDATOR, Side.PREY):
         match.seat(side, SeatRecord(name="x"), connected=True, hello=HELLO)
     match.advance(0.0)
-    match.receive(Side.PREY, {"type": codec.READY, "game_id": "m5"}, 0.0)
-    actions = match.receive(Side.PREDATOR, {"type": codec.READY, "game_id": "m5"}, 0.0)
+    receive(match, Side.PREY, {"type": codec.READY, "game_id": "m5"}, 0.0)
+    actions = receive(match, Side.PREDATOR, {"type": codec.READY, "game_id": "m5"}, 0.0)
     turn = sends(actions, codec.TURN)[0]
     assert turn.side == Side.PREDATOR and turn.fields["clocks"] == {"hare": 4_200, "hounds": 60_000}
     match.clock_started(Side.PREDATOR, 1.0)
@@ -250,8 +257,8 @@ def test_new_game_and_game_over_are_typed_messages():
                         "side": variant.side_name(new_game.side), "time_control": match.control.to_wire(),
                         "start": variant.start_position().text(), "seed": 2**53 - 1}
             assert typed(new_game.payload, messages.NewGame) == {"v": 2, "type": "new_game", **expected}
-        match.receive(Side.PREY, {"type": codec.READY, "game_id": "m4-é"}, 0.0)
-        over = sends(match.receive(Side.PREDATOR, {"type": codec.READY, "game_id": "m4-é"}, 0.0), codec.GAME_OVER)
+        receive(match, Side.PREY, {"type": codec.READY, "game_id": "m4-é"}, 0.0)
+        over = sends(receive(match, Side.PREDATOR, {"type": codec.READY, "game_id": "m4-é"}, 0.0), codec.GAME_OVER)
         assert [game_over.side for game_over in over] == [Side.PREDATOR, Side.PREY]
         assert typed(over[0].payload, messages.GameOver) == {
             "v": 2, "type": "game_over", "game_id": "m4-é", "winner": "draw", "termination": "max-plies",
@@ -293,3 +300,27 @@ def test_every_turn_of_random_games_offers_what_the_engine_says(variant_id, opti
         match, actions = started("10+0", variant, max_plies=80)
         game = play_against_the_engine(match, actions, rng.choice)
         assert match.record.final == game.position.text()
+
+
+def test_a_packed_send_equals_the_same_message_given_and_no_send_claims_a_hash():
+    """Equal Sends must hash alike: they compare by their fields, a dict, so none is hashable (a
+    NamedTuple's hash, taken from its packed bytes, once disagreed with its equality)."""
+    packed = Send(Side.PREY, codec.PING, None, messages.encode(messages.Ping(id=3)))
+    given = Send(Side.PREY, codec.PING, {"id": 3})
+    assert packed == given and not packed != given
+    assert Send(Side.PREY, codec.PING, {"id": 4}) != given and Send(Side.PREDATOR, codec.PING, {"id": 3}) != given
+    for send in (packed, given):
+        with pytest.raises(TypeError):
+            hash(send)
+    assert repr(packed) == f"Send({Side.PREY!r}, 'ping', {{'id': 3}})"
+
+
+def test_a_move_s_think_ms_and_the_info_fields_it_set_go_into_its_record_entry():
+    match, _ = started("10+0")
+    match.clock_started(Side.PREY, 1.0)
+    move(match, Side.PREY, "b1-b2", arrival=1.5, think_ms=120, info={"depth": 4, "pv": ["b1-b2"], "junk": 1})
+    entry = match.record.moves[0]
+    assert (entry.think_ms, entry.transport_ms, entry.info) == (120, 380, {"depth": 4, "pv": ["b1-b2"]})
+    match.clock_started(Side.PREDATOR, 2.0)
+    move(match, Side.PREDATOR, "b5-a4", arrival=2.25)  # neither: no info, and no ping round trip to split off
+    assert (match.record.moves[1].think_ms, match.record.moves[1].info) == (250, {})

@@ -81,7 +81,8 @@ def start(target, **kwargs) -> tuple[threading.Thread, dict[str, Any]]:
 
 def turn_fields(game: Game, game_id: str, request_id: int, clocks: dict[str, int]) -> dict[str, Any]:
     return dict(game_id=game_id, request_id=request_id, position=game.position.text(),
-                moves=[str(m) for m in game.moves], clocks=clocks, increment_ms=100, per_move_ms=0)
+                moves=[str(m) for m in game.moves], legal=[str(m) for m in game.legal_moves()], clocks=clocks,
+                increment_ms=100, per_move_ms=0)
 
 
 def test_function_bot_exact_sequence_over_two_games(referee):
@@ -100,7 +101,7 @@ def test_function_bot_exact_sequence_over_two_games(referee):
     for number in (1, 2):
         game_id = f"g{number}"
         referee.send("new_game", game_id=game_id, variant="hare-and-hounds", options={}, side="hounds",
-                     time_control={"base_ms": 1000, "increment_ms": 100, "per_move_ms": 0}, start=HH_START)
+                     time_control={"base_ms": 1000, "increment_ms": 100, "per_move_ms": 0}, start=HH_START, seed=1)
         assert referee.recv() == {"v": 2, "type": "ready", "game_id": game_id}
         game = Game(get_variant("hare-and-hounds"))
         referee.send("turn", **turn_fields(game, game_id, 7 * number, {"hare": 900, "hounds": 800}))
@@ -109,7 +110,8 @@ def test_function_bot_exact_sequence_over_two_games(referee):
                          "move": str(game.legal_moves()[0])}
         referee.send("ping", id=41 + number)
         assert referee.recv() == {"v": 2, "type": "pong", "id": 41 + number}
-        referee.send("game_over", game_id=game_id, winner="hare", termination="escaped", reason="")
+        referee.send("game_over", game_id=game_id, winner="hare", termination="escaped", reason="",
+                     last_move=reply["move"], position="")
     referee.send("quit")
     thread.join(5)
     assert not thread.is_alive() and result == {"games": 2}
@@ -143,7 +145,7 @@ def test_player_sees_history_side_and_info_is_cleaned(referee):
     assert hello["variants"] == ["standard"]  # taken from the player's own `variants`
     referee.send("new_game", game_id="x", variant="standard", options={"geese": 17, "sideways": True},
                  side="geese", time_control={"base_ms": 0, "increment_ms": 0, "per_move_ms": 300},
-                 start=STD17.start_position().text())
+                 start=STD17.start_position().text(), seed=1)
     assert referee.recv()["type"] == "ready"
     variant, side = player.new_games[0]
     assert (variant.id, variant.option_dict, side) == ("standard", {"geese": 17, "sideways": True}, Side.PREY)
@@ -170,7 +172,7 @@ def test_turn_for_an_unknown_game_is_resigned_and_unknown_messages_ignored(refer
     thread, result = start(lambda p, c: str(p.legal_moves()[0]), name="f", endpoint=referee.endpoint, token="")
     referee.recv()
     referee.send("surprise", data=1)
-    referee.send("turn", game_id="nope", request_id=5, position=HH_START, moves=[], clocks={},
+    referee.send("turn", game_id="nope", request_id=5, position=HH_START, moves=[], legal=["b1-b2"], clocks={},
                  increment_ms=0, per_move_ms=0)
     assert referee.recv() == {"v": 2, "type": "resign", "game_id": "nope", "request_id": 5}
     referee.send("quit")
@@ -238,7 +240,7 @@ def test_a_game_left_modified_by_the_player_is_rebuilt(referee):
     thread, result = start(player, name="c", endpoint=referee.endpoint, token="")
     referee.recv()
     referee.send("new_game", game_id="g", variant="hare-and-hounds", options={}, side="hounds",
-                 time_control={"base_ms": 1000, "increment_ms": 0, "per_move_ms": 0}, start=HH_START)
+                 time_control={"base_ms": 1000, "increment_ms": 0, "per_move_ms": 0}, start=HH_START, seed=1)
     referee.recv()
     game = Game(get_variant("hare-and-hounds"))
     for _ in range(2):
@@ -255,7 +257,7 @@ def test_new_game_for_an_unknown_variant_gets_no_ready_and_the_bot_goes_on(refer
     thread, result = start(lambda p, c: str(p.legal_moves()[0]), name="f", endpoint=referee.endpoint, token="")
     referee.recv()
     referee.send("new_game", game_id="bad", variant="checkers", options={}, side="fox",
-                 time_control={}, start="x")
+                 time_control={"base_ms": 1000, "increment_ms": 0, "per_move_ms": 0}, start="x", seed=1)
     referee.send("turn", game_id="g")  # malformed: no request_id to answer; ignored
     referee.send("ping", id=9)
     assert referee.recv() == {"v": 2, "type": "pong", "id": 9}  # nothing came before the pong
@@ -268,7 +270,7 @@ def test_a_player_that_chooses_no_move_resigns(referee):
     thread, result = start(lambda position, clock: None, name="quitter", endpoint=referee.endpoint, token="")
     referee.recv()
     referee.send("new_game", game_id="g1", variant="hare-and-hounds", options={}, side="hounds",
-                 time_control={"base_ms": 1000, "increment_ms": 0, "per_move_ms": 0}, start=HH_START)
+                 time_control={"base_ms": 1000, "increment_ms": 0, "per_move_ms": 0}, start=HH_START, seed=1)
     assert referee.recv()["type"] == "ready"
     referee.send("turn", **turn_fields(Game(get_variant("hare-and-hounds")), "g1", 3, {"hare": 1000, "hounds": 1000}))
     assert referee.recv() == {"v": 2, "type": "resign", "game_id": "g1", "request_id": 3}
@@ -288,7 +290,7 @@ def test_moves_that_do_not_lead_to_the_position_sent_give_way_to_the_position(re
     thread, result = start(Watcher(), name="w", endpoint=referee.endpoint, token="")
     referee.recv()
     referee.send("new_game", game_id="g", variant="hare-and-hounds", options={}, side="hounds",
-                 time_control={"base_ms": 1000, "increment_ms": 0, "per_move_ms": 0}, start=HH_START)
+                 time_control={"base_ms": 1000, "increment_ms": 0, "per_move_ms": 0}, start=HH_START, seed=1)
     referee.recv()
     told, real = Game(get_variant("hare-and-hounds")), Game(get_variant("hare-and-hounds"))
     for text in ("b1-b2", "b5-a4"):
@@ -317,14 +319,14 @@ def test_a_move_reply_is_a_typed_move_that_passes_the_referee_s_checks(referee):
     referee.recv()  # hello
     game = Game(get_variant("hare-and-hounds"))
     referee.send("new_game", game_id="g-é", variant="hare-and-hounds", options={}, side="hounds",
-                 time_control={"base_ms": 1000, "increment_ms": 0, "per_move_ms": 0}, start=HH_START)
+                 time_control={"base_ms": 1000, "increment_ms": 0, "per_move_ms": 0}, start=HH_START, seed=1)
     assert referee.recv() == {"v": 2, "type": "ready", "game_id": "g-é"}
     for request_id in (1, 2**40):  # a fixint and a uint64
         referee.send("turn", **turn_fields(game, "g-é", request_id, {"hare": 900, "hounds": 800}))
         move = str(game.legal_moves()[0])
         reply = referee.recv_bytes()
         expected = {"v": 2, "type": "move", "game_id": "g-é", "request_id": request_id, "move": move}
-        assert codec.decode_checked(reply) == expected
+        assert messages.to_fields(codec.decode_bot(reply)) == expected
         assert msgspec.to_builtins(msgspec.msgpack.decode(reply, type=messages.Move)) == expected
     referee.send("quit")
     thread.join(5)

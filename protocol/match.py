@@ -13,14 +13,11 @@ from __future__ import annotations
 
 import enum
 import math
-from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any, NamedTuple
 
 from foxgeese import __version__
 from foxgeese.engine import Game, IllegalMoveError, InvalidMoveError, Move, Outcome, Position, Side, Variant
-from foxgeese.engine.position import pieces_text
-from foxgeese.engine.rules import State, rules_for
 from foxgeese.protocol import codec, messages
 from foxgeese.protocol.adjudication import Adjudicator, Ending, MaxPliesTracker, TableAdjudicationTracker
 from foxgeese.protocol.codec import ProtocolError
@@ -46,7 +43,6 @@ _PROTOCOL_ERROR = RefereeTermination.PROTOCOL_ERROR.value
 _MOVE, _TURN, _INFINITY = codec.MOVE, codec.TURN, math.inf  # and a module's attribute costs a lookup too
 
 _OPENING_PLIES = 16  # positions after this many plies seldom recur: their choices are not kept
-_POSITION_TEXT = "%s%d %d %d"  # the cached text up to the counters, then quiet, stall and ply (Position.text)
 
 
 # ----------------------------------------------------------------------------- actions
@@ -197,6 +193,15 @@ class _Seat:
         return self.state is SeatState.TOLD or self.state is SeatState.READY
 
 
+class _PreyMoves(NamedTuple):
+    """The prey's moves as if the predator stood nowhere, worked out while the predator thinks: the
+    prey's next turn is these less the steps onto the predator's new point (see `Match._choices_here`)."""
+
+    prey: int  # the prey bitmask they were made for
+    moves: list[Move]
+    packed: list[bytes]  # their texts, packed
+
+
 class Match:
     """One game: seating, the turn loop and the record, driven by events (see the module doc)."""
 
@@ -240,28 +245,19 @@ class Match:
         self.turn_deadline = math.inf
         self.idle_since: float | None = None  # when the referee's own work since the last reply began
         self.referee_ms = 0.0  # that work before the turn now out: off every clock, kept in the record
-        self.offered: Choices = ([], b"", "")  # what the turn now out offers (see turncache.py)
+        self.offered: list[Move] = []  # the moves the turn now out offers
         self.events = True  # build a MoveEvent per move (the referee turns it off when nobody listens)
-        # The play runs on the rules core's states (engine/rules.py), from `game` (its opening played):
-        # a state, its key and how often each key occurred (repetition) are all a move needs; the
-        # record entries are written after the next turn is out.
-        self.rules = rules_for(variant)
-        cache.keep_steps(self.rules)
-        self.state: State = game.position.state
-        self._ply = game.position.ply
-        self._key = self.rules.key(self.state)
-        # How often each position occurred: the start alone, unless an opening was played.
-        positions = game.positions
-        self._seen: dict[int, int] = (
-            {self._key: 1} if len(positions) == 1 else dict(Counter(position.key() for position in positions)))
-        self._choices = cache.choices(self.rules)
-        self._predator_choices = cache.predator_choices(self.rules)
+        # The game in play (engine/gamestate.py), from `game` with its opening: the position now and
+        # how often each occurred, all a move needs; the record entries are written after the next
+        # turn is out.
+        self.game = game.now.copy()
+        rules = self.game.rules
+        cache.keep_steps(rules)
+        self._choices = cache.choices(rules)
+        self._predator_choices = cache.predator_choices(rules)
         self._move_of_text = cache.move_of_text
-        self._reach = cache.reach(self.rules)
-        # The prey's moves ignoring the predator, with their packed texts and their target points,
-        # worked out while the predator thinks: the prey's next turn is these less the steps onto
-        # the predator's new point (see _choices_here).
-        self._prey_base: tuple[int, list[Move], list[bytes], list[int]] | None = None
+        self._predator_reach, self._prey_steps_onto = cache.reach(rules)
+        self._prey_base: _PreyMoves | None = None
         self._unrecorded: list[tuple[Any, ...]] = []  # played, their record entries not yet written
         self.move_texts: list[str] = list(map(str, game.moves))
         self._seat_names = setup.seat_names
@@ -432,17 +428,13 @@ class Match:
             return
         text = message["move"]
         move = self._move_of_text.get(text)
-        if move is None or move not in self.offered[0]:
+        if move is None or move not in self.offered:
             # Not canonical text of a legal move: the engine reads it, or says why not.
             parsed = self._parse_move(side, text)
             if parsed is None:
                 return
             move, text = parsed, str(parsed)
-        rules = self.rules
-        self.state = state = rules.play(self.state, move)
-        self._key = key = rules.key(state)
-        self._seen[key] = self._seen.get(key, 0) + 1
-        self._ply += 1
+        self.game.play(move)
         self.move_texts.append(text)
         self._turns.add_move(text)
         unrecorded = (text, name, elapsed_ms, message, clock.left_ms[name], self.seats[side].rtt_ms, self.referee_ms)
@@ -452,7 +444,7 @@ class Match:
             entry = self.record.moves[-1]
             self.outbox.append(MovePlayed(MoveEvent(
                 self.game_id, len(self.move_texts), name, text, entry.think_ms, entry.transport_ms,
-                dict(clock.left_ms), self._position_text(), entry, self.record)))
+                dict(clock.left_ms), self.game.text(), entry, self.record)))
         if self.tables is not None:
             self._catch_up()
             self._adjudicate(self.tables)
@@ -496,48 +488,38 @@ class Match:
 
     def position(self) -> Position:
         """The position now (the game's opening and every move played)."""
-        return Position.from_state(self.variant, self.state, self._ply)
-
-    def _position_text(self) -> str:
-        """The text of the position now: Position.text, its counters written onto the cached rest."""
-        state = self.state
-        return _POSITION_TEXT % (pieces_text(self.variant, state) + " ", state[3], state[4], self._ply)
+        return self.game.position()
 
     def _choices_here(self) -> Choices:
         """What a turn in the position now offers (see turncache.py), made now: the predator's from its
         reach where it cannot capture, the prey's from their moves worked out while the predator
         thought (`clock_started`), else from the rules core. In a position that ended they are
         pseudo-moves: the caller asks the engine for the outcome, with them."""
-        state = self.state
-        predator, prey = state[0], state[1]
-        if state[2] == PREDATOR:
-            near = (prey & self._reach[predator]) << 7 | predator
-            found = self._predator_choices.get(near)
-            if found is None:
-                moves = self.rules.moves(state)
-                found = (moves, legal_array(self.cache.packed_texts(moves)))
-                if not moves or not moves[-1][1]:  # no capture (they come last): its reach decides its moves
-                    self.cache.store(self._predator_choices, near, found)
-            moves, legal = found
+        game = self.game
+        predator, prey = game.predator, game.prey
+        if game.turn == PREDATOR:
+            near = (predator, prey & self._predator_reach[predator])
+            choices = self._predator_choices.get(near)
+            if choices is None:
+                moves = game.moves()
+                choices = (moves, legal_array(self.cache.packed_texts(moves)))
+                if not moves or not moves[-1].is_capture:  # captures come last: its reach decides its moves
+                    self.cache.store(self._predator_choices, near, choices)
         else:
             base = self._prey_base
-            if base is not None and base[0] == prey:
-                _, moves, packed, targets = base
-                blocked = targets.count(predator)  # steps onto the predator: one a direction at most
-                if blocked:
+            if base is not None and base.prey == prey:
+                moves, packed = base.moves, base.packed
+                blocked = [moves.index(step) for step in self._prey_steps_onto[predator] if step in moves]
+                if blocked:  # steps onto the predator
                     moves, packed = moves.copy(), packed.copy()
-                    at: list[int] = []
-                    for _ in range(blocked):
-                        at.append(targets.index(predator, at[-1] + 1 if at else 0))
-                    for index in reversed(at):
+                    for index in sorted(blocked, reverse=True):
                         del moves[index], packed[index]
-                legal = legal_array(packed)
+                choices = (moves, legal_array(packed))
             else:  # the predator captured (or this is the game's first turn)
-                moves = self.rules.moves(state)
-                legal = legal_array(self.cache.packed_texts(moves))
-        choices = (moves, legal, pieces_text(self.variant, state) + " ")
-        if self._ply < _OPENING_PLIES:
-            self.cache.store(self._choices, self._key, choices)
+                moves = game.moves()
+                choices = (moves, legal_array(self.cache.packed_texts(moves)))
+        if game.ply < _OPENING_PLIES:
+            self.cache.store(self._choices, game.key, choices)
         return choices
 
     def _adjudicate(self, tables: TableAdjudicationTracker) -> None:
@@ -558,9 +540,9 @@ class Match:
         self.referee_ms = round((now - self.idle_since) * 1e6) / 1000 if self.idle_since is not None else 0.0
         self._catch_up()  # bookkeeping while the bot thinks: it is on no clock either way
         if side == PREDATOR:  # the prey's next moves, less one filter (see _choices_here)
-            prey = self.state[1]
-            moves = prey_moves_ignoring_predator(self.rules.tables, prey)
-            self._prey_base = (prey, moves, self.cache.packed_texts(moves), [move[0][1] for move in moves])
+            game = self.game
+            moves = prey_moves_ignoring_predator(game.rules.tables, game.prey)
+            self._prey_base = _PreyMoves(game.prey, moves, self.cache.packed_texts(moves))
 
     def next_deadline(self) -> float:
         """When `advance` must be called next at the latest (math.inf: only an event can move the game)."""
@@ -662,30 +644,24 @@ class Match:
                 self.clock.charge(self.names[side], budget_ms + 1)  # the clock reads 0
                 self._time_forfeit(side, budget_ms)
             return
-        state = self.state
-        repetitions = self._seen[self._key]
-        choices = (self._ply < _OPENING_PLIES and self._choices.get(self._key)) or self._choices_here()
+        game = self.game
+        moves, legal = (game.ply < _OPENING_PLIES and self._choices.get(game.key)) or self._choices_here()
         # The engine alone says whether the game ended (pieces, counters, repetition, no move: the
         # turn's moves answer that one): an ending added to it ends refereed games too.
-        if self.rules.outcome(state, repetitions, choices[0]) is not None:
-            outcome = self.position().outcome(repetitions)
-            assert outcome is not None  # the same rules core, the same verdict
+        outcome = game.outcome(moves)
+        if outcome is not None:
             self._end(Ending(outcome.winner.value, outcome.termination.value, self._rule_reason(outcome)))
             return
         ply_limit = self.ply_limit
         if ply_limit is not None and ply_limit.adjudicatable(len(self.move_texts)):
             self._end(ply_limit.ending())
             return
-        if not choices[0]:  # cannot happen by the rules; never hang on it
-            self._end(Ending(DRAW, RefereeTermination.MAX_PLIES.value, "no legal move and no rule ending"))
-            return
-        self.offered = choices
-        side = state[2]
+        self.offered = moves
+        side = game.turn
         self.request_id += 1
         self.mover = side
         self.turn_deadline = _INFINITY  # set by clock_started
-        payload = self._turns.pack(self.request_id, _POSITION_TEXT % (choices[2], state[3], state[4], self._ply),
-                                   choices[1], *self.clock.on_turn())
+        payload = self._turns.pack(self.request_id, game.text(), legal, *self.clock.on_turn())
         self.outbox += (_new_send(Send, (side, _TURN, None, payload)), _START_CLOCK[side])
 
     def _time_forfeit(self, side: Side, budget_ms: int) -> None:
@@ -714,7 +690,7 @@ class Match:
         record = self.record
         record.winner, record.termination, record.reason = ending.winner, ending.termination, ending.reason
         record.plies = len(self.move_texts)
-        record.final = self._position_text()
+        record.final = self.game.text()
         record.ended = utc_now()
         seats, names, outbox = self.seats, self.names, self.outbox
         for side in _SIDES:

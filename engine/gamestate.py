@@ -88,7 +88,7 @@ class GameState:
         return None if termination is None else self.variant.outcome(termination)
 
     def position(self) -> Position:
-        return Position.from_state(self.variant, self.state, self.ply)
+        return Position(self.variant, self.predator, self.prey, self.turn, self.quiet, self.stall, self.ply)
 
     def text(self) -> str:
         """The position text (`Position.text`), made without making the Position."""

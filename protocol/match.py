@@ -410,7 +410,7 @@ class Match:
         """The critical path, part one: charge the clock, find the move, play it on the state.
 
         Only what the next turn needs happens here; the record entry follows once that turn is out
-        (`clock_started`), unless a callback or an adjudicator needs it first.
+        (`clock_started`), unless a callback needs it first.
         """
         if self.mover is not side or self.phase is not PLAY:
             raise ProtocolError("'move' when it is not this bot's turn")
@@ -445,9 +445,6 @@ class Match:
             self.outbox.append(MovePlayed(MoveEvent(
                 self.game_id, len(self.move_texts), name, text, entry.think_ms, entry.transport_ms,
                 dict(clock.left_ms), self.game.text(), entry, self.record)))
-        if self.tables is not None:
-            self._catch_up()
-            self._adjudicate(self.tables)
 
     def _parse_move(self, side: Side, text: str) -> Move | None:
         """A move in other than canonical text (`" B5-A4 "`), or None when the game ended on it as illegal."""
@@ -509,11 +506,10 @@ class Match:
             base = self._prey_base
             if base is not None and base.prey == prey:
                 moves, packed = base.moves, base.packed
-                blocked = [moves.index(step) for step in self._prey_steps_onto[predator] if step in moves]
-                if blocked:  # steps onto the predator
-                    moves, packed = moves.copy(), packed.copy()
-                    for index in sorted(blocked, reverse=True):
-                        del moves[index], packed[index]
+                for step in self._prey_steps_onto[predator]:  # the predator stands in the way
+                    if step in moves:
+                        index = moves.index(step)
+                        moves, packed = moves[:index] + moves[index + 1:], packed[:index] + packed[index + 1:]
                 choices = (moves, legal_array(packed))
             else:  # the predator captured (or this is the game's first turn)
                 moves = game.moves()
@@ -521,14 +517,6 @@ class Match:
         if game.ply < _OPENING_PLIES:
             self.cache.store(self._choices, game.key, choices)
         return choices
-
-    def _adjudicate(self, tables: TableAdjudicationTracker) -> None:
-        """Ends the game if the table adjudicator has a verdict on the position now."""
-        if self.over:
-            return
-        tables.update(self.position())
-        if tables.adjudicatable():
-            self._end(tables.ending())
 
     # ----------------------------------------------------------------- events: time
 
@@ -612,8 +600,6 @@ class Match:
         if seats[PREDATOR].state is SeatState.READY and seats[PREY].state is SeatState.READY:
             self._enter(PLAY)
             self.idle_since = now
-            if self.move_texts and self.tables is not None:
-                self._adjudicate(self.tables)  # the opening may already be decided
             return
         if now < self.ready_deadline:
             return
@@ -635,7 +621,7 @@ class Match:
             self.outbox.append(Restart(side))  # the referee seats the new bot before the next event
 
     def _advance_play(self, now: float) -> None:
-        """The critical path, part two: the ending or the next turn, from the rules core's state."""
+        """The critical path, part two: the ending (the engine's, then the adjudication rules') or the next turn."""
         if self.mover is not None:
             if now >= self.turn_deadline:
                 side = self.mover
@@ -652,6 +638,14 @@ class Match:
         if outcome is not None:
             self._end(Ending(outcome.winner.value, outcome.termination.value, self._rule_reason(outcome)))
             return
+        # Then the adjudication rules: the table adjudicator's verdict on a position reached by play
+        # (after a move or the opening), then the ply limit.
+        tables = self.tables
+        if tables is not None and self.move_texts:
+            tables.update(game.position())
+            if tables.adjudicatable():
+                self._end(tables.ending())
+                return
         ply_limit = self.ply_limit
         if ply_limit is not None and ply_limit.adjudicatable(len(self.move_texts)):
             self._end(ply_limit.ending())

@@ -36,19 +36,16 @@ class GameState:
     ply: int
     key: int
 
-    def __init__(self, start: Position) -> None:
+    def __init__(self, start: Position, seen: dict[int, int] | None = None) -> None:
+        """`seen`: how often each key occurred up to `start` (it is copied); by default `start` once."""
         self.variant = start.variant
         self.rules = rules_for(start.variant)
         self._stand(start.state, start.ply)
-        self._seen = {self.key: 1}
+        self._seen = dict(seen) if seen is not None else {self.key: 1}
 
     def copy(self) -> GameState:
         """An independent copy: playing on it leaves this one as it is."""
-        clone = GameState.__new__(GameState)
-        for name in GameState.__slots__:
-            setattr(clone, name, getattr(self, name))
-        clone._seen = dict(self._seen)
-        return clone
+        return GameState(self.position(), self._seen)
 
     def _stand(self, state: State, ply: int) -> None:
         self.state = state

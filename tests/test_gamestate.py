@@ -7,8 +7,7 @@ from collections import Counter
 
 import pytest
 
-from foxgeese.engine import Position, get_variant
-from foxgeese.engine.gamestate import GameState
+from foxgeese.engine import GameState, Position, get_variant
 
 VARIANTS = [("standard", {}), ("standard", {"sideways": True}), ("hare-and-hounds", {}), ("great-cross", {})]
 

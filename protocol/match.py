@@ -193,13 +193,15 @@ class _Seat:
         return self.state is SeatState.TOLD or self.state is SeatState.READY
 
 
-class _PreyMoves(NamedTuple):
+@dataclass(slots=True)
+class _PreyMoves:
     """The prey's moves as if the predator stood nowhere, worked out while the predator thinks: the
-    prey's next turn is these less the steps onto the predator's new point (see `Match._choices_here`)."""
+    prey's next turn is these less the steps onto the predator's new point (see `Match._choices_here`).
+    One per Match, filled anew for each predator turn."""
 
-    prey: int  # the prey bitmask they were made for
-    moves: list[Move]
-    packed: list[bytes]  # their texts, packed
+    prey: int | None = None  # the prey bitmask they were made for (None: not yet)
+    moves: list[Move] = field(default_factory=list)
+    packed: list[bytes] = field(default_factory=list)  # their texts, packed
 
 
 class Match:
@@ -257,7 +259,7 @@ class Match:
         self._predator_choices = cache.predator_choices(rules)
         self._move_of_text = cache.move_of_text
         self._predator_reach, self._prey_steps_onto = cache.reach(rules)
-        self._prey_base: _PreyMoves | None = None
+        self._prey_base = _PreyMoves()
         self._unrecorded: list[tuple[Any, ...]] = []  # played, their record entries not yet written
         self.move_texts: list[str] = list(map(str, game.moves))
         self._seat_names = setup.seat_names
@@ -504,10 +506,10 @@ class Match:
                     self.cache.store(self._predator_choices, near, choices)
         else:
             base = self._prey_base
-            if base is not None and base.prey == prey:
+            if base.prey == prey:
                 moves, packed = base.moves, base.packed
-                for step in self._prey_steps_onto[predator]:  # the predator stands in the way
-                    if step in moves:
+                for origin, step in self._prey_steps_onto[predator].items():
+                    if prey >> origin & 1:  # a prey there would step onto the predator
                         index = moves.index(step)
                         moves, packed = moves[:index] + moves[index + 1:], packed[:index] + packed[index + 1:]
                 choices = (moves, legal_array(packed))
@@ -528,9 +530,10 @@ class Match:
         self.referee_ms = round((now - self.idle_since) * 1e6) / 1000 if self.idle_since is not None else 0.0
         self._catch_up()  # bookkeeping while the bot thinks: it is on no clock either way
         if side == PREDATOR:  # the prey's next moves, less one filter (see _choices_here)
-            game = self.game
-            moves = prey_moves_ignoring_predator(game.rules.tables, game.prey)
-            self._prey_base = _PreyMoves(game.prey, moves, self.cache.packed_texts(moves))
+            game, base = self.game, self._prey_base
+            base.prey = game.prey
+            base.moves = prey_moves_ignoring_predator(game.rules.tables, game.prey)
+            base.packed = self.cache.packed_texts(base.moves)
 
     def next_deadline(self) -> float:
         """When `advance` must be called next at the latest (math.inf: only an event can move the game)."""

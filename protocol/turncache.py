@@ -41,7 +41,7 @@ class Reach(NamedTuple):
     """Per point of a variant's grid, what decides a turn's moves there (see `TurnCache.reach`)."""
 
     predator: tuple[int, ...]  # the predator's neighbours and the landing points of its jumps, as a mask
-    prey_onto: tuple[tuple[Move, ...], ...]  # the prey's steps onto the point (one a direction at most)
+    prey_onto: tuple[dict[int, Move], ...]  # the prey's steps onto the point, by their origin point
 
 
 class Setup(NamedTuple):
@@ -143,7 +143,7 @@ class TurnCache:
             tables = rules.tables
             predator = tuple(near | sum(1 << landing for _, landing in jumps)
                              for near, jumps in zip(tables.neighbours, tables.jumps))
-            prey_onto = tuple(tuple(step for _, _, steps in tables.prey_steps if (step := steps[point]) is not None)
+            prey_onto = tuple({step.origin: step for _, _, steps in tables.prey_steps if (step := steps[point])}
                               for point in range(len(tables.neighbours)))
             found = self._reach[rules] = Reach(predator, prey_onto)
         return found

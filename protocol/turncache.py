@@ -12,8 +12,8 @@ that owns them (`_forget_moves`).
   are filed by `id()` as well, which is sound because this object keeps every one of them alive
   for as long as it files them (`_steps`).
 - Choices: what a turn offers in a position (the moves and their `legal` array), by rules core and
-  position key, for the opening plies only (later positions
-  seldom recur); and the predator's moves by its point and the prey within its reach.
+  position key, for the opening plies only (later positions seldom recur); and the predator's
+  moves by its point and the prey within its reach.
 - Reach: per rules core, per point, the points the predator reaches from there and the prey's
   steps onto it (`reach`).
 - Setups: what every game of a variant under a time control shares (seat names, the start text,
@@ -129,6 +129,7 @@ class TurnCache:
         return self._choices.setdefault(rules, {})
 
     def predator_choices(self, rules: Rules) -> dict[tuple[int, int], Choices]:
+        """The predator's choices by (its point, the prey within its reach): see `reach`."""
         return self._predator_choices.setdefault(rules, {})
 
     def reach(self, rules: Rules) -> Reach:

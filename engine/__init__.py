@@ -7,6 +7,7 @@ from foxgeese.engine.board import Board, parse_point, point_name
 from foxgeese.engine.clock import Clock
 from foxgeese.engine.errors import IllegalMoveError, InvalidMoveError, InvalidPositionError, UnknownVariantError
 from foxgeese.engine.game import Game
+from foxgeese.engine.gamestate import GameState
 from foxgeese.engine.move import Move
 from foxgeese.engine.outcome import Outcome, Side, Termination, Winner
 from foxgeese.engine.perft import divide, perft
@@ -16,7 +17,7 @@ from foxgeese.engine.selfplay import play_game
 from foxgeese.engine.variants import VARIANT_IDS, Variant, get_variant
 
 __all__ = [
-    "Board", "Clock", "Game", "IllegalMoveError", "InvalidMoveError", "InvalidPositionError", "Move",
+    "Board", "Clock", "Game", "GameState", "IllegalMoveError", "InvalidMoveError", "InvalidPositionError", "Move",
     "Outcome", "Position", "Side", "Termination", "UnknownVariantError", "VARIANT_IDS", "Variant", "Winner",
     "divide", "draw_board", "get_variant", "parse_point", "perft", "play_game", "point_name",
 ]

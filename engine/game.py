@@ -1,11 +1,11 @@
-"""A game: a start position, the moves played and the history that repetition needs."""
+"""A game: a start position, the moves played, and the game in play (`GameState`: the history repetition needs)."""
 
 from __future__ import annotations
 
-from collections import Counter
 from collections.abc import Sequence
 
 from foxgeese.engine.errors import IllegalMoveError, InvalidMoveError
+from foxgeese.engine.gamestate import GameState
 from foxgeese.engine.move import Move
 from foxgeese.engine.outcome import Outcome
 from foxgeese.engine.position import Position
@@ -13,7 +13,11 @@ from foxgeese.engine.variants import Variant
 
 
 class Game:
-    """Positions from a start, with push/pop like python-chess's move stack."""
+    """Positions from a start, with push/pop like python-chess's move stack.
+
+    `now` is the game in play (see gamestate.py): its endings, repetitions and text; the positions
+    and moves here are the stack that `pop` takes back.
+    """
 
     def __init__(self, variant: Variant | None = None, *, start: Position | None = None) -> None:
         if start is None:
@@ -24,8 +28,7 @@ class Game:
         self.variant = start.variant
         self.moves: list[Move] = []
         self.positions: list[Position] = [start]
-        self._seen: Counter[int] = Counter()  # filled by item: Counter(mapping) asks isinstance(Mapping)
-        self._seen[start.key()] = 1
+        self.now = GameState(start)
 
     @classmethod
     def from_position(cls, position: Position) -> Game:
@@ -50,10 +53,10 @@ class Game:
 
     def repetitions(self) -> int:
         """How often the current position (pieces and side to move) has occurred in this game."""
-        return self._seen[self.position.key()]
+        return self.now.repetitions()
 
     def outcome(self) -> Outcome | None:
-        return self.position.outcome(self._seen[self.position.key()])
+        return self.now.outcome()
 
     def is_over(self) -> bool:
         return self.outcome() is not None
@@ -62,7 +65,7 @@ class Game:
         """The legal moves, or [] when the game is over by any ending, repetition included."""
         if self.outcome() is not None:
             return []
-        return self.position.pseudo_moves()
+        return self.now.moves()
 
     def parse_move(self, text: str | Move) -> Move:
         """Reads a move and checks it is legal now; InvalidMoveError / IllegalMoveError say why not.
@@ -75,20 +78,21 @@ class Game:
 
     def push(self, move: Move) -> Position:
         """Plays a move (legality is the caller's: use `parse_move` for untrusted input)."""
-        position = self.position.play(move)
+        now = self.now
+        now.play(move)
+        position = now.position()
         self.moves.append(move)
         self.positions.append(position)
-        self._seen[position.key()] += 1
         return position
 
     def pop(self) -> Move:
-        position = self.positions.pop()
-        self._seen[position.key()] -= 1
+        self.positions.pop()
+        self.now.back_to(self.positions[-1])
         return self.moves.pop()
 
     def copy(self) -> Game:
         clone = Game(start=self.start)
         clone.moves = list(self.moves)
         clone.positions = list(self.positions)
-        clone._seen = Counter(self._seen)
+        clone.now = self.now.copy()
         return clone

@@ -12,7 +12,7 @@ import functools
 from foxgeese.engine.board import GRID_WIDTH, POINT_NAMES, parse_point, point_name
 from foxgeese.engine.errors import IllegalMoveError, InvalidMoveError, InvalidPositionError, UnknownVariantError
 from foxgeese.engine.move import Move
-from foxgeese.engine.outcome import Outcome, Side, Termination, Winner
+from foxgeese.engine.outcome import Outcome, Side, Termination
 from foxgeese.engine.rules import FIFTY_MOVE_PLIES, MIN_GEESE, REPETITION_COUNT, STALLING_MOVES, State, rules_for
 from foxgeese.engine.userinput import NumberError, parse_int, shown
 from foxgeese.engine.variants import Variant, get_variant, parse_options
@@ -149,10 +149,7 @@ class Position:
         return self._outcome_of(self._rules.outcome(self.state, repetitions))
 
     def _outcome_of(self, termination: Termination | None) -> Outcome | None:
-        if termination is None:
-            return None
-        side = termination.winner
-        return Outcome(Winner.DRAW if side is None else self.variant.winner_for(side), termination)
+        return None if termination is None else self.variant.outcome(termination)
 
     def legal_moves(self) -> list[Move]:
         """Every legal move, ignoring repetition (a Game knows the history); [] once the game is over."""

@@ -4,7 +4,8 @@ A state is `(predator, prey, turn, quiet, stall)`: the predator's grid point, th
 the side to move (a `Side`), the fifty-move counter and the stall counter of the position text.
 Moves come from `movegen`; this module adds what a move does to the counters (`play`,
 `children`), the endings (`ending`, `outcome`) and the repetition key. `Position` wraps a state
-with its variant and ply; perft and the searches use states directly, so a node costs a tuple.
+with its variant and ply, and `GameState` (a game in play: `Game`'s and the referee's) keeps one
+field by field; perft and the searches use states directly, so a node costs a tuple.
 """
 
 from __future__ import annotations

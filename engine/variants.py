@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Any
 from foxgeese.engine import board as boards
 from foxgeese.engine.board import Board, point_index
 from foxgeese.engine.errors import UnknownVariantError
-from foxgeese.engine.outcome import Side, Termination, Winner
+from foxgeese.engine.outcome import Outcome, Side, Termination, Winner
 from foxgeese.engine.userinput import NumberError, parse_int, shown
 
 if TYPE_CHECKING:
@@ -51,6 +51,11 @@ class Variant:
 
     def winner_for(self, side: Side) -> Winner:
         return Winner(self.side_name(side))
+
+    def outcome(self, termination: Termination) -> Outcome:
+        """What a rule ending means in this variant: its winner by name (or a draw) and the ending."""
+        side = termination.winner
+        return Outcome(Winner.DRAW if side is None else self.winner_for(side), termination)
 
     def options_text(self) -> str:
         """`geese=13,sideways=0` for standard, `-` for variants without options."""

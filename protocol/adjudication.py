@@ -3,8 +3,9 @@ other than the engine's own endings, kept out of Match's turn loop so that one c
 alone.
 
 Each tracker has `adjudicatable(...)` (whether it would end the game now), `update(...)` where it
-learns something from the game first, and `ending()`: the `Ending` it ends it with. Match asks them at fixed
-points: the ply limit before each turn, the table adjudicator after each move (and after the opening).
+learns something from the game first, and `ending()`: the `Ending` it ends it with. Match asks them before
+each turn, once the engine has found no ending: the table adjudicator (on a position reached by play: after
+a move or the opening), then the ply limit.
 """
 
 from __future__ import annotations

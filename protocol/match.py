@@ -13,16 +13,13 @@ from __future__ import annotations
 
 import enum
 import math
-from collections import Counter
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import msgspec
 
 from foxgeese import __version__
 from foxgeese.engine import Game, IllegalMoveError, InvalidMoveError, Move, Outcome, Position, Side, Variant
-from foxgeese.engine.position import pieces_text
-from foxgeese.engine.rules import State, rules_for
 from foxgeese.protocol import codec, messages
 from foxgeese.protocol.adjudication import Adjudicator, Ending, MaxPliesTracker, TableAdjudicationTracker
 from foxgeese.protocol.codec import ProtocolError
@@ -49,7 +46,6 @@ _Move, _TURN, _INFINITY = messages.Move, codec.TURN, math.inf  # and a module's 
 _UNSET = messages.UNSET
 
 _OPENING_PLIES = 16  # positions after this many plies seldom recur: their choices are not kept
-_POSITION_TEXT = "%s%d %d %d"  # the cached text up to the counters, then quiet, stall and ply (Position.text)
 
 
 # ----------------------------------------------------------------------------- actions
@@ -202,6 +198,17 @@ class _Seat:
         return self.state is SeatState.TOLD or self.state is SeatState.READY
 
 
+@dataclass(slots=True)
+class _PreyMoves:
+    """The prey's moves as if the predator stood nowhere, worked out while the predator thinks: the
+    prey's next turn is these less the steps onto the predator's new point (see `Match._choices_here`).
+    One per Match, filled anew for each predator turn."""
+
+    prey: int | None = None  # the prey bitmask they were made for (None: not yet)
+    moves: list[Move] = field(default_factory=list)
+    packed: list[bytes] = field(default_factory=list)  # their texts, packed
+
+
 class Match:
     """One game: seating, the turn loop and the record, driven by events (see the module doc)."""
 
@@ -245,28 +252,19 @@ class Match:
         self.turn_deadline = math.inf
         self.idle_since: float | None = None  # when the referee's own work since the last reply began
         self.referee_ms = 0.0  # that work before the turn now out: off every clock, kept in the record
-        self.offered: Choices = ([], b"", "")  # what the turn now out offers (see turncache.py)
+        self.offered: list[Move] = []  # the moves the turn now out offers
         self.events = True  # build a MoveEvent per move (the referee turns it off when nobody listens)
-        # The play runs on the rules core's states (engine/rules.py), from `game` (its opening played):
-        # a state, its key and how often each key occurred (repetition) are all a move needs; the
-        # record entries are written after the next turn is out.
-        self.rules = rules_for(variant)
-        cache.keep_steps(self.rules)
-        self.state: State = game.position.state
-        self._ply = game.position.ply
-        self._key = self.rules.key(self.state)
-        # How often each position occurred: the start alone, unless an opening was played.
-        positions = game.positions
-        self._seen: dict[int, int] = (
-            {self._key: 1} if len(positions) == 1 else dict(Counter(position.key() for position in positions)))
-        self._choices = cache.choices(self.rules)
-        self._predator_choices = cache.predator_choices(self.rules)
+        # The game in play (engine/gamestate.py), from `game` with its opening: the position now and
+        # how often each occurred, all a move needs; the record entries are written after the next
+        # turn is out.
+        self.game = game.now.copy()
+        rules = self.game.rules
+        cache.keep_steps(rules)
+        self._choices = cache.choices(rules)
+        self._predator_choices = cache.predator_choices(rules)
         self._move_of_text = cache.move_of_text
-        self._reach = cache.reach(self.rules)
-        # The prey's moves ignoring the predator, with their packed texts and their target points,
-        # worked out while the predator thinks: the prey's next turn is these less the steps onto
-        # the predator's new point (see _choices_here).
-        self._prey_base: tuple[int, list[Move], list[bytes], list[int]] | None = None
+        self._predator_reach, self._prey_steps_onto = cache.reach(rules)
+        self._prey_base = _PreyMoves()
         self._unrecorded: list[tuple[Any, ...]] = []  # played, their record entries not yet written
         self.move_texts: list[str] = list(map(str, game.moves))
         self._seat_names = setup.seat_names
@@ -419,7 +417,7 @@ class Match:
         """The critical path, part one: charge the clock, find the move, play it on the state.
 
         Only what the next turn needs happens here; the record entry follows once that turn is out
-        (`clock_started`), unless a callback or an adjudicator needs it first.
+        (`clock_started`), unless a callback needs it first.
         """
         if self.mover is not side or self.phase is not PLAY:
             raise ProtocolError("'move' when it is not this bot's turn")
@@ -437,17 +435,13 @@ class Match:
             return
         text = message.move
         move = self._move_of_text.get(text)
-        if move is None or move not in self.offered[0]:
+        if move is None or move not in self.offered:
             # Not canonical text of a legal move: the engine reads it, or says why not.
             parsed = self._parse_move(side, text)
             if parsed is None:
                 return
             move, text = parsed, str(parsed)
-        rules = self.rules
-        self.state = state = rules.play(self.state, move)
-        self._key = key = rules.key(state)
-        self._seen[key] = self._seen.get(key, 0) + 1
-        self._ply += 1
+        self.game.play(move)
         self.move_texts.append(text)
         self._turns.add_move(text)
         unrecorded = (text, name, elapsed_ms, message, clock.left_ms[name], self.seats[side].rtt_ms, self.referee_ms)
@@ -457,10 +451,7 @@ class Match:
             entry = self.record.moves[-1]
             self.outbox.append(MovePlayed(MoveEvent(
                 self.game_id, len(self.move_texts), name, text, entry.think_ms, entry.transport_ms,
-                dict(clock.left_ms), self._position_text(), entry, self.record)))
-        if self.tables is not None:
-            self._catch_up()
-            self._adjudicate(self.tables)
+                dict(clock.left_ms), self.game.text(), entry, self.record)))
 
     def _parse_move(self, side: Side, text: str) -> Move | None:
         """A move in other than canonical text (`" B5-A4 "`), or None when the game ended on it as illegal."""
@@ -502,57 +493,38 @@ class Match:
 
     def position(self) -> Position:
         """The position now (the game's opening and every move played)."""
-        return Position.from_state(self.variant, self.state, self._ply)
-
-    def _position_text(self) -> str:
-        """The text of the position now: Position.text, its counters written onto the cached rest."""
-        state = self.state
-        return _POSITION_TEXT % (pieces_text(self.variant, state) + " ", state[3], state[4], self._ply)
+        return self.game.position()
 
     def _choices_here(self) -> Choices:
         """What a turn in the position now offers (see turncache.py), made now: the predator's from its
         reach where it cannot capture, the prey's from their moves worked out while the predator
         thought (`clock_started`), else from the rules core. In a position that ended they are
         pseudo-moves: the caller asks the engine for the outcome, with them."""
-        state = self.state
-        predator, prey = state[0], state[1]
-        if state[2] == PREDATOR:
-            near = (prey & self._reach[predator]) << 7 | predator
-            found = self._predator_choices.get(near)
-            if found is None:
-                moves = self.rules.moves(state)
-                found = (moves, legal_array(self.cache.packed_texts(moves)))
-                if not moves or not moves[-1][1]:  # no capture (they come last): its reach decides its moves
-                    self.cache.store(self._predator_choices, near, found)
-            moves, legal = found
+        game = self.game
+        predator, prey = game.predator, game.prey
+        if game.turn == PREDATOR:
+            near = (predator, prey & self._predator_reach[predator])
+            choices = self._predator_choices.get(near)
+            if choices is None:
+                moves = game.moves()
+                choices = (moves, legal_array(self.cache.packed_texts(moves)))
+                if not moves or not moves[-1].is_capture:  # captures come last: its reach decides its moves
+                    self.cache.store(self._predator_choices, near, choices)
         else:
             base = self._prey_base
-            if base is not None and base[0] == prey:
-                _, moves, packed, targets = base
-                blocked = targets.count(predator)  # steps onto the predator: one a direction at most
-                if blocked:
-                    moves, packed = moves.copy(), packed.copy()
-                    at: list[int] = []
-                    for _ in range(blocked):
-                        at.append(targets.index(predator, at[-1] + 1 if at else 0))
-                    for index in reversed(at):
-                        del moves[index], packed[index]
-                legal = legal_array(packed)
+            if base.prey == prey:
+                moves, packed = base.moves, base.packed
+                for origin, step in self._prey_steps_onto[predator].items():
+                    if prey >> origin & 1:  # a prey there would step onto the predator
+                        index = moves.index(step)
+                        moves, packed = moves[:index] + moves[index + 1:], packed[:index] + packed[index + 1:]
+                choices = (moves, legal_array(packed))
             else:  # the predator captured (or this is the game's first turn)
-                moves = self.rules.moves(state)
-                legal = legal_array(self.cache.packed_texts(moves))
-        choices = (moves, legal, pieces_text(self.variant, state) + " ")
-        if self._ply < _OPENING_PLIES:
-            self.cache.store(self._choices, self._key, choices)
+                moves = game.moves()
+                choices = (moves, legal_array(self.cache.packed_texts(moves)))
+        if game.ply < _OPENING_PLIES:
+            self.cache.store(self._choices, game.key, choices)
         return choices
-
-    def _adjudicate(self, tables: TableAdjudicationTracker) -> None:
-        """Ends the game if the table adjudicator has a verdict on the position now."""
-        if self.over:
-            return
-        tables.update(self.position())
-        if tables.adjudicatable():
-            self._end(tables.ending())
 
     # ----------------------------------------------------------------- events: time
 
@@ -564,9 +536,10 @@ class Match:
         self.referee_ms = round((now - self.idle_since) * 1e6) / 1000 if self.idle_since is not None else 0.0
         self._catch_up()  # bookkeeping while the bot thinks: it is on no clock either way
         if side == PREDATOR:  # the prey's next moves, less one filter (see _choices_here)
-            prey = self.state[1]
-            moves = prey_moves_ignoring_predator(self.rules.tables, prey)
-            self._prey_base = (prey, moves, self.cache.packed_texts(moves), [move[0][1] for move in moves])
+            game, base = self.game, self._prey_base
+            base.prey = game.prey
+            base.moves = prey_moves_ignoring_predator(game.rules.tables, game.prey)
+            base.packed = self.cache.packed_texts(base.moves)
 
     def next_deadline(self) -> float:
         """When `advance` must be called next at the latest (math.inf: only an event can move the game)."""
@@ -636,8 +609,6 @@ class Match:
         if seats[PREDATOR].state is SeatState.READY and seats[PREY].state is SeatState.READY:
             self._enter(PLAY)
             self.idle_since = now
-            if self.move_texts and self.tables is not None:
-                self._adjudicate(self.tables)  # the opening may already be decided
             return
         if now < self.ready_deadline:
             return
@@ -659,7 +630,7 @@ class Match:
             self.outbox.append(Restart(side))  # the referee seats the new bot before the next event
 
     def _advance_play(self, now: float) -> None:
-        """The critical path, part two: the ending or the next turn, from the rules core's state."""
+        """The critical path, part two: the ending (the engine's, then the adjudication rules') or the next turn."""
         if self.mover is not None:
             if now >= self.turn_deadline:
                 side = self.mover
@@ -668,30 +639,32 @@ class Match:
                 self.clock.charge(self.names[side], budget_ms + 1)  # the clock reads 0
                 self._time_forfeit(side, budget_ms)
             return
-        state = self.state
-        repetitions = self._seen[self._key]
-        choices = (self._ply < _OPENING_PLIES and self._choices.get(self._key)) or self._choices_here()
+        game = self.game
+        moves, legal = (game.ply < _OPENING_PLIES and self._choices.get(game.key)) or self._choices_here()
         # The engine alone says whether the game ended (pieces, counters, repetition, no move: the
         # turn's moves answer that one): an ending added to it ends refereed games too.
-        if self.rules.outcome(state, repetitions, choices[0]) is not None:
-            outcome = self.position().outcome(repetitions)
-            assert outcome is not None  # the same rules core, the same verdict
+        outcome = game.outcome(moves)
+        if outcome is not None:
             self._end(Ending(outcome.winner.value, outcome.termination.value, self._rule_reason(outcome)))
             return
+        # Then the adjudication rules: the table adjudicator's verdict on a position reached by play
+        # (after a move or the opening), then the ply limit.
+        tables = self.tables
+        if tables is not None and self.move_texts:
+            tables.update(game.position())
+            if tables.adjudicatable():
+                self._end(tables.ending())
+                return
         ply_limit = self.ply_limit
         if ply_limit is not None and ply_limit.adjudicatable(len(self.move_texts)):
             self._end(ply_limit.ending())
             return
-        if not choices[0]:  # cannot happen by the rules; never hang on it
-            self._end(Ending(DRAW, RefereeTermination.MAX_PLIES.value, "no legal move and no rule ending"))
-            return
-        self.offered = choices
-        side = state[2]
+        self.offered = moves
+        side = game.turn
         self.request_id += 1
         self.mover = side
         self.turn_deadline = _INFINITY  # set by clock_started
-        payload = self._turns.pack(self.request_id, _POSITION_TEXT % (choices[2], state[3], state[4], self._ply),
-                                   choices[1], *self.clock.on_turn())
+        payload = self._turns.pack(self.request_id, game.text(), legal, *self.clock.on_turn())
         self.outbox += (Send(side, _TURN, None, payload), _START_CLOCK[side])
 
     def _time_forfeit(self, side: Side, budget_ms: int) -> None:
@@ -720,7 +693,7 @@ class Match:
         record = self.record
         record.winner, record.termination, record.reason = ending.winner, ending.termination, ending.reason
         record.plies = len(self.move_texts)
-        record.final = self._position_text()
+        record.final = self.game.text()
         record.ended = utc_now()
         seats, names, outbox = self.seats, self.names, self.outbox
         for side in _SIDES:

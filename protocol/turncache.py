@@ -9,10 +9,11 @@ that owns them (`_forget_moves`).
 - Move texts, both ways, filed by the Move value: a move's text packed as a msgpack str (a turn's
   `legal` array is those joined) and canonical text -> Move (a reply in canonical text is found
   without parsing).
-- Choices: what a turn offers in a position (the moves, their `legal` array and the position text
-  up to its counters), by rules core and position key, for the opening plies only (later positions
-  seldom recur); and the predator's moves by its point and the prey within its reach.
-- Reach: per rules core, per point, its neighbours and the landing points of its jumps (`reach`).
+- Choices: what a turn offers in a position (the moves and their `legal` array), by rules core and
+  position key, for the opening plies only (later positions seldom recur); and the predator's
+  moves by its point and the prey within its reach.
+- Reach: per rules core, per point, the points the predator reaches from there and the prey's
+  steps onto it (`reach`).
 - Setups: what every game of a variant under a time control shares (seat names, the start text,
   the time control as `new_game` sends it), and time control texts read before.
 """
@@ -27,12 +28,18 @@ from foxgeese.engine.variants import Variant
 from foxgeese.protocol import codec, messages
 from foxgeese.protocol.timecontrol import TimeControl
 
-Choices = tuple[list[Move], bytes, str]  # moves, their packed `legal` array, the position text up to its counters
-PredatorChoices = tuple[list[Move], bytes]
+Choices = tuple[list[Move], bytes]  # a turn's moves and their packed `legal` array
 
 MOVE_TEXTS_LIMIT = 100_000
 CHOICES_LIMIT = 1 << 14  # per rules core, about 1 KB an entry
 SETUPS_LIMIT = 256
+
+
+class Reach(NamedTuple):
+    """Per point of a variant's grid, what decides a turn's moves there (see `TurnCache.reach`)."""
+
+    predator: tuple[int, ...]  # the predator's neighbours and the landing points of its jumps, as a mask
+    prey_onto: tuple[dict[int, Move], ...]  # the prey's steps onto the point, by their origin point
 
 
 class Setup(NamedTuple):
@@ -68,8 +75,8 @@ class TurnCache:
         self.move_of_text: dict[str, Move] = {}  # canonical text -> Move (read by Match on every reply)
         self._rules_filed: set[Rules] = set()  # the rules cores whose steps are all in the tables above
         self._choices: dict[Rules, dict[int, Choices]] = {}
-        self._predator_choices: dict[Rules, dict[int, PredatorChoices]] = {}
-        self._reach: dict[Rules, tuple[int, ...]] = {}
+        self._predator_choices: dict[Rules, dict[tuple[int, int], Choices]] = {}
+        self._reach: dict[Rules, Reach] = {}
         self._setups: dict[tuple[Variant, TimeControl], Setup] = {}
         self._time_controls: dict[str, TimeControl] = {}
 
@@ -115,23 +122,28 @@ class TurnCache:
         """The choices of `rules`' positions by key (the caller bounds it with `store`)."""
         return self._choices.setdefault(rules, {})
 
-    def predator_choices(self, rules: Rules) -> dict[int, PredatorChoices]:
+    def predator_choices(self, rules: Rules) -> dict[tuple[int, int], Choices]:
+        """The predator's choices by (its point, the prey within its reach): see `reach`."""
         return self._predator_choices.setdefault(rules, {})
 
-    def reach(self, rules: Rules) -> tuple[int, ...]:
-        """Per point: its neighbours and the landing points of its jumps. Where no capture is possible,
-        the predator's moves depend on nothing but its point and the prey on these points, so
-        `predator_choices` is filed by those (see Match._choices_here)."""
+    def reach(self, rules: Rules) -> Reach:
+        """Per point: the points the predator reaches from it (where no capture is possible, its moves
+        depend on nothing but its point and the prey on these points, so `predator_choices` is filed
+        by those), and the prey's steps onto it (which a predator standing there blocks). See
+        Match._choices_here."""
         found = self._reach.get(rules)
         if found is None:
             if len(self._reach) >= self.setups_limit:
                 self._reach.clear()
             tables = rules.tables
-            found = self._reach[rules] = tuple(near | sum(1 << landing for _, landing in jumps)
-                                               for near, jumps in zip(tables.neighbours, tables.jumps))
+            predator = tuple(near | sum(1 << landing for _, landing in jumps)
+                             for near, jumps in zip(tables.neighbours, tables.jumps))
+            prey_onto = tuple({step.origin: step for _, _, steps in tables.prey_steps if (step := steps[point])}
+                              for point in range(len(tables.neighbours)))
+            found = self._reach[rules] = Reach(predator, prey_onto)
         return found
 
-    def store(self, table: dict[int, Any], key: int, value: Any) -> None:
+    def store(self, table: dict[Any, Choices], key: Any, value: Choices) -> None:
         """Files `value` in one of the choices tables, emptying it first when full."""
         if len(table) >= self.choices_limit:
             table.clear()

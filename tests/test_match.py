@@ -8,7 +8,7 @@ from typing import Any
 import msgspec
 import pytest
 
-from foxgeese.engine import Game, Side, Winner, get_variant
+from foxgeese.engine import Game, Position, Side, Winner, get_variant
 from foxgeese.protocol import codec, messages
 from foxgeese.protocol.match import Finished, Match, MovePlayed, Restart, Send, StartClock
 from foxgeese.protocol.record import GameRecord, RecordError, SeatRecord
@@ -149,6 +149,31 @@ def test_the_adjudicator_ends_the_game_after_a_move():
     record = match.record
     assert (record.winner, record.termination, record.reason) == ("hounds", "adjudicated", "table says hounds win")
     assert isinstance(actions[-1], Finished) and len(seen) == 2
+
+
+def test_a_rule_ending_beats_the_adjudicators_verdict_on_the_same_move():
+    """The engine's endings come first: a capture down to three geese is the fox's win by the rules,
+    whatever an adjudicator would say of the position it leaves."""
+    standard = get_variant("standard")
+    start = Position.from_text("standard geese=13,sideways=0 fox d4 d5,c1,d1,e1 0 0 0")
+    verdicts = []
+
+    def adjudicator(position):
+        verdicts.append(position.text())
+        return (Winner.GEESE, "table says geese win")
+
+    match = Match(standard, Game.from_position(start), TimeControl.parse("move=0.5"), "m1", seed=7,
+                  adjudicator=adjudicator)
+    for side in (Side.PREDATOR, Side.PREY):
+        match.seat(side, SeatRecord(name="bot"), connected=True, hello=HELLO)
+    match.advance(0.0)
+    for side in (Side.PREDATOR, Side.PREY):
+        receive(match, side, {"type": codec.READY, "game_id": "m1"}, 0.0)
+    assert not verdicts  # nothing played yet: the adjudicator judges positions after a move
+    match.clock_started(Side.PREDATOR, 0.0)
+    actions = move(match, Side.PREDATOR, "d4xd6", arrival=0.1)
+    record = match.record
+    assert (record.winner, record.termination) == ("fox", "captured") and isinstance(actions[-1], Finished)
 
 
 def test_the_ply_limit_counts_the_opening_and_stops_the_game_drawn_before_the_next_turn():

@@ -25,15 +25,16 @@ def bot_failures(games: list[dict[str, Any]]) -> list[dict[str, Any]]:
     for game in games:
         if game["termination"] not in FORFEITS:
             continue
-        record = game.get("record") if isinstance(game.get("record"), dict) else {}
-        seats = record.get("bots") or {}
+        record = game.get("record")
+        seats = (record.get("bots") if isinstance(record, dict) else None) or {}
         names = dict(zip(_sides(game), (game["predator"], game["prey"])))
         for side, name in names.items():
             if game["winner"] != "draw" and side == game["winner"]:
                 continue
-            seat = seats.get(side) if isinstance(seats.get(side), dict) else {}
+            seat = seats.get(side)
+            log = (seat.get("stderr") if isinstance(seat, dict) else None) or None
             failures.append({"game": game["id"], "bot": name, "side": side, "termination": game["termination"],
-                             "reason": game.get("reason") or "", "log": seat.get("stderr") or None})
+                             "reason": game.get("reason") or "", "log": log})
     return failures
 
 

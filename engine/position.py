@@ -250,7 +250,7 @@ class PieceTexts:
     """One variant's position text by its pieces, owned by the variant (`Variant.texts`).
 
     `prefixes[side to move][predator point]` is the text up to the prey (`VARIANT OPTIONS TURN
-    PREDATOR `); `prey[mask]` the prey field, remembered for the last `limit` masks or so.
+    PREDATOR `); `prey[mask]` the prey field, remembered up to `limit` masks at a time.
     """
 
     __slots__ = ("prefixes", "prey")
@@ -267,7 +267,8 @@ class PreyTexts(dict[int, str]):
     """The prey field of position text by prey mask: the referee writes it every ply, and a predator
     move leaves it as it was. A hit is a plain dict look-up; a miss joins a lookup per row of the
     grid (`rows`: per row, the text of each set of its points) and is kept, the whole memo emptied
-    when it holds `limit` masks (a memo: losing it costs only the joins)."""
+    when it holds `limit` masks. Referees in threads share a variant's: a dict's item reads and writes
+    are atomic, and an entry lost to a concurrent `clear` costs only its joins again."""
 
     __slots__ = ("rows", "limit")
 

@@ -348,6 +348,7 @@ def test_the_end_of_a_run_lists_each_game_a_bot_lost_by_its_own_failure_with_its
     page = (tmp_path / "r.html").read_text()
     assert "Games lost by a bot's own failure (2)" in page
     assert all(f"<td class=log>{failure['log']}</td>" in page for failure in failures)
+    assert '<a href="#game=r0001" title="replay">r0001</a>' in page  # opens the game's replay
     shown = failure_lines(failures, shown=1)  # a long list is cut, and says where the rest is
     assert len(shown) == 5 and shown[-1] == (f"and 1 more: every one is in results.json (`failures`); their logs "
                                              f"are under {Path(failures[0]['log']).parent}")

@@ -294,8 +294,9 @@ def _failures(failures: list[dict[str, Any]], ids: set[str]) -> str:
            "log (its stderr) is named: open it on the machine that ran the tournament</p><table class=failures>"
            "<tr><th>game</th><th>bot</th><th>side</th><th>ending</th><th>reason</th><th>log</th></tr>"]
     for failure in failures[:FAILURES_LISTED]:
+        # `#game=ID` opens its replay (report.js)
         game = escape(failure["game"])
-        link = f'<a href="#game-{game}">{game}</a>' if failure["game"] in ids else game
+        link = f'<a href="#game={game}" title="replay">{game}</a>' if failure["game"] in ids else game
         out.append(f"<tr><td>{link}</td><td>{escape(failure['bot'])}</td><td>{escape(failure['side'])}</td>"
                    f"<td>{escape(failure['termination'])}</td><td>{escape(failure['reason'])}</td>"
                    f"<td class=log>{escape(failure['log'] or 'none here (started elsewhere)')}</td></tr>")

@@ -9,7 +9,6 @@ lists at every node, and building a NamedTuple there cost a quarter of an MCTS p
 
 from __future__ import annotations
 
-import functools
 from dataclasses import dataclass
 
 from foxgeese.engine.board import delta
@@ -44,8 +43,8 @@ class MoveTables:
     prey_down: tuple[tuple[int, int], ...]
 
 
-@functools.lru_cache(maxsize=None)
-def tables_for(variant: Variant) -> MoveTables:
+def build_tables(variant: Variant) -> MoveTables:
+    """The variant's tables; its `Rules` (`Variant.rules`) makes them once and keeps them."""
     board = variant.board
     size = len(board.neighbours)
     shifts = tuple(

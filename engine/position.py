@@ -7,13 +7,11 @@ treated as immutable: `play` returns a new one.
 
 from __future__ import annotations
 
-import functools
-
 from foxgeese.engine.board import GRID_WIDTH, POINT_NAMES, parse_point, point_name
 from foxgeese.engine.errors import IllegalMoveError, InvalidMoveError, InvalidPositionError, UnknownVariantError
 from foxgeese.engine.move import Move
 from foxgeese.engine.outcome import Outcome, Side, Termination
-from foxgeese.engine.rules import FIFTY_MOVE_PLIES, MIN_GEESE, REPETITION_COUNT, STALLING_MOVES, State, rules_for
+from foxgeese.engine.rules import FIFTY_MOVE_PLIES, MIN_GEESE, REPETITION_COUNT, STALLING_MOVES, State
 from foxgeese.engine.userinput import NumberError, parse_int, shown
 from foxgeese.engine.variants import Variant, get_variant, parse_options
 
@@ -42,7 +40,7 @@ class Position:
         self.quiet = quiet
         self.stall = stall
         self.ply = ply
-        self._rules = rules_for(variant)
+        self._rules = variant.rules
 
     @classmethod
     def from_state(cls, variant: Variant, state: State, ply: int = 0) -> Position:
@@ -240,56 +238,62 @@ def _piece_names(position: Position) -> dict[int, str]:
 
 def pieces_text(variant: Variant, state: State) -> str:
     """Position text up to its counters (`VARIANT OPTIONS TURN PREDATOR PREY`): what the referee
-    writes into every turn, so it is two lookups and a concatenation (see `_text_prefixes`)."""
-    prey = state[1]
-    return _text_prefixes(variant)[state[2]][state[0]] + (_PREY_TEXTS.get(prey) or _prey_text(prey))
+    writes into every turn, so it is two lookups and a concatenation (see `PieceTexts`)."""
+    texts = variant.texts
+    return texts.prefixes[state[2]][state[0]] + texts.prey[state[1]]
 
 
-_PREFIXES: dict[Variant, tuple[tuple[str, ...], ...]] = {}
+class PieceTexts:
+    """One variant's position text by its pieces, owned by the variant (`Variant.texts`).
 
+    `prefixes[side to move][predator point]` is the text up to the prey (`VARIANT OPTIONS TURN
+    PREDATOR `); `prey[mask]` the prey field, remembered up to `limit` masks at a time.
+    """
 
-def _text_prefixes(variant: Variant) -> tuple[tuple[str, ...], ...]:
-    """Per side to move (a `Side` is its index) and predator point, position text up to the prey:
-    `VARIANT OPTIONS TURN PREDATOR `."""
-    prefixes = _PREFIXES.get(variant)
-    if prefixes is None:
+    __slots__ = ("prefixes", "prey")
+
+    def __init__(self, variant: Variant, limit: int = 1 << 8) -> None:
         start = f"{variant.id} {variant.options_text()} "
-        prefixes = _PREFIXES[variant] = tuple(
+        self.prefixes = tuple(
             tuple(f"{start}{variant.side_name(side)} {name} " for name in POINT_NAMES) for side in Side
         )
-    return prefixes
+        self.prey = PreyTexts(limit)
 
 
-_PREY_TEXTS: dict[int, str] = {}
-_PREY_TEXTS_LIMIT = 1 << 8
-# Per row of the grid, the names of each set of its points joined: the prey field is at most a
-# row's worth of lookups (a goose move changes it, so the cache above misses half the plies).
+class PreyTexts(dict[int, str]):
+    """The prey field of position text by prey mask: the referee writes it every ply, and a predator
+    move leaves it as it was. A hit is a plain dict look-up; a miss joins a lookup per row of the
+    grid (`rows`: per row, the text of each set of its points) and is kept, the whole memo emptied
+    when it holds `limit` masks. Referees in threads share a variant's: a dict's item reads and writes
+    are atomic, and an entry lost to a concurrent `clear` costs only its joins again."""
+
+    __slots__ = ("rows", "limit")
+
+    def __init__(self, limit: int) -> None:
+        super().__init__()
+        self.rows = tuple(map(_row_texts, _ROW_SHIFTS))
+        self.limit = limit
+
+    def __missing__(self, mask: int) -> str:
+        if len(self) >= self.limit:
+            self.clear()
+        rows = map(_ROW_MASK.__and__, map(mask.__rshift__, _ROW_SHIFTS))  # each row's bits, in C
+        text = self[mask] = ",".join(filter(None, map(tuple.__getitem__, self.rows, rows))) or "-"
+        return text
+
+
 _ROW_MASK = (1 << GRID_WIDTH) - 1
 _ROW_SHIFTS = tuple(range(0, len(POINT_NAMES), GRID_WIDTH))
 
 
-@functools.cache
-def _row_texts() -> tuple[tuple[str, ...], ...]:
-    """Made at the first use, not at import: every bot process imports the engine."""
-    rows = []
-    for start in _ROW_SHIFTS:
-        texts = [""]
-        for bits in range(1, 1 << GRID_WIDTH):  # the lowest point's name, then the rest's text
-            low = bits & -bits
-            name, rest = POINT_NAMES[start + low.bit_length() - 1], texts[bits ^ low]
-            texts.append(f"{name},{rest}" if rest else name)
-        rows.append(tuple(texts))
-    return tuple(rows)
-
-
-def _prey_text(mask: int) -> str:
-    """The prey field of position text, remembered: the referee writes it every ply, and a
-    predator move leaves it as it was (a bounded cache, emptied when full)."""
-    if len(_PREY_TEXTS) >= _PREY_TEXTS_LIMIT:
-        _PREY_TEXTS.clear()
-    rows = map(_ROW_MASK.__and__, map(mask.__rshift__, _ROW_SHIFTS))  # each row's bits, in C
-    text = _PREY_TEXTS[mask] = ",".join(filter(None, map(tuple.__getitem__, _row_texts(), rows))) or "-"
-    return text
+def _row_texts(start: int) -> tuple[str, ...]:
+    """Per set of the points of the row that begins at point `start`, their names joined."""
+    texts = [""]
+    for bits in range(1, 1 << GRID_WIDTH):  # the lowest point's name, then the rest's text
+        low = bits & -bits
+        name, rest = POINT_NAMES[start + low.bit_length() - 1], texts[bits ^ low]
+        texts.append(f"{name},{rest}" if rest else name)
+    return tuple(texts)
 
 
 def _bits(mask: int) -> list[int]:

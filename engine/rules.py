@@ -75,7 +75,7 @@ class Rules:
     def __init__(self, variant: Variant) -> None:
         endings = variant.endings
         self.variant = variant
-        self.tables = tables = movegen.tables_for(variant)
+        self.tables = tables = movegen.build_tables(variant)
         self.captures = variant.captures
         self.checks_captured = Termination.CAPTURED in endings
         self.checks_escaped = Termination.ESCAPED in endings
@@ -289,10 +289,9 @@ def _ending_check(
 _ROWS_UP_TO = tuple((1 << (GRID_WIDTH * (point // GRID_WIDTH + 1))) - 1 for point in range(GRID_WIDTH * GRID_WIDTH))
 
 
-@functools.lru_cache(maxsize=None)
 def rules_for(variant: Variant) -> Rules:
-    """The shared `Rules` of a variant."""
-    return Rules(variant)
+    """The shared `Rules` of a variant (the variant owns it: `Variant.rules`)."""
+    return variant.rules
 
 
 def _chain_ends(jumps: movegen.JumpTable, at: int, prey: int) -> list[tuple[int, int]]:

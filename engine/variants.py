@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
-import functools
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
+from functools import cached_property
+from types import MappingProxyType
 from typing import TYPE_CHECKING, Any
 
 from foxgeese.engine import board as boards
@@ -14,7 +15,8 @@ from foxgeese.engine.outcome import Outcome, Side, Termination, Winner
 from foxgeese.engine.userinput import NumberError, parse_int, shown
 
 if TYPE_CHECKING:
-    from foxgeese.engine.position import Position
+    from foxgeese.engine.position import PieceTexts, Position
+    from foxgeese.engine.rules import Rules
 
 FORWARD = ((0, 1), (1, 1), (-1, 1))
 SIDEWAYS = ((1, 0), (-1, 0))
@@ -22,6 +24,13 @@ SIDEWAYS = ((1, 0), (-1, 0))
 
 @dataclass(frozen=True, eq=False)  # one shared instance per id and options: identity is equality
 class Variant:
+    """A board, a start, how the prey may step, which endings apply; one instance per id and options.
+
+    A variant owns what is derived from it once and asked for often: its rules core (`rules`, with
+    the move tables) and the pieces' position text (`texts`), each made at its first use (a bot
+    process imports the engine and uses one variant). Copies and pickles are the shared instance.
+    """
+
     id: str
     board: Board
     predator_name: str  # "fox" or "hare"
@@ -59,22 +68,33 @@ class Variant:
 
     def options_text(self) -> str:
         """`geese=13,sideways=0` for standard, `-` for variants without options."""
-        return _options_text(self.options)
+        return ",".join(f"{key}={int(value)}" for key, value in self.options) or "-"
 
     def start_position(self) -> Position:
         from foxgeese.engine.position import Position
 
         return Position(self, self.predator_start, self.prey_start, self.first_to_move, 0, 0, 0)
 
+    @cached_property
+    def rules(self) -> Rules:
+        """The rules core on plain integers (`foxgeese.engine.rules`), with its move tables."""
+        from foxgeese.engine.rules import Rules
+
+        return Rules(self)
+
+    @cached_property
+    def texts(self) -> PieceTexts:
+        """Position text up to the counters, by pieces (`foxgeese.engine.position.pieces_text`)."""
+        from foxgeese.engine.position import PieceTexts
+
+        return PieceTexts(self)
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        """Pickled (and copied) as its id and options: the shared instance, without what it made."""
+        return _shared, (self.id, self.options)
+
     def __str__(self) -> str:
         return self.id if not self.options else f"{self.id} ({self.options_text()})"
-
-
-@functools.lru_cache(maxsize=None)
-def _options_text(options: tuple[tuple[str, Any], ...]) -> str:
-    if not options:
-        return "-"
-    return ",".join(f"{key}={int(value)}" for key, value in options)
 
 
 def _mask(names: tuple[str, ...]) -> int:
@@ -144,13 +164,12 @@ VARIANT_TABLE: tuple[VariantSpec, ...] = (
         endings=_BLOCKED | {Termination.CAPTURED}, draw_endings=_DRAWS,
     ),
 )
-REGISTRY: dict[str, VariantSpec] = {spec.id: spec for spec in VARIANT_TABLE}
+REGISTRY: Mapping[str, VariantSpec] = MappingProxyType({spec.id: spec for spec in VARIANT_TABLE})
 VARIANT_IDS = tuple(REGISTRY)
 
 
-@functools.lru_cache(maxsize=None)
-def _build(spec: VariantSpec, prey_count: int, sideways: bool) -> Variant:
-    """The one shared Variant of a table row and its options (identity is equality)."""
+def _build(spec: VariantSpec, board: Board, prey_count: int, sideways: bool) -> Variant:
+    """The Variant of a table row and its options."""
     options: tuple[tuple[str, Any], ...] = ()
     if "geese" in spec.option_names:
         options += (("geese", prey_count),)
@@ -158,7 +177,7 @@ def _build(spec: VariantSpec, prey_count: int, sideways: bool) -> Variant:
         options += (("sideways", sideways),)
     return Variant(
         id=spec.id,
-        board=_board(spec.board),
+        board=board,
         predator_name=spec.predator_name,
         prey_name=spec.prey_name,
         prey_singular=spec.prey_singular,
@@ -172,9 +191,19 @@ def _build(spec: VariantSpec, prey_count: int, sideways: bool) -> Variant:
     )
 
 
-@functools.lru_cache(maxsize=None)
-def _board(factory: Callable[[], Board]) -> Board:
-    return factory()
+def _every_variant() -> Mapping[tuple[str, int, bool], Variant]:
+    """Every variant of the table, made once (about a millisecond): (id, prey count, sideways) -> Variant."""
+    built = {}
+    for spec in VARIANT_TABLE:
+        board = spec.board()
+        for prey_count in spec.prey_starts:
+            for sideways in (False, True) if spec.sideways is None else (spec.sideways,):
+                built[spec.id, prey_count, sideways] = _build(spec, board, prey_count, sideways)
+    return MappingProxyType(built)
+
+
+# The one shared instance of each variant and options (identity is equality): a fixed table.
+_VARIANTS = _every_variant()
 
 
 def get_variant(variant_id: str, **options: Any) -> Variant:
@@ -202,7 +231,11 @@ def get_variant(variant_id: str, **options: Any) -> Variant:
         allowed = f"{', '.join(map(str, counts[:-1]))} or {counts[-1]}"
         raise UnknownVariantError(f"{key} has {allowed} geese, not {prey_count}")
     sideways = spec.sideways if spec.sideways is not None else _coerce_bool(options.get("sideways", False), "sideways")
-    return _build(spec, prey_count, sideways)
+    return _VARIANTS[key, prey_count, sideways]
+
+
+def _shared(variant_id: str, options: tuple[tuple[str, Any], ...]) -> Variant:
+    return get_variant(variant_id, **dict(options))
 
 
 def parse_options(text: str) -> dict[str, Any]:

@@ -10,7 +10,6 @@ then STOP (only in variants with captures). See docs/research.md for the planes.
 
 from __future__ import annotations
 
-import functools
 from dataclasses import dataclass
 
 import numpy as np
@@ -25,12 +24,14 @@ PLANES = ("mine", "theirs", "board", "to_move", "chain", "quiet", "stall")
 
 @dataclass(frozen=True, eq=False)
 class ActionSpace:
-    """The discrete actions of one variant: `pairs[i]` is action i's (from, to), None for STOP."""
+    """The discrete actions of one variant: `pairs[i]` is action i's (from, to), None for STOP;
+    `board_plane` is the observation's board plane (read-only)."""
 
     variant: Variant
     steps: tuple[tuple[int, int], ...]
     jumps: tuple[tuple[int, int], ...]
     index: dict[tuple[int, int], int]
+    board_plane: np.ndarray
 
     @property
     def size(self) -> int:
@@ -62,9 +63,8 @@ class ActionSpace:
         return [self.name(action) for action in range(self.size)]
 
 
-@functools.lru_cache(maxsize=32)  # one per variant and options (there are eight)
 def action_space(variant: Variant) -> ActionSpace:
-    """The variant's action enumeration (one shared instance per variant)."""
+    """The variant's action enumeration (about 0.4 ms to make: an environment makes one and keeps it)."""
     board = variant.board
     steps = tuple(sorted((p, q) for p in board.points for q in board.points if board.joined(p, q)))
     jumps: tuple[tuple[int, int], ...] = ()
@@ -72,15 +72,14 @@ def action_space(variant: Variant) -> ActionSpace:
         jumps = tuple(sorted({(p, land) for p in board.points for _, land in board.jumps[p]}))
     index = {pair: i for i, pair in enumerate(steps)}
     index.update({pair: len(steps) + i for i, pair in enumerate(jumps)})
-    return ActionSpace(variant, steps, jumps, index)
+    return ActionSpace(variant, steps, jumps, index, _board_plane(variant))
 
 
 def observation_shape(variant: Variant) -> tuple[int, int, int]:
     return (len(PLANES), variant.board.rows, variant.board.columns)
 
 
-@functools.lru_cache(maxsize=32)
-def board_plane(variant: Variant) -> np.ndarray:
+def _board_plane(variant: Variant) -> np.ndarray:
     plane = np.zeros(variant.board.rows * GRID_WIDTH, dtype=np.float32)
     plane[list(variant.board.points)] = 1.0
     result = plane.reshape(variant.board.rows, GRID_WIDTH)[:, : variant.board.columns].copy()
@@ -88,9 +87,10 @@ def board_plane(variant: Variant) -> np.ndarray:
     return result
 
 
-def observe(variant: Variant, role: Side, predator: int, prey: int, turn: Side, quiet: int, stall: int,
+def observe(actions: ActionSpace, role: Side, predator: int, prey: int, turn: Side, quiet: int, stall: int,
             chain: bool) -> np.ndarray:
-    """The planes `PLANES` seen by `role` (float32 in [0, 1])."""
+    """The planes `PLANES` seen by `role` (float32 in [0, 1]), in the variant of `actions`."""
+    variant = actions.variant
     rows, columns = variant.board.rows, variant.board.columns
     grid = np.zeros((2, rows * GRID_WIDTH), dtype=np.float32)
     grid[0, predator] = 1.0
@@ -104,7 +104,7 @@ def observe(variant: Variant, role: Side, predator: int, prey: int, turn: Side, 
     mine, theirs = (0, 1) if role == Side.PREDATOR else (1, 0)
     out[0] = pieces[mine]
     out[1] = pieces[theirs]
-    out[2] = board_plane(variant)
+    out[2] = actions.board_plane
     out[3] = 1.0 if turn == role else 0.0
     out[4] = 0.0
     if chain:

@@ -21,7 +21,7 @@ import numpy as np
 from foxgeese.engine import Position, Side, Termination, Variant, get_variant
 from foxgeese.engine.board import GRID_WIDTH
 from foxgeese.research import batched_kernels as kernels
-from foxgeese.research.actions import PLANES, action_space, board_plane
+from foxgeese.research.actions import PLANES, action_space
 from foxgeese.research.hunt import max_actions
 
 MAX_LEGAL = 96  # more than any side ever has: 17 geese x 5 directions, or a fox's 8 steps, 8 jumps and STOP
@@ -132,7 +132,7 @@ class BatchedHuntEnv:
         rows, columns = self.variant.board.rows, self.variant.board.columns
         self._cell_row = (tables.grid // GRID_WIDTH).astype(np.int64)
         self._cell_column = (tables.grid % GRID_WIDTH).astype(np.int64)
-        self._board = np.ascontiguousarray(board_plane(self.variant))
+        self._board = np.ascontiguousarray(self.actions.board_plane)
         self.observation_shape = (len(PLANES), rows, columns)
 
     def reset(self, which: np.ndarray | None = None) -> np.ndarray:

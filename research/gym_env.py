@@ -54,7 +54,7 @@ class HuntGymEnv(gymnasium.Env):
             "action_mask": spaces.Box(0, 1, (self.actions.size,), dtype=np.int8),
         })
         self.action_space = spaces.Discrete(self.actions.size)
-        self.hunt = HuntGame(self.variant, self.start)
+        self.hunt = HuntGame(self.variant, self.start, self.actions)
         self.verdict: str | None = None  # the winner's name or "draw" once the game is over
         self.ending = ""
 
@@ -65,7 +65,7 @@ class HuntGymEnv(gymnasium.Env):
         super().reset(seed=seed)
         if isinstance(self.opponent, RefereeOpponent) and self.start is not None:
             raise ValueError("a referee game starts from the variant's start position (no start=)")
-        self.hunt = HuntGame(self.variant, self.start)
+        self.hunt = HuntGame(self.variant, self.start, self.actions)
         self.verdict, self.ending = None, ""
         game_seed = int(self.np_random.integers(0, SEED_LIMIT))
         self.opponent.start(self.variant, self.role.other, game_seed)

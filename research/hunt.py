@@ -49,9 +49,10 @@ def max_actions(variant: Variant) -> int:
 class HuntGame:
     """A game played one action at a time; `game` is the engine's game of whole moves."""
 
-    def __init__(self, variant: Variant, start: Position | None = None) -> None:
+    def __init__(self, variant: Variant, start: Position | None = None, actions: ActionSpace | None = None) -> None:
+        """`actions`: the variant's action space when its caller keeps one (an environment), else made here."""
         self.variant = variant
-        self.actions: ActionSpace = action_space(variant)
+        self.actions: ActionSpace = actions or action_space(variant)
         self.game = Game(variant) if start is None else Game.from_position(start)
         self.chain: tuple[int, ...] = ()
         self.chain_prey = 0
@@ -93,7 +94,7 @@ class HuntGame:
     def observation(self, role: Side) -> np.ndarray:
         predator, prey = self.pieces()
         position = self.position
-        return observe(self.variant, role, predator, prey, position.turn, position.quiet, position.stall,
+        return observe(self.actions, role, predator, prey, position.turn, position.quiet, position.stall,
                        bool(self.chain))
 
     # -- actions ----------------------------------------------------------------------------------

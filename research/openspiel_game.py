@@ -58,8 +58,9 @@ class HuntGame_(pyspiel.Game):
     def __init__(self, params: dict[str, Any] | None = None) -> None:
         params = {**_DEFAULTS, **(params or {})}
         self.variant = _variant(params)
+        self.actions = action_space(self.variant)  # shared by this game's states
         info = pyspiel.GameInfo(
-            num_distinct_actions=action_space(self.variant).size,
+            num_distinct_actions=self.actions.size,
             max_chance_outcomes=0,
             num_players=2,
             min_utility=-1.0,
@@ -81,7 +82,7 @@ class HuntState(pyspiel.State):
 
     def __init__(self, game: HuntGame_, hunt: HuntGame | None = None) -> None:
         super().__init__(game)
-        self.hunt = hunt or HuntGame(game.variant)
+        self.hunt = hunt or HuntGame(game.variant, actions=game.actions)
         self.limit = game.max_game_length()
 
     def current_player(self) -> int:

@@ -62,7 +62,7 @@ class HuntAECEnv(AECEnv):
             for agent in self.possible_agents
         }
         self.action_spaces = {agent: spaces.Discrete(self.actions.size) for agent in self.possible_agents}
-        self.hunt = HuntGame(self.variant, self.start)
+        self.hunt = HuntGame(self.variant, self.start, self.actions)
 
     def observation_space(self, agent: str) -> spaces.Space:
         return self.observation_spaces[agent]
@@ -84,7 +84,7 @@ class HuntAECEnv(AECEnv):
             start = Position.from_text(options["start"])
             if start.variant is not self.variant:
                 raise ValueError(f"start position is of {start.variant}, not {self.variant}")
-        self.hunt = HuntGame(self.variant, start)
+        self.hunt = HuntGame(self.variant, start, self.actions)
         self.agents = list(self.possible_agents)
         self.rewards = {agent: 0.0 for agent in self.agents}
         self._cumulative_rewards = {agent: 0.0 for agent in self.agents}

@@ -18,7 +18,7 @@ from foxgeese.engine.position import Position  # noqa: E402
 from foxgeese.players.solver.bitlayout import grid_bit, mask_of  # noqa: E402
 from foxgeese.players.solver.check import LOSS, WIN, TableValues, states_to_check  # noqa: E402
 from foxgeese.players.solver.strong import HEADER_BYTES, WINS, StrongBuilder, bits_path  # noqa: E402
-from foxgeese.players.solver.wdl import GEESE_WIN, WDL, WdlBuilder, WdlTables, wdl_path, wdl_variant  # noqa: E402
+from foxgeese.players.solver.wdl import GEESE_WIN, WDL, WdlBuilder, wdl_path, wdl_variant  # noqa: E402
 
 SAMPLE, SEED = "300", "7"
 
@@ -78,7 +78,7 @@ def test_a_corrupted_sideways_table_is_caught(built, tmp_path):
     path = wdl_path(tmp_path, variant, 5, WDL)
     values, (fox, prey, turn, _, _) = _first_sampled(path)
     assert turn == Side.PREY  # the plane flipped below is the geese-to-move one
-    layout = WdlTables(variant, tmp_path).layout
+    layout = values.wdl  # laid out up to the table's goose count
     bit = layout.bit_of(layout.dense_mask(prey), layout.geometry.dense[fox])
     _flip(path, GEESE_WIN * values.header["plane_words"] * 64 + bit)
     done = _check("--table", str(path), "--sample", SAMPLE, "--seed", SEED)

@@ -231,9 +231,10 @@ def test_a_stopped_build_goes_on_from_the_last_level_done(sideways_directory, tm
         WdlBuilder(variant, tmp_path, progress=stop_after_ten_levels).build(5)
     assert wdl_path(tmp_path, variant, 5, WDL, partial=True).exists()
     resumed: list[str] = []
-    WdlBuilder(variant, tmp_path, progress=resumed.append).build(5)
+    builder = WdlBuilder(variant, tmp_path, progress=resumed.append)
+    builder.build(5)
     assert resumed[0] == "standard 5 geese: resuming after 10 levels"
-    levels = len(WdlTables(variant, tmp_path).layout.levels[5])
+    levels = len(builder.layout.levels[5])
     assert len(resumed) == 1 + levels - 10  # only the levels not done were built
     assert _words(variant, tmp_path, 5) == _words(variant, sideways_directory, 5)
     assert _words(variant, tmp_path, 5, WDL_CHAINS) == _words(variant, sideways_directory, 5, WDL_CHAINS)

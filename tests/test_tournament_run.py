@@ -19,6 +19,7 @@ from tournament_support import comparable, foxgeese_here, relative_config
 
 from foxgeese.tournaments.config import load_config
 from foxgeese.tournaments.errors import ConfigChangedError
+from foxgeese.tournaments.failures import failure_lines
 from foxgeese.tournaments.journal import read_identity, read_journal
 from foxgeese.tournaments.report import game_entries, load_results, summarize
 from foxgeese.tournaments.runner import Runner, RunState
@@ -320,4 +321,34 @@ def test_a_crashed_bots_game_line_names_its_log_in_the_output_folder_and_shows_i
         assert side in ("fox", "geese") and Path(log).is_file(), lines[index:index + 3]
         assert Path(log).resolve().is_relative_to((out / "logs").resolve())
         assert lines[index + 2].startswith("  | tournament bot: crashing on purpose in game "), lines[index:index + 3]
-    assert not any(" log: " in line for index, line in enumerate(lines) if index - 1 not in crashes)
+    end = lines.index("Games lost by a bot's own failure: 2 (each bot's log, and its last lines)")  # the end's list
+    assert not any(" log: " in line for index, line in enumerate(lines[:end]) if index - 1 not in crashes)
+
+
+def test_the_end_of_a_run_lists_each_game_a_bot_lost_by_its_own_failure_with_its_log(tmp_path: Path) -> None:
+    """With --quiet too; `tournament report` and the HTML report name the same logs."""
+    players = bot("a", "--seed", "1") + bot("crash", "--mode", "crash")
+    path = config_file(tmp_path, players, "games_per_pairing: 2\ntime_control: move=0.5\nopening_plies: 0\n")
+    out = tmp_path / "out"
+    done = foxgeese_here("tournament", "run", str(path), "--out", str(out), "--quiet")
+    assert done.returncode == 0, done.stderr
+    lines = done.stdout.splitlines()
+    start = lines.index("Games lost by a bot's own failure: 2 (each bot's log, and its last lines)")
+    failures = load_results(out)["failures"]
+    assert [(f["game"], f["bot"], f["termination"]) for f in failures] == [("r0001", "crash", "crash"),
+                                                                          ("r0002", "crash", "crash")]
+    for number, failure in enumerate(failures):
+        game, log, last = lines[start + 1 + 3 * number: start + 4 + 3 * number]
+        assert game.startswith(f"{failure['game']} crash ({failure['side']}) crash: {failure['side']} (crash) exited")
+        assert log == f"  log: {failure['log']}" and Path(failure["log"]).resolve().is_relative_to(out.resolve())
+        assert last == f"  | tournament bot: crashing on purpose in game {failure['game']}"
+    assert lines[start + 7].startswith("journal, results.json")
+    report = foxgeese_here("tournament", "report", str(out), "--html", str(tmp_path / "r.html"))
+    assert done.stdout.splitlines()[start:start + 7] == report.stdout.splitlines()[-7:]
+    page = (tmp_path / "r.html").read_text()
+    assert "Games lost by a bot's own failure (2)" in page
+    assert all(f"<td class=log>{failure['log']}</td>" in page for failure in failures)
+    assert '<a href="#game=r0001" title="replay">r0001</a>' in page  # opens the game's replay
+    shown = failure_lines(failures, shown=1)  # a long list is cut, and says where the rest is
+    assert len(shown) == 5 and shown[-1] == (f"and 1 more: every one is in results.json (`failures`); their logs "
+                                             f"are under {Path(failures[0]['log']).parent}")

@@ -12,6 +12,7 @@ from html import escape
 from pathlib import Path
 from typing import Any
 
+from foxgeese.tournaments.failures import bot_failures
 from foxgeese.tournaments.journal import FORFEITS
 from foxgeese.tournaments.replay import ReplayError, asset, replay_data, result_text, script_json
 from foxgeese.tournaments.report import (
@@ -77,6 +78,7 @@ def html_report(results: dict[str, Any], journal: list[dict[str, Any]]) -> tuple
     body.append(_accuracy(results.get("accuracy") or {}))
     body += [f"<p class=warning>{escape(line)}</p>" for line in cut_warnings(results.get("cuts") or {})]
     body.append(_endings_per_bot(games, order))
+    body.append(_failures(results.get("failures", bot_failures(games)), {game["id"] for game in games}))
     if "sprt" in results:
         test = results["sprt"]
         body.append(f"<h2>SPRT</h2><p>{escape(test['first_player'])}: LLR {test['llr']:.2f} in "
@@ -277,6 +279,31 @@ def _endings_per_bot(games: list[dict[str, Any]], order: list[str]) -> str:
             cells.append(f"<td>{won}/{drawn}/{lost}</td>" if won + drawn + lost else "<td></td>")
         out.append(f"<tr><td>{escape(name)}</td>{''.join(cells)}</tr>")
     out.append("</table>")
+    return "".join(out)
+
+
+FAILURES_LISTED = 200
+
+
+def _failures(failures: list[dict[str, Any]], ids: set[str]) -> str:
+    """The games lost by a bot's own failure, each with the path of the bot's log (on the machine
+    that ran the tournament: DIR/logs/)."""
+    if not failures:
+        return ""
+    out = [f"<h2 id=failures>Games lost by a bot's own failure ({len(failures)})</h2><p class=note>each bot's "
+           "log (its stderr) is named: open it on the machine that ran the tournament</p><table class=failures>"
+           "<tr><th>game</th><th>bot</th><th>side</th><th>ending</th><th>reason</th><th>log</th></tr>"]
+    for failure in failures[:FAILURES_LISTED]:
+        # `#game=ID` opens its replay (report.js)
+        game = escape(failure["game"])
+        link = f'<a href="#game={game}" title="replay">{game}</a>' if failure["game"] in ids else game
+        out.append(f"<tr><td>{link}</td><td>{escape(failure['bot'])}</td><td>{escape(failure['side'])}</td>"
+                   f"<td>{escape(failure['termination'])}</td><td>{escape(failure['reason'])}</td>"
+                   f"<td class=log>{escape(failure['log'] or 'none here (started elsewhere)')}</td></tr>")
+    out.append("</table>")
+    if len(failures) > FAILURES_LISTED:
+        out.append(f"<p class=note>and {len(failures) - FAILURES_LISTED} more: every one is in results.json "
+                   "(<code>failures</code>)</p>")
     return "".join(out)
 
 

@@ -31,7 +31,6 @@ import sys
 import threading
 import time
 from collections.abc import Callable
-from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
@@ -107,8 +106,8 @@ class _Actor:
         self.player.close()
 
 
-@lru_cache(maxsize=1)
 def actor_class() -> Any:
+    """The Ray actor class of `_Actor` (each executor makes its own and keeps it)."""
     ray = _ray()
     # No restarts and no retries: a lost game is the runner's to replay, on any slot.
     return ray.remote(max_restarts=0, max_task_retries=0)(_Actor)
@@ -145,6 +144,7 @@ class RayExecutor(Executor):
         self.runtime_env: dict[str, Any] = {"working_dir": str(self.working_dir)}
         if self.settings.excludes:
             self.runtime_env["excludes"] = list(self.settings.excludes)
+        self.actor_class = actor_class()
         self.health = NodeHealth(directory / "logs" if directory is not None else None)
         self.log = RayLog(directory / "ray.log" if directory is not None else None)
         self._owns = not ray.is_initialized()  # else the caller's ray.init set the runtime environment
@@ -309,7 +309,7 @@ class ActorSlot(Slot):
         out = self.health.excluded()
         if out:
             options["label_selector"] = {NODE_LABEL: f"!in({','.join(out)})"}
-        self.actor = actor_class().options(**options).remote(self.setup(self.index, self.generation))
+        self.actor = self.executor.actor_class.options(**options).remote(self.setup(self.index, self.generation))
         self._ready = self.actor.start_up.remote()
         self._checked = False
 

@@ -19,6 +19,7 @@ from foxgeese.engine import Side, get_variant
 from foxgeese.files import write_json_atomic
 from foxgeese.players.solver.adjudicate import short
 from foxgeese.players.solver.analyse import tournament_accuracy
+from foxgeese.tournaments.failures import bot_failures, failure_lines
 from foxgeese.tournaments.journal import belonging, load_identity, scan_journal
 from foxgeese.tournaments.pairs import head_to_head, role_advantage
 from foxgeese.tournaments.ratings import GameResult, RatingsError, fit
@@ -128,6 +129,7 @@ def summarize(identity: dict[str, Any], entries: list[dict[str, Any]]) -> dict[s
                 "(the games played count)")
     results["complete"] = complete
     results["accuracy"] = accuracy(entries)
+    results["failures"] = bot_failures(games)
     return results
 
 
@@ -355,6 +357,8 @@ def render(results: dict[str, Any], console: Console) -> None:
                       + (" (match stopped)" if test["stopped"] else ""))
         if test.get("why_undecided"):
             console.print(f"SPRT undecided: {test['why_undecided']}")
+    for line in failure_lines(results.get("failures") or []):  # last: what a user reads first after a run
+        console.print(line, markup=False, highlight=False, soft_wrap=True)
 
 
 def _render_variant(variant: dict[str, Any], order: list[str], ratings: dict[str, Any], console: Console) -> None:

@@ -21,7 +21,6 @@ import threading
 from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
@@ -479,17 +478,12 @@ def _wait_all(ended: list[threading.Event]) -> None:
 
 def game_started_fields(game: ScheduledGame, seed: int) -> dict[str, Any]:
     """The `game_started` event of a game (see docs/tournaments.md)."""
-    start, predator, prey = _start_and_sides(game.variant_id, tuple(sorted(game.variant_options.items())))
+    variant = get_variant(game.variant_id, **game.variant_options)
+    start, predator, prey = (variant.start_position().text(), variant.side_name(Side.PREDATOR),
+                             variant.side_name(Side.PREY))
     return {"game_id": game.id, "variant": game.variant_id, "options": dict(game.variant_options),
             "start": start, "opening": list(game.opening), "seats": {predator: game.predator, prey: game.prey},
             "seed": seed}
-
-
-@lru_cache(maxsize=64)
-def _start_and_sides(variant_id: str, options: tuple[tuple[str, Any], ...]) -> tuple[str, str, str]:
-    """A variant's start position text and side names (the same for every game of a tournament)."""
-    variant = get_variant(variant_id, **dict(options))
-    return Game(variant).position.text(), variant.side_name(Side.PREDATOR), variant.side_name(Side.PREY)
 
 
 def run_tournament(loaded: LoadedConfig, directory: Path, listener: Listener | None = None) -> RunState:

@@ -260,17 +260,6 @@ def _warn(text: str) -> None:
     print(f"foxgeese solver: {text}", file=sys.stderr, flush=True)
 
 
-_CACHE: dict[str, HareHoundsSolution] = {}
-
-
-def solution(directory: str | Path | None = None) -> HareHoundsSolution:
-    """Process-wide shared solution for a table directory."""
-    key = str(table_dir(directory))
-    if key not in _CACHE:
-        _CACHE[key] = load_solution(directory)
-    return _CACHE[key]
-
-
 def reachable(start: Position, sol: HareHoundsSolution) -> int:
     """How many states can occur in games from `start` (forward search)."""
     seen = {sol.index(start)}

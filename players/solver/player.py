@@ -25,8 +25,8 @@ from foxgeese.engine.variants import Variant
 from foxgeese.players.base import Choice, Player, reseed
 from foxgeese.players.minimax import MinimaxPlayer
 from foxgeese.players.score import Score
-from foxgeese.players.solver.hare_hounds_solution import solution
-from foxgeese.players.solver.strategy import shipped_move
+from foxgeese.players.solver.hare_hounds_solution import HareHoundsSolution, load_solution
+from foxgeese.players.solver.strategy import ShippedStrategies
 from foxgeese.players.solver.strong import StrongTables
 from foxgeese.players.solver.tables import TableSet, to_parent, to_score
 from foxgeese.players.solver.wdl import WdlTables, has_wdl_tables
@@ -48,6 +48,8 @@ class SolverPlayer(Player):
         self._table_sets: dict[tuple[str, tuple[tuple[str, Any], ...]], TableSet] = {}
         self._wdl_sets: dict[str, WdlTables] = {}
         self._fallback: Player | None = None
+        self._hare: HareHoundsSolution | None = None  # loaded (or built) by the first hare-and-hounds game
+        self._shipped = ShippedStrategies()
         self._strong: Any = None  # StrongTables, or False when none are on disk
 
     def new_game(self, variant: Variant, side: Side, seed: int | None = None) -> None:
@@ -58,7 +60,7 @@ class SolverPlayer(Player):
         super().new_game(variant, side, seed)
         reseed(self.rng, self.seed, seed)
         if getattr(variant, "id", None) == "hare-and-hounds":
-            solution(self.tables)
+            self._hare_solution()
         if getattr(variant, "id", None) == "standard" and not variant.option_dict.get("sideways"):
             self._strong_judge()  # maps the bit tables (and builds their index) before the clock runs
         elif getattr(variant, "id", None) in ("standard", "great-cross") and has_wdl_tables(variant):
@@ -87,7 +89,7 @@ class SolverPlayer(Player):
         variant = position.variant
         if variant.id != "standard" or variant.option_dict.get("sideways"):
             return None
-        planned = shipped_move(position)
+        planned = self._shipped.move(position)
         if planned is not None and planned in moves:
             return Choice(planned, _proven(position.turn, True, nodes=len(moves), source="strategy"))
         judge = self._strong_judge()
@@ -139,7 +141,7 @@ class SolverPlayer(Player):
     def score_moves(self, position: Position, moves: list[Move]) -> list[tuple[Move, int]] | None:
         """Every move with the mover's exact score after it, or None when the tables do not reach."""
         if position.variant.id == "hare-and-hounds":
-            return [(entry.move, entry.score) for entry in solution(self.tables).move_scores(position, moves)]
+            return [(entry.move, entry.score) for entry in self._hare_solution().move_scores(position, moves)]
         tables = self._tables_for(position.variant)
         if tables.score(position) is None:
             return None
@@ -150,6 +152,11 @@ class SolverPlayer(Player):
                 return None
             scored.append((move, int(to_parent(child))))
         return scored
+
+    def _hare_solution(self) -> HareHoundsSolution:
+        if self._hare is None:
+            self._hare = load_solution(self.tables)
+        return self._hare
 
     def _tables_for(self, variant: Variant) -> TableSet:
         key = (variant.id, variant.options)

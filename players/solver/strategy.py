@@ -22,7 +22,6 @@ from __future__ import annotations
 import io
 import lzma
 from collections.abc import Callable
-from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
@@ -124,21 +123,29 @@ def load_strategy(path: Path) -> Strategy:
     return Strategy(header, keys, moves)
 
 
-@lru_cache(maxsize=None)
-def shipped(geese: int) -> Strategy | None:
-    path = strategy_path(geese)
-    return load_strategy(path) if path.exists() else None
+class ShippedStrategies:
+    """The strategies shipped in `directory` (the package's by default), each read at its first use:
+    at most one per goose count of `COUNTS`, kept by their owner (a solver player)."""
 
+    def __init__(self, directory: Path = SHIPPED) -> None:
+        self.directory = directory
+        self._read: dict[int, Strategy | None] = {}  # goose count -> its strategy, None: not shipped
 
-def shipped_move(position: Position) -> Move | None:
-    """The shipped strategy's move in a position of standard (no sideways) it covers, else None."""
-    geese = position.variant.option_dict.get("geese")
-    if geese not in COUNTS or position.variant.option_dict.get("sideways"):
-        return None
-    strategy = shipped(geese)  # made from the start with that many geese: a key is the pieces alone
-    if strategy is None or position.turn != strategy.winner:
-        return None
-    return strategy.move(position)
+    def strategy(self, geese: int) -> Strategy | None:
+        if geese not in self._read:
+            path = strategy_path(geese, self.directory)
+            self._read[geese] = load_strategy(path) if path.exists() else None
+        return self._read[geese]
+
+    def move(self, position: Position) -> Move | None:
+        """The shipped strategy's move in a position of standard (no sideways) it covers, else None."""
+        geese = position.variant.option_dict.get("geese")
+        if geese not in COUNTS or position.variant.option_dict.get("sideways"):
+            return None
+        strategy = self.strategy(geese)  # made from the start with that many geese: a key is the pieces alone
+        if strategy is None or position.turn != strategy.winner:
+            return None
+        return strategy.move(position)
 
 
 # -- making one from the tables -------------------------------------------------------------------

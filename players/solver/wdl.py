@@ -21,7 +21,6 @@ import os
 import resource
 import time
 from collections.abc import Callable
-from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
@@ -56,9 +55,8 @@ def largest(variant: Variant) -> int:
     return variant.start_position().prey.bit_count()
 
 
-@lru_cache(maxsize=4)
 def wdl_layout(variant_id: str) -> WdlLayout:
-    """One per variant and process; goose counts are laid out on demand (`add_count`)."""
+    """A variant's layout; goose counts are laid out on demand (`add_count`), so its user keeps it."""
     return WdlLayout.for_variant(wdl_variant(variant_id), MIN_GEESE)
 
 
@@ -79,6 +77,7 @@ class WdlBuilder:
         self.progress = progress or (lambda _text: None)
         self.threads = threads
         self.keep_chains = keep_chains
+        self.layout = wdl_layout(variant.id)
 
     def build(self, max_geese: int) -> list[dict[str, Any]]:
         top = largest(self.variant)
@@ -90,7 +89,7 @@ class WdlBuilder:
 
             numba.set_num_threads(
                 min(self.threads, numba.config.NUMBA_NUM_THREADS))  # type: ignore[attr-defined]  # set at run time
-        layout = wdl_layout(self.variant.id)
+        layout = self.layout
         for geese in range(MIN_GEESE, max_geese + 1):
             layout.add_count(geese)
         self.directory.mkdir(parents=True, exist_ok=True)

@@ -7,7 +7,7 @@ from __future__ import annotations
 from foxgeese.engine import Game, Side, get_variant, play_game
 from foxgeese.players.random_player import RandomPlayer
 from foxgeese.players.solver.analyse import Judge, analyse_record, build_hint, tournament_accuracy
-from foxgeese.players.solver.hare_hounds_solution import solution
+from foxgeese.players.solver.hare_hounds_solution import load_solution
 from foxgeese.players.solver.player import SolverPlayer
 
 HARE_HOUNDS = get_variant("hare-and-hounds")
@@ -35,7 +35,7 @@ def test_a_random_hare_against_perfect_hounds_has_no_move_to_judge(tmp_path) -> 
 
 
 def test_a_move_is_judged_exactly_where_some_move_would_lose_value(tmp_path) -> None:
-    table = solution(str(tmp_path))
+    table = load_solution(str(tmp_path))
 
     def value(position) -> int:
         score = table.score(position)

@@ -22,7 +22,7 @@ from foxgeese.players.solver.tables import WIN, to_parent
 
 @pytest.fixture(scope="module")
 def solved(tmp_path_factory):
-    return hare_hounds_solution.solution(tmp_path_factory.mktemp("tables"))
+    return hare_hounds_solution.load_solution(tmp_path_factory.mktemp("tables"))
 
 
 def won_positions(solved, count: int, max_distance: int, seed: int) -> list:

@@ -314,10 +314,10 @@ def test_both_pext_and_pdep_of_the_kernel_agree_with_plain_python():
 def test_analyse_counts_the_moves_that_threw_a_win_away(tmp_path):
     import json
 
-    from foxgeese.players.solver.hare_hounds_solution import solution
+    from foxgeese.players.solver.hare_hounds_solution import load_solution
 
     variant = get_variant("hare-and-hounds")  # random play there throws wins away often
-    scores = solution(str(tmp_path))
+    scores = load_solution(str(tmp_path))
     position = variant.start_position()
     moves, mistakes, first = [], {"hare": 0, "hounds": 0}, {}
     rng = random.Random(4)

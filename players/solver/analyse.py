@@ -7,7 +7,7 @@ move where every choice keeps the value (a lost position, or a won ending any mo
 is *forced*, counted apart: otherwise a random player's moves in trivial endings would read as
 "71 judged, 0 mistakes", as good as a search's. Judges, in
 order: the strong solve of `standard` without sideways (bit tables on disk), the Hare and Hounds
-solution (always: it is built in half a second), the int16 endgame tables of the other fox
+solution (always: it is built in a tenth of a second), the int16 endgame tables of the other fox
 variants where they are on disk, and beyond them the two-bit win/draw/loss tables of `standard`
 with sideways and `great-cross` (`wdl`). A position none of them knows is not judged.
 
@@ -26,7 +26,7 @@ from typing import Any
 from foxgeese.engine import Position, Side, get_variant
 from foxgeese.engine.variants import Variant
 from foxgeese.players.solver.fingerprint import fingerprint
-from foxgeese.players.solver.hare_hounds_solution import solution
+from foxgeese.players.solver.hare_hounds_solution import HareHoundsSolution, load_solution
 from foxgeese.players.solver.strong import StrongTables
 from foxgeese.players.solver.tables import TableSet
 from foxgeese.players.solver.wdl import WdlTables, has_wdl_tables
@@ -42,14 +42,16 @@ class Judge:
     def __init__(self, tables: str | None = None) -> None:
         self.tables = tables
         self._strong: Any = None
-        self._hare: Any = None
+        self._hare: HareHoundsSolution | None = None
         self._table_sets: dict[Any, Any] = {}
         self._wdl: dict[Any, Any] = {}
 
     def value(self, position: Position) -> int | None:
         variant = position.variant
         if variant.id == "hare-and-hounds":
-            score = solution(self.tables).score(position)
+            if self._hare is None:
+                self._hare = load_solution(self.tables)
+            score = self._hare.score(position)
             return (score > 0) - (score < 0)
         if variant.id == "standard" and not variant.option_dict.get("sideways"):
             strong = self._strong_tables()

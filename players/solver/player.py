@@ -25,7 +25,7 @@ from foxgeese.engine.variants import Variant
 from foxgeese.players.base import Choice, Player, reseed
 from foxgeese.players.minimax import MinimaxPlayer
 from foxgeese.players.score import Score
-from foxgeese.players.solver.hare_hounds_solution import solution
+from foxgeese.players.solver.hare_hounds_solution import HareHoundsSolution, load_solution
 from foxgeese.players.solver.strategy import shipped_move
 from foxgeese.players.solver.strong import StrongTables
 from foxgeese.players.solver.tables import TableSet, to_parent, to_score
@@ -49,6 +49,7 @@ class SolverPlayer(Player):
         self._wdl_sets: dict[str, WdlTables] = {}
         self._fallback: Player | None = None
         self._strong: Any = None  # StrongTables, or False when none are on disk
+        self._hare: HareHoundsSolution | None = None
 
     def new_game(self, variant: Variant, side: Side, seed: int | None = None) -> None:
         """Loads (or, the first time, builds and caches) the Hare and Hounds solution before the clock runs.
@@ -58,7 +59,7 @@ class SolverPlayer(Player):
         super().new_game(variant, side, seed)
         reseed(self.rng, self.seed, seed)
         if getattr(variant, "id", None) == "hare-and-hounds":
-            solution(self.tables)
+            self._hare_solution()
         if getattr(variant, "id", None) == "standard" and not variant.option_dict.get("sideways"):
             self._strong_judge()  # maps the bit tables (and builds their index) before the clock runs
         elif getattr(variant, "id", None) in ("standard", "great-cross") and has_wdl_tables(variant):
@@ -130,6 +131,11 @@ class SolverPlayer(Player):
             self._wdl_sets[variant.id] = WdlTables(variant, self.tables)
         return self._wdl_sets[variant.id]
 
+    def _hare_solution(self) -> HareHoundsSolution:
+        if self._hare is None:
+            self._hare = load_solution(self.tables)
+        return self._hare
+
     def _strong_judge(self) -> Any:
         if self._strong is None:
             tables = StrongTables(self.tables)
@@ -139,7 +145,7 @@ class SolverPlayer(Player):
     def score_moves(self, position: Position, moves: list[Move]) -> list[tuple[Move, int]] | None:
         """Every move with the mover's exact score after it, or None when the tables do not reach."""
         if position.variant.id == "hare-and-hounds":
-            return [(entry.move, entry.score) for entry in solution(self.tables).move_scores(position, moves)]
+            return [(entry.move, entry.score) for entry in self._hare_solution().move_scores(position, moves)]
         tables = self._tables_for(position.variant)
         if tables.score(position) is None:
             return None

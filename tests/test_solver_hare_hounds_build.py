@@ -8,14 +8,22 @@ reaches a lost state and lost once every move reaches a won one.
 
 from __future__ import annotations
 
+from array import array
 from collections import deque
 
 import pytest
 
 from foxgeese.engine import Position, Side, get_variant
 from foxgeese.engine.rules import rules_for
-from foxgeese.players.solver.hare_hounds_solution import STALL_STATES, Points, load_solution, solve
-from foxgeese.players.solver.table_files import NO_MOVE, WIN, read_header, table_path
+from foxgeese.players.solver.hare_hounds_solution import (
+    SCORE_TYPE,
+    STALL_STATES,
+    Points,
+    load_solution,
+    rules_fingerprint,
+    solve,
+)
+from foxgeese.players.solver.table_files import NO_MOVE, WIN, read_header, table_path, write_table
 
 HH = get_variant("hare-and-hounds")
 
@@ -103,3 +111,17 @@ def test_a_position_no_game_from_the_start_reaches_is_in_the_saved_table(built, 
     position = Position.from_text("hare-and-hounds - hounds b1 a2,b2,c2 0 0 0")
     assert solution.index(position) not in reachable
     assert solution.score(position) == retrograde[0][solution.index(position)] != NO_MOVE
+
+
+def test_a_solution_saved_under_other_rules_is_built_again(tmp_path, capsys):
+    path = table_path(tmp_path, HH, None)
+    saved = load_solution(tmp_path)
+    assert saved.header["rules"] == rules_fingerprint() == read_header(path)["rules"]
+    stale = dict(saved.header, rules="3f2a9c0d1b7e4a65", build_seconds=-1.0)  # an older build's SHA-256 prefix
+    data = array(SCORE_TYPE[0], saved.scores).tobytes()  # little-endian machines (the CI's)
+    write_table(path, {k: v for k, v in stale.items() if k not in ("arrays", "data_start", "format_version")},
+                {"scores": (SCORE_TYPE[1], Points().shape, data)})
+    assert read_header(path)["build_seconds"] == -1.0
+    again = load_solution(tmp_path)
+    assert again.header["build_seconds"] >= 0 and read_header(path)["rules"] == rules_fingerprint()
+    assert list(again.scores) == list(saved.scores) and capsys.readouterr().err == ""  # quietly: not damage

@@ -125,3 +125,17 @@ def test_a_solution_saved_under_other_rules_is_built_again(tmp_path, capsys):
     again = load_solution(tmp_path)
     assert again.header["build_seconds"] >= 0 and read_header(path)["rules"] == rules_fingerprint()
     assert list(again.scores) == list(saved.scores) and capsys.readouterr().err == ""  # quietly: not damage
+
+
+def test_a_saved_solution_whose_scores_are_damaged_is_built_again_with_a_warning(tmp_path, capsys):
+    saved = load_solution(tmp_path)  # saved without fsync: its reader checks the scores' CRC-32 instead
+    path = table_path(tmp_path, HH, None)
+    header = read_header(path)
+    data = bytearray(path.read_bytes())
+    data[header["data_start"] + header["arrays"]["scores"]["offset"] + 1000] ^= 0x40  # one bit of a score
+    path.write_bytes(bytes(data))
+    again = load_solution(tmp_path)
+    assert "fail their checksum" in capsys.readouterr().err
+    assert list(again.scores) == list(saved.scores)
+    assert load_solution(tmp_path).header["scores_crc32"] == read_header(path)["scores_crc32"]
+    assert capsys.readouterr().err == ""  # written again whole

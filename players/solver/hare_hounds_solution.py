@@ -209,16 +209,17 @@ def load_solution(directory: str | Path | None = None, *, rebuild: bool = False)
             if path.exists():  # a missing file is the normal first run; anything else is worth a word
                 _warn(f"{error}; solving again")
     scores, header = solve()
-    header["rules"] = fingerprint
-    try:
-        write_table(path, header, {"scores": (SCORE_TYPE[1], Points().shape, _little_endian(scores).tobytes())})
+    data = _little_endian(scores).tobytes()
+    header.update(rules=fingerprint, scores_crc32=zlib.crc32(data))
+    try:  # not fsynced: a file a power cut leaves short or torn fails the checksum, and is built again
+        write_table(path, header, {"scores": (SCORE_TYPE[1], Points().shape, data)}, durable=False)
     except OSError as error:  # a read-only cache is no reason to fail: the solution is in memory
         _warn(f"could not save the Hare and Hounds solution to {path} ({error}); it is solved again next time")
     return HareHoundsSolution(scores, header)
 
 
 def _read_scores(path: Path, header: dict[str, Any]) -> array:
-    """The scores array of a saved solution (58 KB: read, not mapped)."""
+    """The scores array of a saved solution (80 KB: read, not mapped), checked against its CRC-32."""
     spec = header.get("arrays", {}).get("scores", {})
     if spec.get("dtype") != SCORE_TYPE[1] or spec.get("shape") != Points().shape:
         raise TableError(f"{path} does not hold the Hare and Hounds scores this build expects; rebuild it")
@@ -231,7 +232,10 @@ def _read_scores(path: Path, header: dict[str, Any]) -> array:
         count *= extent
     if len(data) < count * scores.itemsize:
         raise TableError(f"{path} is truncated; rebuild it")
-    scores.frombytes(data[:count * scores.itemsize])
+    data = data[:count * scores.itemsize]
+    if zlib.crc32(data) != header.get("scores_crc32"):
+        raise TableError(f"{path} is damaged (its scores fail their checksum); rebuild it")
+    scores.frombytes(data)
     return _little_endian(scores)
 
 

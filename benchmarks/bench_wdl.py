@@ -17,7 +17,6 @@ table (built here, 4..6 geese, if --forward-tables has none), and the cold start
 from __future__ import annotations
 
 import argparse
-import importlib.util
 import os
 import statistics
 import subprocess
@@ -27,7 +26,6 @@ import time
 from pathlib import Path
 
 from foxgeese.engine import get_variant
-from foxgeese.players.solver import hare_hounds_solution
 from foxgeese.players.solver.check import check_table
 from foxgeese.players.solver.strong import WINS, StrongBuilder, bits_path
 from foxgeese.players.solver.wdl import WDL, WdlBuilder, WdlTables, wdl_path, wdl_totals, wdl_variant
@@ -151,9 +149,8 @@ def bench_cold_start(rounds: int) -> None:
     imports = subprocess.run([sys.executable, "-c", "import sys, foxgeese.players.solver.report, foxgeese.main\n"
                               "print(*(int(m in sys.modules) for m in ('numba', 'numpy')))"],
                              capture_output=True, text=True, check=True).stdout.split()
-    # With PYTHONDONTWRITEBYTECODE and no __pycache__ yet, every run compiles the modules it imports from source.
-    cached = Path(importlib.util.cache_from_source(hare_hounds_solution.__file__)).exists()
-    bytecode = "cached" if cached or not sys.dont_write_bytecode else "compiled from source in every run"
+    # With PYTHONDONTWRITEBYTECODE, a module whose __pycache__ entry is missing or stale is compiled in every run.
+    bytecode = "not written (PYTHONDONTWRITEBYTECODE)" if sys.dont_write_bytecode else "cached after the first run"
     print(f"cold start, {rounds} interleaved runs each, 1-minute load {min(loads):.1f}-{max(loads):.1f} "
           f"(loaded by the solve's imports: numba {'yes' if imports[0] == '1' else 'no'}, "
           f"numpy {'yes' if imports[1] == '1' else 'no'}; bytecode {bytecode}):")

@@ -75,7 +75,7 @@ class Points:
         self.rank = {mask: r for r, mask in enumerate(self.masks)}  # a dict look-up, not a rank sum per state
         self.shape = [STALL_STATES, 2, self.size, len(self.masks)]
         self.slots = STALL_STATES * 2 * self.size * len(self.masks)
-        # flat = layer[stall][side] + at_hare[hare] + rank[hounds]: three look-ups a state (the build does 89,130)
+        # flat = layer[stall][side] + at_hare[hare] + rank[hounds]: three look-ups (the build: per state and move)
         self.layer = [[(stall * 2 + side) * self.size * len(self.masks) for side in (0, 1)]
                       for stall in range(STALL_STATES)]
         self.at_hare = {g: i * len(self.masks) for i, g in enumerate(self.grid)}

@@ -149,9 +149,11 @@ def bench_cold_start(rounds: int) -> None:
     imports = subprocess.run([sys.executable, "-c", "import sys, foxgeese.players.solver.report, foxgeese.main\n"
                               "print(*(int(m in sys.modules) for m in ('numba', 'numpy')))"],
                              capture_output=True, text=True, check=True).stdout.split()
+    # With PYTHONDONTWRITEBYTECODE, a module whose __pycache__ entry is missing or stale is compiled in every run.
+    bytecode = "not written (PYTHONDONTWRITEBYTECODE)" if sys.dont_write_bytecode else "cached after the first run"
     print(f"cold start, {rounds} interleaved runs each, 1-minute load {min(loads):.1f}-{max(loads):.1f} "
           f"(loaded by the solve's imports: numba {'yes' if imports[0] == '1' else 'no'}, "
-          f"numpy {'yes' if imports[1] == '1' else 'no'}):")
+          f"numpy {'yes' if imports[1] == '1' else 'no'}; bytecode {bytecode}):")
     for name, times in runs.items():
         walls, cpus = [t[0] for t in times], [t[1] for t in times]
         print(f"  {name}: wall median {statistics.median(walls):.3f} s, best {min(walls):.3f} s; "

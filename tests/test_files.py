@@ -36,3 +36,17 @@ def test_two_open_writers_of_one_path_do_not_share_a_temporary(tmp_path):
         first.write("first")
         second.write("second")
     assert path.read_text() == "first"  # the outer block finishes last and wins
+
+
+def test_a_durable_write_fsyncs_the_file_and_its_folder_and_a_cache_write_does_neither(tmp_path, monkeypatch):
+    import os
+
+    synced: list[int] = []
+    real_fsync = os.fsync
+    monkeypatch.setattr(os, "fsync", lambda descriptor: synced.append(descriptor) or real_fsync(descriptor))
+    with atomic_write(tmp_path / "record.json") as out:
+        out.write("kept through a power cut")
+    assert len(synced) == 2
+    with atomic_write(tmp_path / "cache.bin", "wb", durable=False) as out:
+        out.write(b"rebuilt if lost")
+    assert len(synced) == 2 and (tmp_path / "cache.bin").read_bytes() == b"rebuilt if lost"

@@ -7,7 +7,7 @@ move where every choice keeps the value (a lost position, or a won ending any mo
 is *forced*, counted apart: otherwise a random player's moves in trivial endings would read as
 "71 judged, 0 mistakes", as good as a search's. Judges, in
 order: the strong solve of `standard` without sideways (bit tables on disk), the Hare and Hounds
-solution (always: it is built in half a second), the int16 endgame tables of the other fox
+solution (always: it is built in a tenth of a second), the int16 endgame tables of the other fox
 variants where they are on disk, and beyond them the two-bit win/draw/loss tables of `standard`
 with sideways and `great-cross` (`wdl`). A position none of them knows is not judged.
 

@@ -132,6 +132,11 @@ class SolverPlayer(Player):
             self._wdl_sets[variant.id] = WdlTables(variant, self.tables)
         return self._wdl_sets[variant.id]
 
+    def _hare_solution(self) -> HareHoundsSolution:
+        if self._hare is None:
+            self._hare = load_solution(self.tables)
+        return self._hare
+
     def _strong_judge(self) -> Any:
         if self._strong is None:
             tables = StrongTables(self.tables)
@@ -152,11 +157,6 @@ class SolverPlayer(Player):
                 return None
             scored.append((move, int(to_parent(child))))
         return scored
-
-    def _hare_solution(self) -> HareHoundsSolution:
-        if self._hare is None:
-            self._hare = load_solution(self.tables)
-        return self._hare
 
     def _tables_for(self, variant: Variant) -> TableSet:
         key = (variant.id, variant.options)

@@ -108,9 +108,10 @@ def table_path(directory: Path, variant: Variant, geese: int | None) -> Path:
 # -- file format ----------------------------------------------------------------------------------
 
 
-def write_table(path: Path, header: dict[str, Any], blobs: dict[str, tuple[str, list[int], bytes]]) -> None:
+def write_table(path: Path, header: dict[str, Any], blobs: dict[str, tuple[str, list[int], bytes]], *,
+                durable: bool = True) -> None:
     """Writes header + arrays (name -> (dtype text such as "<i2", shape, raw bytes)) atomically (a temp
-    file renamed), so a reader never sees half a table."""
+    file renamed), so a reader never sees half a table; `durable` as in `atomic_write`."""
     path.parent.mkdir(parents=True, exist_ok=True)
     layout: dict[str, dict[str, Any]] = {}
     offset = 0
@@ -120,7 +121,7 @@ def write_table(path: Path, header: dict[str, Any], blobs: dict[str, tuple[str, 
         offset += len(data)
     head = pack_header(TABLE_FILE, dict(header, arrays=layout))
     data_start = _data_start(len(head))
-    with atomic_write(path, "wb") as out:
+    with atomic_write(path, "wb", durable=durable) as out:
         out.write(head)
         out.write(b"\0" * (data_start - out.tell()))
         for name, (_, _, data) in blobs.items():

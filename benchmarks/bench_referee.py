@@ -147,12 +147,13 @@ def main() -> None:
     if args.role:
         sys.exit(run_bot(args.role))
     refereed, raw, plies, referee_ms = measure(args.rounds, args.variant, args.max_plies)
-    print(f"raw pyzmq+msgpack round trips: {raw:9.0f} /s  (turn-sized maps to 2 bot processes, ipc://)")
-    print(f"referee plies:                 {refereed:9.0f} /s  ({args.variant} games of {args.max_plies} plies)")
-    print(f"ratio referee/raw:             {refereed / raw:9.2f}  (target >= 0.80; best of {args.rounds} "
-          f"interleaved rounds, {plies} plies each way)")
-    print(f"referee's own time per ply:    {referee_ms * 1000:9.0f} us  (median, reply in to next turn out: "
-          "the records' referee_ms)")
+    # One table (a header row, then figures two spaces or more apart) that compare_commits.py reads.
+    games = f"{args.variant}, {args.max_plies} plies a game, best of {args.rounds} interleaved rounds"
+    print(f"{games}  per second/s  own us")
+    print(f"raw pyzmq+msgpack round trips (turn-sized maps, 2 bot processes, ipc://)  {raw:.0f}  -")
+    print(f"referee plies (own time: median reply in to next turn out)  {refereed:.0f}  {referee_ms * 1000:.1f}")
+    print(f"ratio referee/raw ({plies} plies each way)  {refereed / raw:.2f}  -")
+
 
 if __name__ == "__main__":
     main()

@@ -83,22 +83,22 @@ def main() -> None:
                 runs[name].append(run_bench(tree, python, script, args.args.split()))
         print(f"== {script}: best of {args.rounds} per tree, CPU clock; load {os.getloadavg()[0]:.2f}")
         header = runs["new"][0][0]
-        # Seconds are better low; every other figure (leaves, nodes, playouts per second) high.
-        higher = [not cell.endswith(" s") for cell in header]
+        # Seconds and microseconds are better low; every other figure (leaves, plies per second) high.
+        higher = [not cell.endswith((" s", " us")) for cell in header]
         best = {name: best_of(r, higher) for name, r in runs.items()}
         print_comparison(header, best["old"][1:], best["new"][1:], higher)
 
 
 def print_comparison(header: list[str], old: list[list[str]], new: list[list[str]], higher: list[bool]) -> None:
-    """Per row: every per-second figure with old, new and new/old; other figures (the search
-    depths) as old -> new; seconds are left out (the per-second figure says the same)."""
+    """Per row: every per-second and microsecond figure with old, new and new/old; other figures
+    (the search depths) as old -> new; seconds are left out (the per-second figure says the same)."""
     for old_row, new_row in zip(old, new):
         cells = []
         for c, (before, after) in enumerate(zip(old_row, new_row)):
             a, b = as_number(before), as_number(after)
             if c > 0 and a is None and b is None:
                 cells.append(f"{header[c]} {before} -> {after}")
-            if a is None or b is None or not header[c].endswith("/s") or a == 0:
+            if a is None or b is None or not header[c].endswith(("/s", " us")) or a == 0:
                 continue
             name = header[c]
             if header.count(name) > 1:  # e.g. the engine's two leaves/s: say which table

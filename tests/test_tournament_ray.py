@@ -93,6 +93,24 @@ def assert_each_game_once(directory: Path, games: int) -> None:
     assert len(counts) == games and set(counts.values()) == {1}
 
 
+def take_down(made: Cluster, node: Any, begun: dict[str, Any]) -> None:
+    """Removes `node` in the middle of the game `begun` as a machine going down would: its actor
+    (the game's referee) dies at once, with nothing reported. Its bots are held first, then killed
+    after it: dying first, they would be a crash for the referee to report (Ray's own removal kills
+    a node's processes in no fixed order)."""
+    actor = psutil.Process(begun["worker"]["pid"])
+    bots = actor.children(recursive=True)
+    for bot in bots:
+        bot.send_signal(signal.SIGSTOP)
+    actor.kill()
+    made.remove_node(node, allow_graceful=False)
+    for bot in bots:
+        try:
+            bot.kill()
+        except psutil.NoSuchProcess:
+            pass
+
+
 def test_ray_plays_the_same_games_and_replays_the_game_of_a_killed_actor(
         cluster: tuple[Cluster, str], slow_config: tuple[Path, dict[str, Any]], tmp_path: Path) -> None:
     made, folder = cluster
@@ -127,8 +145,8 @@ def test_a_node_removed_mid_tournament_costs_its_game_only(
     out = tmp_path / "ray"
     background = Background(Runner(load_config(path), out, concurrency=2, ray_address=made.address))
     on_doomed = lambda worker: worker["node"] == doomed.node_id  # noqa: E731
-    wait_for(lambda: first_move_of_a_game(out, 1, on_doomed), WAIT_S, "a game on the worker node")
-    made.remove_node(doomed, allow_graceful=False)
+    begun = wait_for(lambda: first_move_of_a_game(out, 1, on_doomed), WAIT_S, "a game on the worker node")
+    take_down(made, doomed, begun)
     state = background.result(WAIT_S)
     assert comparable(out) == expected
     assert_each_game_once(out, len(expected))
@@ -190,9 +208,7 @@ def test_a_game_lost_after_the_other_slots_ended_finds_their_room(
     for bot in bots:
         bot.send_signal(signal.SIGSTOP)  # the game waits (on a clock of 20 s)
     wait_for(lambda: any(e["event"] == "game_ended" for e in events(out)), WAIT_S, "the head's game to end")
-    made.remove_node(doomed, allow_graceful=False)
-    for bot in bots:  # the node's processes die with it
-        bot.kill()
+    take_down(made, doomed, begun)
     state = background.result(WAIT_S)
     assert [game_id for game_id, _ in state.lost] == [begun["game_id"]]
     assert_each_game_once(out, 2)

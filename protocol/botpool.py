@@ -4,7 +4,7 @@ A `Bot` is one connection and, unless it is remote, the process behind it. The `
 bots (each with a fresh token of its own), awaits remote ones (with the referee's shared token),
 hands an idle connected bot of a config to the next game, and tells the referee which bot a
 hello's token names and which bot's process tree a connecting process belongs to. It owns no
-socket: the referee's transport and loop (referee.py) talk to the bots.
+socket: the referee's transport (transport.py) and loop (referee.py) talk to the bots.
 """
 
 from __future__ import annotations

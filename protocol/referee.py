@@ -1,11 +1,12 @@
 """The referee: launches bots, carries games between them over ZeroMQ, keeps the clocks.
 
-The Referee alone owns the socket, the bots' processes and the one poll loop (zguide's mdbroker:
-poll with a timeout, dispatch what came in, check processes and deadlines; `time.monotonic()`
-throughout). One game's rules of engagement (seating, turns, clocks, the record) are the pure
-state machine `Match` (match.py): the loop turns what happens into its events, each message
-stamped with the time the poll saw it arrive, and carries out the actions it returns. Nothing a
-bot sends makes the referee raise: every fault becomes a termination in the record.
+The Referee is the one poll loop (zguide's mdbroker: poll with a timeout, dispatch what came in,
+check processes and deadlines; `time.monotonic()` throughout) and the seating of bots: its
+`Transport` (transport.py) owns the socket, its `BotPool` (botpool.py) the bots' processes. One
+game's rules of engagement (seating, turns, clocks, the record) are the pure state machine `Match`
+(match.py): the loop turns what happens into its events, each message stamped with the time the
+poll saw it arrive, and carries out the actions it returns. Nothing a bot sends makes the referee
+raise: every fault becomes a termination in the record.
 One game at a time per instance; run several instances (each with its own socket) in threads.
 """
 
@@ -19,10 +20,9 @@ import secrets
 import time
 import urllib.parse
 from collections.abc import Callable
-from typing import Any, cast
+from typing import Any
 
 import zmq
-from zmq.utils.monitor import recv_monitor_message
 
 from foxgeese.engine import Game, Side, Variant, get_variant
 from foxgeese.engine.userinput import shown
@@ -44,29 +44,11 @@ from foxgeese.protocol.match import (
 from foxgeese.protocol.process import BotProcess, peer_pid
 from foxgeese.protocol.record import GameRecord, SeatRecord
 from foxgeese.protocol.timecontrol import MAX_CLOCK_MS, TimeControl
+from foxgeese.protocol.transport import Transport
 from foxgeese.protocol.turncache import TurnCache
 
-# The socket drops a peer whose message is this big outright; between the protocol cap and this the
-# message is read and judged a protocol error, so the offending bot gets a proper record.
-HARD_MESSAGE_LIMIT = 1 << 20
 _PROCESS_CHECK_S = 0.02
-HEARTBEAT_MISSES = 3  # with heartbeat_s: intervals without a sign of life before a connection is closed
-# Plain ints: pyzmq's enum flags cost a Python-level operator call each time on the hot path.
-_EVENTS, _POLLIN, _NOBLOCK = int(zmq.EVENTS), int(zmq.POLLIN), int(zmq.NOBLOCK)
 _PROCESS_CHECK_MS = round(_PROCESS_CHECK_S * 1000)
-# On the hot path the referee calls pyzmq's compiled layer: its Python-level wrappers cost more than
-# the calls (send's keyword handling; getsockopt builds a SocketOption enum, so the socket is asked
-# "anything waiting?" through zmq_poll and a frame's `more`, and RCVTIMEO is seldom changed).
-_socket_send = zmq.backend.Socket.send
-_zmq_poll = zmq.backend.zmq_poll
-
-
-def _pending(socket: zmq.Socket) -> bool:
-    """Whether a message waits on `socket` (ZMQ_EVENTS is an int option; pyzmq types it int | bytes)."""
-    return bool(cast(int, socket.getsockopt(_EVENTS)) & _POLLIN)
-_SNDMORE_NOBLOCK = int(zmq.SNDMORE) | _NOBLOCK
-_RCVTIMEO = int(zmq.RCVTIMEO)
-_SRCFD = int(zmq.SRCFD)  # the descriptor of the connection a message came in on
 
 OnMove = Callable[[MoveEvent], None]
 _SIDES = (Side.PREDATOR, Side.PREY)
@@ -127,36 +109,16 @@ class Referee:
         workdir.sweep_stale()  # folders of referees that were killed and could not tidy up
         self._own_dir = workdir.make_private_dir()
         self.log_dir = log_dir or self._own_dir
-        self._context = zmq.Context()
-        self._socket = self._context.socket(zmq.ROUTER)
-        self._socket.setsockopt(zmq.LINGER, 0)
-        self._socket.setsockopt(zmq.MAXMSGSIZE, HARD_MESSAGE_LIMIT)
-        if heartbeat_s:
-            # ZeroMQ's own heartbeat (ZMTP 3.1, answered by the peer's I/O thread even while its
-            # bot thinks): a connection silent for HEARTBEAT_MISSES intervals is closed, and a
-            # remote bot then loses by crash. Off by default: a peer library without ZMTP 3.1
-            # (libzmq before 4.2) would be cut off.
-            interval_ms = max(1, round(heartbeat_s * 1000))
-            self._socket.setsockopt(zmq.HEARTBEAT_IVL, interval_ms)
-            self._socket.setsockopt(zmq.HEARTBEAT_TIMEOUT, interval_ms * HEARTBEAT_MISSES)
-        try:
-            self._socket.bind(endpoint or f"ipc://{self._own_dir}/{workdir.SOCKET_NAME}")
+        try:  # with heartbeat_s, a remote bot whose connection falls silent loses by crash
+            self._transport = Transport(endpoint or f"ipc://{self._own_dir}/{workdir.SOCKET_NAME}", heartbeat_s)
         except zmq.ZMQError as error:
-            self._socket.close()
-            self._context.term()
             self._tidy_own_dir()
             raise RefereeConfigError(f"cannot bind {endpoint!r}: {error}") from None
-        self.endpoint: str = self._socket.getsockopt_string(zmq.LAST_ENDPOINT)
+        self.endpoint: str = self._transport.endpoint
         self.connect_endpoint = _connectable(self.endpoint)
-        # Remote bots have no process to watch: the socket's monitor reports their connection
-        # closing (the process died, or closed its socket), matched to the bot by file descriptor.
-        self._monitor = self._socket.get_monitor_socket(zmq.EVENT_DISCONNECTED)
+        # Remote bots have no process to watch: the transport reports their connection closing (the
+        # process died, or closed its socket), matched to the bot by file descriptor.
         self._remote_by_fd: dict[int, Bot] = {}
-        self._poller = zmq.Poller()  # both, while a remote bot is about
-        self._poller.register(self._socket, zmq.POLLIN)
-        self._poller.register(self._monitor, zmq.POLLIN)
-        self._receive_timeout_ms = -1  # the socket's RCVTIMEO (see _receive)
-        self._socket_items = [(self._socket, _POLLIN)]  # for zmq_poll
         self._busy_since = 0.0  # since when the referee has been at its own work (see _run)
         self.pool = BotPool(remote_token=self.token, connect_endpoint=self.connect_endpoint, log_dir=self.log_dir,
                             kill_grace_s=kill_grace_s)
@@ -198,10 +160,7 @@ class Referee:
                 bot.process.stop()
         # Launched bots had their moment to read `quit` above; remote ones get a short linger.
         remote = any(bot.config.is_remote and bot.identity is not None for bot in self.pool.bots)
-        self._socket.disable_monitor()
-        self._monitor.close(linger=0)
-        self._socket.close(linger=200 if remote else 0)
-        self._context.term()
+        self._transport.close(linger_ms=200 if remote else 0)
         self._tidy_own_dir()
 
     def _tidy_own_dir(self) -> None:
@@ -304,7 +263,7 @@ class Referee:
         for side in _SIDES:
             self._seat(side, self._acquire(seats[side], list(self._bot_of.values())))
         for frames, fd, arrival in held:
-            self._dispatch(frames, arrival, fd)
+            self._dispatch(frames, fd, arrival)
         monotonic = time.monotonic
         self._busy_since = monotonic()
         self._carry_out(match.advance(self._busy_since))
@@ -315,13 +274,16 @@ class Referee:
             if bot.config.is_remote:
                 wait = self._poll_both
                 break
+        drain, dispatch, known = self._transport.drain, self._dispatch, self._by_identity  # _drain, a call less
         while not match.over:
             now = monotonic()
             if now >= self._next_process_check:
                 self._check_processes(now)
                 if match.over:
                     break
-            if self._drain():  # it came while the referee was busy
+            if self._remote_by_fd:
+                self._read_disconnects(self._busy_since)
+            if drain(dispatch, known):  # it came while the referee was busy
                 continue
             now = monotonic()
             # Wake for the match's next deadline, or after a process-check interval at the latest
@@ -336,21 +298,16 @@ class Referee:
 
     def _receive(self, timeout_ms: int) -> bool:
         """Waits up to `timeout_ms` for a message and dispatches it, stamped with its arrival."""
-        socket = self._socket
-        if timeout_ms != self._receive_timeout_ms:
-            socket.setsockopt(_RCVTIMEO, timeout_ms)
-            self._receive_timeout_ms = timeout_ms
-        try:
-            identity = socket.recv()
-        except zmq.Again:
+        received = self._transport.receive(timeout_ms, self._by_identity)
+        if received is None:
             return False
-        self._busy_since = time.monotonic()
-        self._read(identity)
+        frames, fd, self._busy_since = received
+        self._dispatch(frames, fd, self._busy_since)
         return True
 
     def _poll_both(self, timeout_ms: int) -> bool:
         """Waits up to `timeout_ms` for a message or a closed connection (remote bots) and reads it."""
-        if not self._poller.poll(timeout_ms):
+        if not self._transport.poll(timeout_ms):
             return False
         self._busy_since = time.monotonic()
         self._drain()
@@ -363,8 +320,11 @@ class Referee:
         for action in actions:
             kind = action.__class__
             if kind is Send:
-                payload = action.payload  # a turn, new_game or game_over, packed ahead: its fields are not built
-                self._send(self._bot_of[action.side], action.message_type, None if payload else action.fields, payload)
+                bot, payload = self._bot_of[action.side], action.payload
+                if payload and self.trace is None and bot.identity is not None:
+                    self._transport.send(bot.identity, payload)  # as _send would, a call less on every turn
+                else:  # a turn, new_game or game_over comes packed ahead: its fields are not built
+                    self._send(bot, action.message_type, None if payload else action.fields, payload)
             elif kind is StartClock:
                 # The turn is out: its clock runs from now, and whatever comes in while the referee
                 # does its bookkeeping (clock_started writes the record) is stamped with this moment.
@@ -431,42 +391,15 @@ class Referee:
         that just closed, and that closing must not be charged to it."""
         if self._remote_by_fd:
             self._read_disconnects(self._busy_since)
-        recv, items = self._socket.recv, self._socket_items
-        any_read = False
-        try:
-            while _zmq_poll(items, 0):
-                any_read = True
-                self._read(recv(_NOBLOCK))
-        except zmq.ZMQError:
-            pass
-        return any_read
-
-    def _read(self, identity: bytes) -> None:
-        """Reads the rest of a message whose identity frame came in, and dispatches it."""
-        recv = self._socket.recv
-        try:
-            frame = recv(_NOBLOCK, copy=False)
-            frames = [identity, frame.bytes]
-            fd = None if identity in self._by_identity else _source_fd(frame)  # for a newcomer's hello
-            while frame.more:
-                frame = recv(_NOBLOCK, copy=False)
-                frames.append(frame.bytes)
-        except zmq.ZMQError:
-            return  # the rest of a message is there once its first frame is: cannot happen
-        self._dispatch(frames, self._busy_since, fd)
+        return self._transport.drain(self._dispatch, self._by_identity)
 
     def _read_disconnects(self, now: float) -> None:
-        """Marks the remote bots whose connection the monitor reports closed."""
-        monitor = self._monitor
-        try:
-            while _pending(monitor):
-                event = recv_monitor_message(monitor, _NOBLOCK)
-                bot = self._remote_by_fd.pop(int(event["value"]), None)
-                if bot is not None:
-                    bot.disconnected = True
-                    self._next_process_check = now  # tell the match on this round
-        except zmq.ZMQError:
-            return
+        """Marks the remote bots whose connection the transport reports closed."""
+        for fd in self._transport.closed_connections():
+            bot = self._remote_by_fd.pop(fd, None)
+            if bot is not None:
+                bot.disconnected = True
+                self._next_process_check = now  # tell the match on this round
 
     # ------------------------------------------------------------- messages
 
@@ -480,13 +413,13 @@ class Referee:
         if self.trace is not None:
             shown_fields = fields if fields is not None else codec.fields_of(payload)
             self.trace("->", bot.config.name, {"v": codec.PROTOCOL_VERSION, "type": message_type, **shown_fields})
-        try:  # two plain sends: send_multipart's per-frame checks cost more than the send
-            _socket_send(self._socket, bot.identity, _SNDMORE_NOBLOCK)
-            _socket_send(self._socket, payload, _NOBLOCK)
-        except zmq.ZMQError:
-            pass  # a peer that went away or stopped reading; its deadlines will tell
+        self._transport.send(bot.identity, payload)  # a peer gone or not reading: its deadlines will tell
 
-    def _dispatch(self, frames: list[bytes], arrival: float, fd: int | None = None) -> None:
+    def _dispatch(self, frames: list[bytes], fd: int | None, arrival: float | None = None) -> None:
+        """Judges a message (frames, identity first) from `fd` (a newcomer's connection) that arrived
+        at `arrival`; None: it was found waiting after the referee's own work, and is stamped `_busy_since`."""
+        if arrival is None:
+            arrival = self._busy_since
         identity = frames[0]
         bot = self._by_identity.get(identity)
         if bot is None:
@@ -606,11 +539,7 @@ class Referee:
         """Answers `refused` and ignores the connection from now on; the bot answering for it (if
         known) keeps why, and loses its game: at once when seated, else its next one."""
         reason = codec.cut(reason)
-        try:
-            self._socket.send_multipart([identity, messages.encode(messages.Refused(reason=reason, **extra))],
-                                        zmq.NOBLOCK)
-        except zmq.ZMQError:
-            pass
+        self._transport.send(identity, messages.encode(messages.Refused(reason=reason, **extra)))
         self._ignored.add(identity)
         if bot is None:
             self._last_refusal = reason
@@ -670,14 +599,6 @@ def _checked_clocks(clocks: dict[Side, int] | None, control: TimeControl) -> dic
         if isinstance(ms, bool) or not isinstance(ms, int) or not 0 < ms <= MAX_CLOCK_MS:
             raise RefereeConfigError(f"clocks: whole milliseconds from 1 to {MAX_CLOCK_MS}, not {shown(ms, 30)}")
     return dict(clocks)
-
-
-def _source_fd(frame: zmq.Frame) -> int | None:
-    """The descriptor of the connection a frame came in on; None where there is none (inproc://)."""
-    try:
-        return frame.get(_SRCFD)
-    except zmq.ZMQError:
-        return None
 
 
 def _check_endpoint(endpoint: str | None, bind_public: bool) -> None:

@@ -49,6 +49,6 @@ def test_what_a_bot_says_between_games_is_ignored(tmp_path):
             deadline = time.monotonic() + 10
             while log.read_text().count("sent stray") < len(records) and time.monotonic() < deadline:
                 time.sleep(0.01)
-            waiting_unread += bool(referee._socket.poll(3_000))
+            waiting_unread += bool(referee._transport.socket.poll(3_000))
     assert [record.termination for record in records] == ["max-plies"] * 3, [r.result_line() for r in records]
     assert waiting_unread >= 1, "no stray was waiting unread when a game began: the case this test is for"

@@ -163,7 +163,7 @@ def test_bookkeeping_after_a_turn_is_out_is_on_no_clock(tmp_path, monkeypatch):
 
     def slow_bookkeeping(match, side, now):
         clock_started(match, side, now)
-        assert referees[0]._socket.poll(10_000), "no reply came"  # it is waiting, unread
+        assert referees[0]._transport.socket.poll(10_000), "no reply came"  # it is waiting, unread
         slow.work()
 
     monkeypatch.setattr(Match, "clock_started", slow_bookkeeping)

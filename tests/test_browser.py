@@ -17,24 +17,9 @@ from browser import (
     play_by_clicking,
     start_game,
     wait_for,
-    web_server,
 )
 
 pytestmark = pytest.mark.skipif(bool(browser_missing()), reason=browser_missing() or "browser present")
-
-
-@pytest.fixture(scope="module")
-def base() -> str:
-    """One server for the module (starting one costs seconds on a busy machine); stopped after it."""
-    with web_server() as url:
-        yield url
-
-
-@pytest.fixture(scope="module")
-def browser() -> object:
-    """One Chromium for the module, stopped after it; the two-player test starts a second one."""
-    with chrome() as driver:
-        yield driver
 
 
 def test_a_whole_game_against_random_by_clicking_then_its_replay(base: str, browser: object,

@@ -9,24 +9,12 @@ import os
 from pathlib import Path
 
 import pytest
-from browser import browser_missing, chrome, click_point, lit, my_turn, start_game, wait_for, web_server
+from browser import browser_missing, click_point, lit, my_turn, start_game, wait_for, web_server
 
 pytestmark = pytest.mark.skipif(bool(browser_missing()), reason=browser_missing() or "browser present")
 
 DESKTOP = (1280, 900)
 PHONE = (390, 844)
-
-
-@pytest.fixture(scope="module")
-def base() -> str:
-    with web_server() as url:
-        yield url
-
-
-@pytest.fixture(scope="module")
-def browser() -> object:
-    with chrome() as driver:
-        yield driver
 
 
 def shot(driver, name: str) -> None:

@@ -36,6 +36,7 @@ import zmq
 
 from foxgeese.engine import VARIANT_IDS, Clock, Game, Move, Position, Side, Variant, get_variant
 from foxgeese.protocol import codec, messages
+from foxgeese.protocol.memo import BoundedMemo
 
 POLL_MS = 500
 
@@ -340,30 +341,18 @@ class MoveTexts:
     few thousand come back game after game, and parsing or str(move) costs more than the look-up."""
 
     def __init__(self, limit: int = 8192) -> None:
-        self.limit = limit
-        self._moves: dict[str, Move] = {}
-        self._texts: dict[Move, str] = {}
+        self._moves: BoundedMemo[str, Move] = BoundedMemo(Move.parse, limit)
+        self._texts: BoundedMemo[Move, str] = BoundedMemo(str, limit)
 
     def parse(self, text: str) -> Move:
         """Move.parse(text), remembered (raises ValueError as it does)."""
-        move = self._moves.get(text)
-        if move is None:
-            move = Move.parse(text)
-            if len(self._moves) >= self.limit:
-                self._moves.clear()
-            self._moves[text] = move
-        return move
+        return self._moves[text]
 
     def text(self, move: Any) -> str:
         """The text a move is sent as: str(move), remembered for engine moves."""
         if move.__class__ is not Move:
             return str(move)
-        text = self._texts.get(move)
-        if text is None:
-            if len(self._texts) >= self.limit:
-                self._texts.clear()
-            text = self._texts[move] = str(move)
-        return text
+        return self._texts[move]
 
 
 def _move_reply(state: _GameState, request_id: int, text: str) -> bytes:

@@ -26,6 +26,7 @@ from foxgeese.engine import Move, Side, movegen
 from foxgeese.engine.rules import Rules
 from foxgeese.engine.variants import Variant
 from foxgeese.protocol import codec, messages
+from foxgeese.protocol.memo import BoundedMemo
 from foxgeese.protocol.timecontrol import TimeControl
 
 Choices = tuple[list[Move], bytes]  # a turn's moves and their packed `legal` array
@@ -76,9 +77,9 @@ class TurnCache:
         self._rules_filed: set[Rules] = set()  # the rules cores whose steps are all in the tables above
         self._choices: dict[Rules, dict[int, Choices]] = {}
         self._predator_choices: dict[Rules, dict[tuple[int, int], Choices]] = {}
-        self._reach: dict[Rules, Reach] = {}
-        self._setups: dict[tuple[Variant, TimeControl], Setup] = {}
-        self._time_controls: dict[str, TimeControl] = {}
+        self._reach: BoundedMemo[Rules, Reach] = BoundedMemo(_make_reach, setups_limit)
+        self._setups: BoundedMemo[tuple[Variant, TimeControl], Setup] = BoundedMemo(_make_setup, setups_limit)
+        self._time_controls: BoundedMemo[str, TimeControl] = BoundedMemo(TimeControl.parse, setups_limit)
 
     # ------------------------------------------------------------------ move texts
 
@@ -131,17 +132,7 @@ class TurnCache:
         depend on nothing but its point and the prey on these points, so `predator_choices` is filed
         by those), and the prey's steps onto it (which a predator standing there blocks). See
         Match._choices_here."""
-        found = self._reach.get(rules)
-        if found is None:
-            if len(self._reach) >= self.setups_limit:
-                self._reach.clear()
-            tables = rules.tables
-            predator = tuple(near | sum(1 << landing for _, landing in jumps)
-                             for near, jumps in zip(tables.neighbours, tables.jumps))
-            prey_onto = tuple({step.origin: step for _, _, steps in tables.prey_steps if (step := steps[point])}
-                              for point in range(len(tables.neighbours)))
-            found = self._reach[rules] = Reach(predator, prey_onto)
-        return found
+        return self._reach[rules]
 
     def store(self, table: dict[Any, Choices], key: Any, value: Choices) -> None:
         """Files `value` in one of the choices tables, emptying it first when full."""
@@ -154,25 +145,23 @@ class TurnCache:
     def time_control(self, text: str) -> TimeControl:
         """TimeControl.parse(text), remembered: a tournament passes the same text for every game, and
         reading it was 7% of the referee's Python work in a game."""
-        found = self._time_controls.get(text)
-        if found is None:
-            found = TimeControl.parse(text)
-            if len(self._time_controls) >= self.setups_limit:
-                self._time_controls.clear()
-            self._time_controls[text] = found
-        return found
+        return self._time_controls[text]
 
     def setup(self, variant: Variant, control: TimeControl) -> Setup:
-        key = (variant, control)
-        found = self._setups.get(key)
-        if found is None:
-            if len(self._setups) >= self.setups_limit:
-                self._setups.clear()
-            found = self._setups[key] = _make_setup(variant, control)
-        return found
+        return self._setups[variant, control]
 
 
-def _make_setup(variant: Variant, control: TimeControl) -> Setup:
+def _make_reach(rules: Rules) -> Reach:
+    tables = rules.tables
+    predator = tuple(near | sum(1 << landing for _, landing in jumps)
+                     for near, jumps in zip(tables.neighbours, tables.jumps))
+    prey_onto = tuple({step.origin: step for _, _, steps in tables.prey_steps if (step := steps[point])}
+                      for point in range(len(tables.neighbours)))
+    return Reach(predator, prey_onto)
+
+
+def _make_setup(key: tuple[Variant, TimeControl]) -> Setup:
+    variant, control = key
     names = {side: variant.side_name(side) for side in (Side.PREDATOR, Side.PREY)}
     return Setup(names, (names[Side.PREDATOR], names[Side.PREY]), variant.start_position().text(),
                  dict(variant.options), control.text(), messages.TimeControlFields(**control.to_wire()))

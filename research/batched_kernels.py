@@ -69,17 +69,25 @@ def _fill_legal(i, fox, prey, turn, chain, step_from, jump_from, jump_over, prey
     return n
 
 
+@njit(inline="always")
+def _restart(i, start_fox, start_prey, start_turn, fox, prey, turn, quiet, stall, chain, steps, history, history_len,
+             step_from, jump_from, jump_over, prey_steps, action_to, stop, masks, legal, counts):
+    """Puts game i back at the start (a reset, or the next game after one ends) and writes its mask."""
+    fox[i], prey[i], turn[i] = start_fox, start_prey, start_turn
+    quiet[i], stall[i], chain[i], steps[i] = 0, 0, 0, 0
+    history[i, 0] = _key(start_fox, start_prey, start_turn)
+    history_len[i] = 1
+    _fill_legal(i, fox[i], prey[i], turn[i], chain[i], step_from, jump_from, jump_over, prey_steps,
+                action_to, stop, masks, legal, counts)
+
+
 def _reset_games(which, start_fox, start_prey, start_turn, fox, prey, turn, quiet, stall, chain, steps, history,
                 history_len, step_from, jump_from, jump_over, prey_steps, action_to, stop, masks, legal, counts):
     """Puts every game with `which[i]` back at the start and writes its mask."""
     for i in prange(fox.shape[0]):
         if which[i]:
-            fox[i], prey[i], turn[i] = start_fox, start_prey, start_turn
-            quiet[i], stall[i], chain[i], steps[i] = 0, 0, 0, 0
-            history[i, 0] = _key(start_fox, start_prey, start_turn)
-            history_len[i] = 1
-            _fill_legal(i, fox[i], prey[i], turn[i], chain[i], step_from, jump_from, jump_over, prey_steps,
-                        action_to, stop, masks, legal, counts)
+            _restart(i, start_fox, start_prey, start_turn, fox, prey, turn, quiet, stall, chain, steps, history,
+                     history_len, step_from, jump_from, jump_over, prey_steps, action_to, stop, masks, legal, counts)
 
 
 @njit(inline="always")
@@ -157,12 +165,8 @@ def _step_games(actions, fox, prey, turn, quiet, stall, chain, steps, history, h
                 rewards[i, 0], rewards[i, 1] = 1.0, -1.0
             elif ended[i] == PREY_WINS:
                 rewards[i, 0], rewards[i, 1] = -1.0, 1.0
-            fox[i], prey[i], turn[i] = start_fox, start_prey, start_turn
-            quiet[i], stall[i], chain[i], steps[i] = 0, 0, 0, 0
-            history[i, 0] = _key(start_fox, start_prey, start_turn)
-            history_len[i] = 1
-            _fill_legal(i, fox[i], prey[i], turn[i], chain[i], step_from, jump_from, jump_over, prey_steps,
-                        action_to, stop, masks, legal, counts)
+            _restart(i, start_fox, start_prey, start_turn, fox, prey, turn, quiet, stall, chain, steps, history,
+                     history_len, step_from, jump_from, jump_over, prey_steps, action_to, stop, masks, legal, counts)
 
 
 @njit(inline="always")

@@ -122,6 +122,25 @@ def wait_for(driver: object, script: str, timeout_s: float = 30.0) -> object:
         time.sleep(0.02)
 
 
+def start_game(driver: object, base: str, variant: str, seats: dict[str, str], tc: str = "300+5",
+               under_way: bool = True) -> None:
+    """Starts a game from the home page's form, as a person would: `seats` maps each side to its
+    choice (human, an AI, link). Waits until the game is under way, unless `under_way` is False
+    (a seat given by link waits for its player)."""
+    from selenium.webdriver.support.ui import Select
+
+    driver.get(base + "/")
+    Select(driver.find_element("id", "variant")).select_by_value(variant)
+    for side, choice in seats.items():
+        Select(driver.find_element("css selector", f"select[data-side='{side}']")).select_by_value(choice)
+    tc_input = driver.find_element("name", "tc")
+    tc_input.clear()
+    tc_input.send_keys(tc)
+    driver.find_element("id", "start").click()
+    if under_way:
+        wait_for(driver, "window.fgState && window.fgState.status === 'playing'")
+
+
 def my_turn(driver: object, timeout_s: float = 60.0) -> list[str] | None:
     """Waits in the page until this seat has lit pieces (returns them) or the game is over (None)."""
     driver.set_script_timeout(timeout_s)

@@ -9,8 +9,11 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from browser import browser_missing, chrome, web_server
 from tournament_support import comparable, scale_config
 
+from foxgeese.engine import get_variant
+from foxgeese.players.solver.retrograde import build_tables
 from foxgeese.tournaments.config import load_config
 from foxgeese.tournaments.runner import Runner
 
@@ -23,6 +26,33 @@ def scale_reference(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dic
     out = folder / "out"
     Runner(load_config(scale_config(folder)), out, concurrency=1).run()
     return out, comparable(out)
+
+
+@pytest.fixture(scope="module")
+def base() -> Iterator[str]:
+    """One default `foxgeese serve` for a module (starting one costs seconds on a busy machine):
+    its base URL; stopped after the module."""
+    with web_server() as url:
+        yield url
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[object]:
+    """One headless Chromium for a module (skips where there is none), stopped after it."""
+    if browser_missing():
+        pytest.skip(browser_missing())
+    with chrome() as driver:
+        yield driver
+
+
+@pytest.fixture(scope="session")
+def four_geese_tables(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The standard variant's endgame tables up to four geese (about a second to build), built once
+    for the tests that read them (readers may cache the Hare and Hounds solution there: the same for
+    every one); a test that writes or breaks tables builds its own."""
+    directory = tmp_path_factory.mktemp("four-geese-tables")
+    build_tables(get_variant("standard"), 4, directory)
+    return directory
 
 
 @pytest.fixture

@@ -8,43 +8,24 @@ import statistics
 from pathlib import Path
 
 import pytest
-from browser import browser_missing, chrome, click_point, lit, my_turn, play_by_clicking, wait_for, web_server
+from browser import (
+    browser_missing,
+    chrome,
+    click_point,
+    lit,
+    my_turn,
+    play_by_clicking,
+    start_game,
+    wait_for,
+)
 
 pytestmark = pytest.mark.skipif(bool(browser_missing()), reason=browser_missing() or "browser present")
-
-
-@pytest.fixture(scope="module")
-def base() -> str:
-    """One server for the module (starting one costs seconds on a busy machine); stopped after it."""
-    with web_server() as url:
-        yield url
-
-
-@pytest.fixture(scope="module")
-def browser() -> object:
-    """One Chromium for the module, stopped after it; the two-player test starts a second one."""
-    with chrome() as driver:
-        yield driver
-
-
-def start_game(driver, base: str, variant: str, seats: dict[str, str], tc: str = "300+5") -> None:
-    from selenium.webdriver.support.ui import Select
-
-    driver.get(base + "/")
-    Select(driver.find_element("id", "variant")).select_by_value(variant)
-    for side, choice in seats.items():
-        Select(driver.find_element("css selector", f"select[data-side='{side}']")).select_by_value(choice)
-    tc_input = driver.find_element("name", "tc")
-    tc_input.clear()
-    tc_input.send_keys(tc)
-    driver.find_element("id", "start").click()
 
 
 def test_a_whole_game_against_random_by_clicking_then_its_replay(base: str, browser: object,
                                                                   capsys: pytest.CaptureFixture[str]) -> None:
     driver = browser
     start_game(driver, base, "standard", {"fox": "human", "geese": "random"})
-    wait_for(driver, "window.fgState && window.fgState.status === 'playing'")
     clicks = play_by_clicking(driver, seed=3)
     result = driver.find_element("id", "result").text
     assert result.startswith("fox wins by") or result.startswith("geese win by"), result
@@ -68,7 +49,8 @@ def test_two_people_play_by_link(base: str, browser: object) -> None:
     clock (a fixed time per move) ends the game for both."""
     hare = browser
     with chrome() as hounds:
-        start_game(hare, base, "hare-and-hounds", {"hare": "human", "hounds": "link"}, tc="move=3")
+        start_game(hare, base, "hare-and-hounds", {"hare": "human", "hounds": "link"}, tc="move=3",
+                   under_way=False)
         link = wait_for(hare, "document.querySelector('.invite-link') && document.querySelector('.invite-link').value")
         assert "/game/" in link and "?seat=" in link
         assert "Waiting for every player" in hare.find_element("id", "status").text

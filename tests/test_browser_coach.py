@@ -9,7 +9,7 @@ import os
 from pathlib import Path
 
 import pytest
-from browser import browser_missing, chrome, click_point, lit, my_turn, wait_for, web_server
+from browser import browser_missing, click_point, lit, my_turn, start_game, wait_for, web_server
 
 pytestmark = pytest.mark.skipif(bool(browser_missing()), reason=browser_missing() or "browser present")
 
@@ -17,37 +17,11 @@ DESKTOP = (1280, 900)
 PHONE = (390, 844)
 
 
-@pytest.fixture(scope="module")
-def base() -> str:
-    with web_server() as url:
-        yield url
-
-
-@pytest.fixture(scope="module")
-def browser() -> object:
-    with chrome() as driver:
-        yield driver
-
-
 def shot(driver, name: str) -> None:
     folder = os.environ.get("FOXGEESE_SHOTS")
     if folder:
         Path(folder).mkdir(parents=True, exist_ok=True)
         driver.save_screenshot(str(Path(folder) / f"{name}.png"))
-
-
-def start_game(driver, base: str, variant: str, seats: dict[str, str], tc: str = "300+5") -> None:
-    from selenium.webdriver.support.ui import Select
-
-    driver.get(base + "/")
-    Select(driver.find_element("id", "variant")).select_by_value(variant)
-    for side, choice in seats.items():
-        Select(driver.find_element("css selector", f"select[data-side='{side}']")).select_by_value(choice)
-    tc_input = driver.find_element("name", "tc")
-    tc_input.clear()
-    tc_input.send_keys(tc)
-    driver.find_element("id", "start").click()
-    wait_for(driver, "window.fgState && window.fgState.status === 'playing'")
 
 
 def click_action(driver, action: str) -> None:

@@ -8,7 +8,6 @@ import random
 import pytest
 
 from foxgeese.engine import Position, get_variant
-from foxgeese.players.solver.retrograde import build_tables
 from foxgeese.research.gym_env import HuntGymEnv
 from foxgeese.research.labels import Labeller
 from foxgeese.research.learn import random_walk
@@ -16,13 +15,6 @@ from foxgeese.research.pettingzoo_env import HuntAECEnv
 
 STANDARD = get_variant("standard")
 FOUR_GEESE = "standard geese=13,sideways=0 fox d4 c1,d1,e1,d2 0 0 0"
-
-
-@pytest.fixture(scope="module")
-def tables(tmp_path_factory):
-    directory = tmp_path_factory.mktemp("tables")
-    build_tables(STANDARD, 4, directory)
-    return directory
 
 
 def _consistent(labeller: Labeller, position: Position) -> None:
@@ -50,8 +42,8 @@ def test_hare_and_hounds_labels_are_exact_and_consistent():
             _consistent(labeller, position)
 
 
-def test_fox_labels_come_from_the_tables_with_distances(tables):
-    labeller = Labeller(tables)
+def test_fox_labels_come_from_the_tables_with_distances(four_geese_tables):
+    labeller = Labeller(four_geese_tables)
     position = Position.from_text(FOUR_GEESE)
     _consistent(labeller, position)
     assert labeller.value(position).plies is not None
@@ -76,8 +68,8 @@ def test_a_move_that_throws_a_win_away_does_not_keep_the_value():
     pytest.fail("no won position with a losing move found")
 
 
-def test_the_environments_expose_labels_in_info(tables):
-    labeller = Labeller(tables)
+def test_the_environments_expose_labels_in_info(four_geese_tables):
+    labeller = Labeller(four_geese_tables)
     env = HuntAECEnv("standard", labeller=labeller, start=FOUR_GEESE)
     env.reset()
     expected = labeller.value(Position.from_text(FOUR_GEESE))
@@ -88,8 +80,8 @@ def test_the_environments_expose_labels_in_info(tables):
     assert info["label"] == Labeller().value(position).as_dict()
 
 
-def test_a_label_mid_chain_is_the_best_way_to_finish_it(tables):
-    labeller = Labeller(tables)
+def test_a_label_mid_chain_is_the_best_way_to_finish_it(four_geese_tables):
+    labeller = Labeller(four_geese_tables)
     start = "standard geese=13,sideways=0 fox c3 d1,c4,d5,c6,e6 0 0 0"
     env = HuntAECEnv("standard", labeller=labeller, start=start)
     env.reset()

@@ -56,10 +56,8 @@ def recursive_solve(position: Position, memo: dict) -> tuple[str, int]:
 
 
 @pytest.fixture(scope="module")
-def standard_tables(tmp_path_factory) -> TableSet:
-    directory = tmp_path_factory.mktemp("tables")
-    build_tables(STANDARD, 4, directory)
-    return TableSet(STANDARD, directory)
+def standard_tables(four_geese_tables: Path) -> TableSet:
+    return TableSet(STANDARD, four_geese_tables)
 
 
 @pytest.fixture(scope="module")

@@ -8,7 +8,6 @@ import os
 import shutil
 import signal
 import sys
-import tempfile
 from collections import Counter
 from collections.abc import Iterator
 from pathlib import Path
@@ -24,56 +23,15 @@ from foxgeese.tournaments.runner import Runner
 
 ray = pytest.importorskip("ray", reason="the ray executor's tests need Ray: pip install -e '.[test]'")
 from ray.cluster_utils import Cluster  # noqa: E402  (after the skip)
-
-# Ray on Linux replaces 127.0.0.1 by the machine's address; this keeps a one-machine cluster on
-# the loopback interface (and Ray's sockets in a short private folder, not the shared /tmp/ray).
-RAY_ENV = {"RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER": "0"}
-
-
-def ray_processes(folder: str) -> list[psutil.Process]:
-    """Processes of the cluster in `folder`: Ray's own (named by their command lines) and the
-    bots its actors started (which run in the shipped working_dir, inside `folder`)."""
-    found = []
-    for process in psutil.process_iter(["cmdline", "cwd"]):
-        try:
-            if any(folder in part for part in process.info["cmdline"] or ()) or \
-                    (process.info["cwd"] or "").startswith(folder):
-                found.append(process)
-        except psutil.Error:
-            pass
-    return found
+from ray_support import local_cluster, node_args  # noqa: E402
 
 
 @pytest.fixture(scope="module")
 def cluster() -> Iterator[tuple[Cluster, str]]:
     """Two nodes of one CPU each: the head (which the runner connects to) and a worker node."""
-    folder = tempfile.mkdtemp(prefix="fg-ray-")
-    saved = {key: os.environ.get(key) for key in (*RAY_ENV, "RAY_TMPDIR")}
-    os.environ.update(RAY_ENV, RAY_TMPDIR=folder)  # for the cluster's processes; this one read it at import
-    from ray._private import ray_constants
-
-    single_machine = ray_constants.ENABLE_RAY_CLUSTER
-    ray_constants.ENABLE_RAY_CLUSTER = False
-    node = {"temp_dir": f"{folder}/ray", "node_ip_address": "127.0.0.1"}
-    made = Cluster(initialize_head=True, head_node_args={"num_cpus": 1, "include_dashboard": False, **node})
-    try:
-        made.add_node(num_cpus=1, **node)
+    with local_cluster("fg-ray-", {"num_cpus": 1}) as (made, folder):
+        made.add_node(num_cpus=1, **node_args(folder))
         yield made, folder
-    finally:
-        if ray.is_initialized():
-            ray.shutdown()
-        made.shutdown()
-        ray_constants.ENABLE_RAY_CLUSTER = single_machine
-        for key, value in saved.items():
-            if value is None:
-                os.environ.pop(key, None)
-            else:
-                os.environ[key] = value
-        left = psutil.wait_procs(ray_processes(folder), timeout=15)[1]
-        for process in left:
-            process.kill()
-        shutil.rmtree(folder, ignore_errors=True)
-        assert not left, f"Ray processes outlived the cluster: {left}"
 
 
 # Each test starts Ray actors, kills them and waits for Ray to notice, while the other xdist

@@ -7,18 +7,15 @@ from __future__ import annotations
 
 import http.server
 import os
-import shutil
 import socket
 import subprocess
 import sys
-import tempfile
 import threading
 from collections import Counter
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-import psutil
 import pytest
 from tournament_support import BOT, Background, comparable, events, foxgeese_here, relative_config, wait_for
 
@@ -30,9 +27,9 @@ from foxgeese.tournaments.runner import Runner
 
 ray = pytest.importorskip("ray", reason="the ray executor's tests need Ray: pip install -e '.[test]'")
 from ray.cluster_utils import Cluster  # noqa: E402  (after the skip)
+from ray_support import local_cluster, node_args  # noqa: E402
 
-RAY_ENV = {"RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER": "0"}  # a one-machine cluster on loopback
-SMALL = {"object_store_memory": 100 * 1024 * 1024, "node_ip_address": "127.0.0.1"}
+SMALL = {"object_store_memory": 100 * 1024 * 1024}  # beside ray_support.node_args
 
 
 def python_folder(folder: Path, flags: str = "") -> str:
@@ -60,7 +57,7 @@ class Head:
         saved = os.environ["PATH"]
         os.environ.update(with_path(python))
         try:
-            return self.made.add_node(num_cpus=1, temp_dir=f"{self.folder}/ray", **SMALL)
+            return self.made.add_node(num_cpus=1, **node_args(self.folder), **SMALL)
         finally:
             os.environ["PATH"] = saved
 
@@ -73,47 +70,10 @@ def free_port() -> int:
 
 @pytest.fixture(scope="module")
 def head() -> Iterator[Head]:
-    folder = tempfile.mkdtemp(prefix="fg-rn-")
-    good = python_folder(Path(folder) / "good")
-    saved = {key: os.environ.get(key) for key in (*RAY_ENV, "RAY_TMPDIR", "PATH")}
-    os.environ.update(RAY_ENV, RAY_TMPDIR=folder, **with_path(good))
-    from ray._private import ray_constants
-
-    single_machine = ray_constants.ENABLE_RAY_CLUSTER
-    ray_constants.ENABLE_RAY_CLUSTER = False
     client_port = free_port()
-    made = Cluster(initialize_head=True, head_node_args={
-        "num_cpus": 1, "include_dashboard": False, "temp_dir": f"{folder}/ray", "ray_client_server_port": client_port,
-        **SMALL})
-    try:
-        yield Head(made, folder, good, client_port)
-    finally:
-        if ray.is_initialized():
-            ray.shutdown()
-        made.shutdown()
-        ray_constants.ENABLE_RAY_CLUSTER = single_machine
-        for key, value in saved.items():
-            if value is None:
-                os.environ.pop(key, None)
-            else:
-                os.environ[key] = value
-        left = psutil.wait_procs(_processes_of(folder), timeout=15)[1]
-        for process in left:
-            process.kill()
-        shutil.rmtree(folder, ignore_errors=True)
-        assert not left, f"Ray processes outlived the cluster: {left}"
-
-
-def _processes_of(folder: str) -> list[psutil.Process]:
-    found = []
-    for process in psutil.process_iter(["cmdline", "cwd"]):
-        try:
-            if any(folder in part for part in process.info["cmdline"] or ()) or \
-                    (process.info["cwd"] or "").startswith(folder):
-                found.append(process)
-        except psutil.Error:
-            pass
-    return found
+    with local_cluster("fg-rn-", {"num_cpus": 1, "ray_client_server_port": client_port, **SMALL},
+                       lambda folder: with_path(python_folder(Path(folder) / "good"))) as (made, folder):
+        yield Head(made, folder, str(Path(folder) / "good"), client_port)
 
 
 @pytest.fixture(scope="module")

@@ -16,7 +16,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from browser import browser_missing, chrome, csrf_token, post_json, wait_for, web_server
+from browser import browser_missing, csrf_token, post_json, wait_for, web_server
 from tournament_support import foxgeese_here
 from websockets.exceptions import InvalidStatus
 from websockets.sync.client import connect
@@ -29,21 +29,6 @@ from foxgeese.web.store import GameStore
 
 needs_browser = pytest.mark.skipif(bool(browser_missing()), reason=browser_missing() or "browser present")
 INJECTION = "cmd:echo </script><script>window.x=1</script>"
-
-
-@pytest.fixture(scope="module")
-def base() -> Iterator[str]:
-    """One default server (no option) for the tests that do not count its games; stopped after."""
-    with web_server() as url:
-        yield url
-
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[object]:
-    if browser_missing():
-        pytest.skip(browser_missing())
-    with chrome() as driver:
-        yield driver
 
 
 @contextlib.contextmanager

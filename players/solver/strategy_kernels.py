@@ -16,7 +16,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit, prange
 
-from foxgeese.players.solver.kernels import goose_steps, popcount
+from foxgeese.players.solver.kernels import goose_steps, pext, popcount
 
 SIDE = 7
 MIN_GEESE = 4
@@ -87,16 +87,7 @@ def fox_moves(mask, fox, board, step_shift, step_from, jump_over, out_mask, out_
             if not ((free >> land) & 1):
                 continue
             after = now ^ (np.int64(1) << o)
-            captured = mask & ~after
-            subset = np.int64(0)
-            rest = mask
-            i = 0
-            while rest:
-                low = rest & -rest
-                rest ^= low
-                if captured & low:
-                    subset |= np.int64(1) << i
-                i += 1
+            subset = pext(mask & ~after, mask)  # the captured geese as a subset of the position's
             out_mask[n] = after
             out_fox[n] = land
             out_code[n] = land | subset << 6

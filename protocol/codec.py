@@ -125,20 +125,33 @@ def decode(data: bytes) -> dict[str, Any]:
     return _as_message(_unpack(data))
 
 
-def _unpack(data: bytes) -> Any:
-    """One msgpack value of at most MAX_MESSAGE_BYTES, or ProtocolError."""
+def _unpack(data: bytes, *, refuse_repeats: bool = False) -> Any:
+    """One msgpack value of at most MAX_MESSAGE_BYTES, or ProtocolError. With `refuse_repeats`, a map
+    with a key twice is refused (else its last value counts, as msgpack reads it)."""
     if len(data) > MAX_MESSAGE_BYTES:
         raise ProtocolError(f"message of {len(data)} bytes is over the {MAX_MESSAGE_BYTES}-byte cap")
     try:
         # The length check above bounds every container inside: unpackb limits each kind (str, bin,
         # array, map, ext) to the length of its input (msgpack >= 1.0), and reads str as str.
         # Map keys other than str are judged below, in the protocol's words.
-        message = _unpackb(data, strict_map_key=False)
+        pairs_hook = _map_without_repeats if refuse_repeats else None
+        message = _unpackb(data, strict_map_key=False, object_pairs_hook=pairs_hook)
+    except ProtocolError:
+        raise
     except msgpack.ExtraData:
         raise ProtocolError("not one msgpack value: bytes left over after the map") from None
     except Exception:  # msgpack raises several unrelated types for bad bytes
         raise ProtocolError("not valid msgpack") from None
     return message
+
+
+def _map_without_repeats(pairs: list[tuple[Any, Any]]) -> dict[Any, Any]:
+    mapped: dict[Any, Any] = {}
+    for key, value in pairs:
+        if key in mapped:
+            raise ProtocolError(f"map has key {cut(repr(key), MAX_ECHO_CHARS)} twice")
+        mapped[key] = value
+    return mapped
 
 
 def _as_message(message: Any) -> dict[str, Any]:
@@ -226,7 +239,9 @@ def decode_referee(data: bytes) -> messages.RefereeMessage:
 def _refusal(data: bytes, error: Exception, classes: dict[str, type[messages.Message]]) -> str:
     """Why a message did not decode as one of `classes`, in the protocol's words and order: the bytes,
     the map, its `type`, the version, the type's name, then the field msgspec's error names."""
-    message = _as_message(_unpack(data))  # raises for bytes that are no msgpack map with a str `type`
+    # Raises for bytes that are no msgpack map with a str `type`, or a map with a key twice (msgspec
+    # and msgpack would each read another of its values: the reason must be about what was sent).
+    message = _as_message(_unpack(data, refuse_repeats=True))
     if "v" not in message:
         return "missing field v"
     version = message["v"]
@@ -238,7 +253,10 @@ def _refusal(data: bytes, error: Exception, classes: dict[str, type[messages.Mes
     cls = classes.get(kind)
     if cls is None:
         return f"unknown message type {cut(kind, MAX_ECHO_CHARS)!r}"
-    return _field_refusal(kind, cls, message, str(error))
+    try:
+        return _field_refusal(kind, cls, message, str(error))
+    except Exception:  # noqa: BLE001 - a path msgspec names that the map does not have: still a refusal
+        return f"not a valid '{kind}' message"
 
 
 def _field_refusal(kind: str, cls: type[messages.Message], message: dict[str, Any], text: str) -> str:

@@ -114,6 +114,9 @@ class Referee:
         except zmq.ZMQError as error:
             self._tidy_own_dir()
             raise RefereeConfigError(f"cannot bind {endpoint!r}: {error}") from None
+        except BaseException:  # e.g. a heartbeat too long for ZeroMQ: the folder goes too
+            self._tidy_own_dir()
+            raise
         self.endpoint: str = self._transport.endpoint
         self.connect_endpoint = _connectable(self.endpoint)
         # Remote bots have no process to watch: the transport reports their connection closing (the

@@ -45,21 +45,21 @@ class Transport:
     def __init__(self, endpoint: str, heartbeat_s: float | None = None) -> None:
         self._context = zmq.Context()
         self.socket = socket = self._context.socket(zmq.ROUTER)
-        socket.setsockopt(zmq.LINGER, 0)
-        socket.setsockopt(zmq.MAXMSGSIZE, HARD_MESSAGE_LIMIT)
-        if heartbeat_s:
-            interval_ms = max(1, round(heartbeat_s * 1000))
-            socket.setsockopt(zmq.HEARTBEAT_IVL, interval_ms)
-            socket.setsockopt(zmq.HEARTBEAT_TIMEOUT, interval_ms * HEARTBEAT_MISSES)
         try:
+            socket.setsockopt(zmq.LINGER, 0)
+            socket.setsockopt(zmq.MAXMSGSIZE, HARD_MESSAGE_LIMIT)
+            if heartbeat_s:
+                interval_ms = max(1, round(heartbeat_s * 1000))
+                socket.setsockopt(zmq.HEARTBEAT_IVL, interval_ms)
+                socket.setsockopt(zmq.HEARTBEAT_TIMEOUT, interval_ms * HEARTBEAT_MISSES)
             socket.bind(endpoint)
-        except zmq.ZMQError:
-            socket.close()
+            self.endpoint: str = socket.getsockopt_string(zmq.LAST_ENDPOINT)
+            # Remote bots have no process to watch: the monitor reports their connection closing.
+            self._monitor = socket.get_monitor_socket(zmq.EVENT_DISCONNECTED)
+        except BaseException:  # a bad option or endpoint: nothing is left open
+            socket.close(linger=0)
             self._context.term()
             raise
-        self.endpoint: str = socket.getsockopt_string(zmq.LAST_ENDPOINT)
-        # Remote bots have no process to watch: the monitor reports their connection closing.
-        self._monitor = socket.get_monitor_socket(zmq.EVENT_DISCONNECTED)
         self._poller = zmq.Poller()  # both, while a remote bot is about (see poll)
         self._poller.register(socket, zmq.POLLIN)
         self._poller.register(self._monitor, zmq.POLLIN)

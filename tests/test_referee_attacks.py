@@ -89,6 +89,33 @@ def test_hostile_messages_cost_the_sender_its_game_and_nothing_more(traced):
         assert words in record.reason, record.reason
 
 
+def repeated_keys(*pairs: tuple[str, Any]) -> bytes:
+    """A msgpack map with its pairs as given, a key more than once included (msgpack's packb cannot)."""
+    return bytes([0x80 | len(pairs)]) + b"".join(msgpack.packb(key) + msgpack.packb(value) for key, value in pairs)
+
+
+def test_a_map_with_a_key_twice_is_a_protocol_error_from_a_bot_and_nothing_from_a_stranger(traced):
+    """Two readings of one map (msgspec's and msgpack's) once crashed the referee on such a map."""
+    referee, pool, peer = traced
+    hare, hounds, stranger = peer(), peer(), peer()
+    bots = {"hare-bot": hare, "hounds-bot": hounds}
+    future = begin(referee, pool, SEATS, "twice", bots)
+    turn = hounds.recv()
+    stranger.socket.send(repeated_keys(("type", "pong"), ("v", 2), ("token", "nobody"), ("name", "x"),
+                                       ("author", "x"), ("version", "1"), ("variants", []), ("type", "hello")))
+    hounds.socket.send(repeated_keys(("type", "move"), ("v", 2), ("game_id", "twice"),
+                                     ("request_id", turn["request_id"]), ("move", "b1-b2"),
+                                     ("info", {"pv": [1]}), ("info", {})))
+    record = future.result(timeout=10)
+    assert (record.termination, record.winner) == ("protocol-error", "hare")
+    assert "map has key 'info' twice" in record.reason
+    for bot in (hare, hounds):
+        over(bot)
+    future = begin(referee, pool, SEATS, "after", bots)  # the same referee plays on
+    hounds.send("resign", game_id="after", request_id=hounds.recv()["request_id"])
+    assert future.result(timeout=10).termination == "resignation"
+
+
 def test_unknown_fields_of_any_kind_are_dropped_even_with_trace_on(traced):
     referee, pool, peer = traced
     hare, hounds = peer(), peer()

@@ -352,3 +352,14 @@ def test_the_end_of_a_run_lists_each_game_a_bot_lost_by_its_own_failure_with_its
     shown = failure_lines(failures, shown=1)  # a long list is cut, and says where the rest is
     assert len(shown) == 5 and shown[-1] == (f"and 1 more: every one is in results.json (`failures`); their logs "
                                              f"are under {Path(failures[0]['log']).parent}")
+
+
+def test_a_cut_failure_list_names_one_folder_for_relative_and_absolute_logs(tmp_path: Path,
+                                                                             monkeypatch: pytest.MonkeyPatch) -> None:
+    """A run resumed elsewhere (Ray once kept relative log paths) mixes both: one folder, no error."""
+    monkeypatch.chdir(tmp_path)
+    logs = ["out/logs/r0001-fox.log", str(tmp_path / "out" / "logs" / "w0" / "crash-2.stderr")]
+    failures = [{"game": f"r000{n + 1}", "bot": "crash", "side": "fox", "termination": "crash",
+                 "reason": "exited", "log": log} for n, log in enumerate(logs)]
+    shown = failure_lines(failures, shown=1)
+    assert shown[-1].endswith(f"their logs are under {tmp_path / 'out' / 'logs'}")

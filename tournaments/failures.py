@@ -54,7 +54,8 @@ def failure_lines(failures: list[dict[str, Any]], shown: int = SHOWN, tail: int 
                      f"{failure['reason']}")
         lines += _log_lines(failure["log"], tail)
     if len(failures) > shown:
-        logs = [failure["log"] for failure in failures if failure["log"]]
+        # Absolute paths (a Ray run of an older version kept relative ones: those count from here).
+        logs = [os.path.abspath(failure["log"]) for failure in failures if failure["log"]]
         folder = f"; their logs are under {os.path.commonpath(logs)}" if logs else ""
         lines.append(f"and {len(failures) - shown} more: every one is in results.json (`failures`){folder}")
     return lines

@@ -145,7 +145,7 @@ class RayExecutor(Executor):
         if self.settings.excludes:
             self.runtime_env["excludes"] = list(self.settings.excludes)
         self.actor_class = actor_class()
-        self.health = NodeHealth(directory / "logs" if directory is not None else None)
+        self.health = NodeHealth(directory.resolve() / "logs" if directory is not None else None)
         self.log = RayLog(directory / "ray.log" if directory is not None else None)
         self._owns = not ray.is_initialized()  # else the caller's ray.init set the runtime environment
         if self._owns:
@@ -255,6 +255,7 @@ class RayExecutor(Executor):
                         continue
                     slot.taken = True
                     if self.on_new_slot is None or not self.on_new_slot(slot):
+                        self._close_spare(slot)
                         return
                     print(f"foxgeese: game slot {slot.index + 1} joined on {slot.where().get('host')} "
                           f"({str(slot.where().get('node'))[:12]})", file=sys.stderr)
@@ -270,6 +271,14 @@ class RayExecutor(Executor):
                 print(f"foxgeese: no more Ray game slots are started: {type(error).__name__}: {error}",
                       file=sys.stderr)
                 return
+
+    def _close_spare(self, refused: ActorSlot) -> None:
+        """The runner needs no more slots: `refused` and every slot still waiting end now, so that
+        their CPUs are free for a slot replacing a lost worker (else that one waits for ever)."""
+        with self._lock:
+            spare = [slot for slot in self._slots if slot is refused or not slot.taken]
+        for slot in spare:
+            slot.close()
 
     def abort(self) -> None:
         self._closing.set()
@@ -356,11 +365,24 @@ class ActorSlot(Slot):
         self.start()
 
     def await_ready(self, give_up: Callable[[], bool]) -> bool:
-        """Waits until the actor is placed and checked; False on `give_up()`."""
+        """Waits until the actor is placed and checked; False on `give_up()`. A cluster that has had
+        no room for a slot at all (no live node in rotation with the CPUs) for START_WAIT_S is an error."""
+        no_room_since: float | None = None
         while not self.poll(POLL_S):
             if give_up() or self.executor._closing.is_set():
                 self._kill()
                 return False
+            if self.executor._room() > 0:
+                no_room_since = None
+                continue
+            now = time.monotonic()
+            no_room_since = now if no_room_since is None else no_room_since
+            if now - no_room_since > START_WAIT_S:
+                self._kill()
+                raise TournamentError(
+                    f"the Ray cluster has had no room for game slot {self.index + 1} for {START_WAIT_S:.0f}s (each "
+                    f"needs {self.executor.settings.num_cpus:g} CPU{self.executor._out_text()}): add nodes, then "
+                    "run the same command again to play the games left")
         return True
 
     def where(self) -> dict[str, Any]:

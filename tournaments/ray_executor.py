@@ -172,6 +172,10 @@ class RayExecutor(Executor):
         self._closing = threading.Event()
         self._watcher: threading.Thread | None = None
         self._setup: Callable[[int, int], WorkerSetup] | None = None
+        # The cluster's live nodes as last looked at, shared by every slot whose stream is quiet.
+        self._nodes_lock = threading.Lock()
+        self._alive_nodes: set[str] = set()
+        self._nodes_seen_at = -math.inf
 
     def auto_slots(self) -> int:
         return max(1, min(MAX_SLOTS, self._room()))
@@ -238,6 +242,16 @@ class RayExecutor(Executor):
     def _out_text(self) -> str:
         out = self.health.excluded()
         return f"; {len(out)} node(s) out of rotation" if out else ""
+
+    def node_alive(self, node: str) -> bool:
+        """Whether the cluster counts `node` alive. One look at its nodes serves every slot for
+        STREAM_CHECK_S: quiet streams on hundreds of slots must not each ask the cluster."""
+        with self._nodes_lock:
+            now = time.monotonic()
+            if now - self._nodes_seen_at >= STREAM_CHECK_S:
+                self._alive_nodes = {entry["NodeID"] for entry in _ray().nodes() if entry.get("Alive")}
+                self._nodes_seen_at = now
+            return node in self._alive_nodes
 
     def _all_out(self) -> bool:
         alive = [node["NodeID"] for node in _ray().nodes() if node.get("Alive")]
@@ -417,10 +431,10 @@ class ActorSlot(Slot):
 
     def _check_node_alive(self) -> None:
         """Raises WorkerLost when the cluster says this slot's node is dead (or gone from its list)."""
-        node = self._where.get("node")
-        if any(entry["NodeID"] == node and entry.get("Alive") for entry in _ray().nodes()):
+        node = str(self._where.get("node"))
+        if self.executor.node_alive(node):
             return
-        raise WorkerLost(f"Ray actor {self._where.get('pid')} on node {str(node)[:12]} died: its node is dead")
+        raise WorkerLost(f"Ray actor {self._where.get('pid')} on node {node[:12]} died: its node is dead")
 
     def _judged(self, job: GameJob, entry: dict[str, Any], logs: dict[str, str]) -> dict[str, Any]:
         """A finished game's entry, its forfeiting bot's log brought home; a game lost to a node

@@ -51,16 +51,21 @@ def assert_each_game_once(directory: Path, games: int) -> None:
     assert len(counts) == games and set(counts.values()) == {1}
 
 
+def hold_bots(begun: dict[str, Any]) -> list[psutil.Process]:
+    """Stops (SIGSTOP) the bots of the game `begun`: its actor's process tree. Its game waits."""
+    bots = psutil.Process(begun["worker"]["pid"]).children(recursive=True)
+    for bot in bots:
+        bot.send_signal(signal.SIGSTOP)
+    return bots
+
+
 def take_down(made: Cluster, node: Any, begun: dict[str, Any]) -> None:
     """Removes `node` in the middle of the game `begun` as a machine going down would: its actor
     (the game's referee) dies at once, with nothing reported. Its bots are held first, then killed
     after it: dying first, they would be a crash for the referee to report (Ray's own removal kills
     a node's processes in no fixed order)."""
-    actor = psutil.Process(begun["worker"]["pid"])
-    bots = actor.children(recursive=True)
-    for bot in bots:
-        bot.send_signal(signal.SIGSTOP)
-    actor.kill()
+    bots = hold_bots(begun)
+    psutil.Process(begun["worker"]["pid"]).kill()
     made.remove_node(node, allow_graceful=False)
     for bot in bots:
         try:
@@ -161,10 +166,7 @@ def test_a_game_lost_after_the_other_slots_ended_finds_their_room(
                                    ray_address=made.address))
     begun = wait_for(lambda: first_move_of_a_game(out, 0, lambda worker: worker["node"] == doomed.node_id),
                      WAIT_S, "a game under way on the worker node")
-    bots = psutil.Process(begun["worker"]["pid"]).children(recursive=True)
-    assert bots
-    for bot in bots:
-        bot.send_signal(signal.SIGSTOP)  # the game waits (on a clock of 20 s)
+    assert hold_bots(begun)  # the game waits (on a clock of 20 s)
     wait_for(lambda: any(e["event"] == "game_ended" for e in events(out)), WAIT_S, "the head's game to end")
     take_down(made, doomed, begun)
     state = background.result(WAIT_S)

@@ -14,7 +14,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from foxgeese.engine import Position, Side
+from foxgeese.engine import Position, Side, words
 from foxgeese.protocol import codec
 from foxgeese.protocol.record import DRAW, RefereeTermination
 
@@ -48,7 +48,7 @@ class MaxPliesTracker:
         return plies >= self.limit
 
     def ending(self) -> Ending:
-        return Ending(DRAW, RefereeTermination.MAX_PLIES.value, f"stopped after {self.limit} plies")
+        return Ending(DRAW, RefereeTermination.MAX_PLIES.value, f"stopped after {words.plies(self.limit)}")
 
 
 class TableAdjudicationTracker:

@@ -15,6 +15,7 @@ from typing import Annotated, Any
 
 import msgspec
 
+from foxgeese.engine import words
 from foxgeese.engine.userinput import JsonInputError, Mismatch, load_json, shown
 from foxgeese.files import atomic_write
 
@@ -142,9 +143,8 @@ class GameRecord:
 
     def result_line(self) -> str:
         """One line for people: `fox wins by captured (...)` / `draw by repetition`."""
-        plural = self.winner in ("geese", "hounds")
-        verdict = "draw" if self.winner == DRAW else f"{self.winner} {'win' if plural else 'wins'}"
-        line = f"{verdict} by {self.termination} after {self.plies} plies"
+        verdict = "draw" if self.winner == DRAW else words.side_verb(self.winner, "wins", "win")
+        line = f"{verdict} by {self.termination} after {words.plies(self.plies)}"
         return f"{line}: {self.reason}" if self.reason else line
 
 

@@ -196,3 +196,24 @@ def play_by_clicking(driver: object, seed: int = 0, max_plies: int = 400) -> lis
             if not _is_jump(path[-2], target):
                 break
     raise AssertionError(f"game not over after {max_plies} moves")
+
+
+def click_action(driver: object, action: str) -> None:
+    """Clicks a game page's action button; a state pushed meanwhile may redraw the buttons, so it looks again."""
+    from selenium.common.exceptions import StaleElementReferenceException
+
+    for _ in range(20):
+        try:
+            driver.find_element("css selector", f"#actions button[data-action='{action}']").click()
+            return
+        except StaleElementReferenceException:
+            continue
+    raise AssertionError(f"the {action} button kept being redrawn")
+
+
+def shot(driver: object, name: str) -> None:
+    """Saves a screenshot as $FOXGEESE_SHOTS/NAME.png when that is set (for a person to look at)."""
+    folder = os.environ.get("FOXGEESE_SHOTS")
+    if folder:
+        os.makedirs(folder, exist_ok=True)
+        driver.save_screenshot(os.path.join(folder, f"{name}.png"))

@@ -5,36 +5,25 @@ browser for the module; screenshots go to $FOXGEESE_SHOTS when it is set (for a 
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 
 import pytest
-from browser import browser_missing, click_point, lit, my_turn, start_game, wait_for, web_server
+from browser import (
+    browser_missing,
+    click_action,
+    click_point,
+    lit,
+    my_turn,
+    shot,
+    start_game,
+    wait_for,
+    web_server,
+)
 
 pytestmark = pytest.mark.skipif(bool(browser_missing()), reason=browser_missing() or "browser present")
 
 DESKTOP = (1280, 900)
 PHONE = (390, 844)
-
-
-def shot(driver, name: str) -> None:
-    folder = os.environ.get("FOXGEESE_SHOTS")
-    if folder:
-        Path(folder).mkdir(parents=True, exist_ok=True)
-        driver.save_screenshot(str(Path(folder) / f"{name}.png"))
-
-
-def click_action(driver, action: str) -> None:
-    """Clicks an action's button; a state pushed meanwhile may redraw the buttons, so it looks again."""
-    from selenium.common.exceptions import StaleElementReferenceException
-
-    for _ in range(20):
-        try:
-            driver.find_element("css selector", f"#actions button[data-action='{action}']").click()
-            return
-        except StaleElementReferenceException:
-            continue
-    raise AssertionError(f"the {action} button kept being redrawn")
 
 
 def play_a_move(driver) -> None:
@@ -82,15 +71,19 @@ def test_a_game_against_an_ai_with_hint_takeback_steps_flip_resign_review_and_re
     body = driver.find_element("tag name", "body")
     live_board = driver.find_element("id", "board").get_attribute("innerHTML")
     body.send_keys(Keys.ARROW_LEFT)
-    wait_for(driver, "document.getElementById('ply').textContent === 'move 3 of 4' && window.fgStepShown === 3")
+    wait_for(driver, "document.getElementById('ply').title === 'ply 3 of 4' && window.fgStepShown === 3")
+    third = driver.execute_script("return window.fgState.moves[2].move")
+    assert driver.find_element("id", "ply").text == f"after 2. {third}"  # moves as players count them
     assert driver.find_element("id", "board").get_attribute("innerHTML") != live_board
     body.send_keys(Keys.HOME)
-    wait_for(driver, "document.getElementById('ply').textContent === 'move 0 of 4' && window.fgStepShown === 0")
+    wait_for(driver, "document.getElementById('ply').title === 'ply 0 of 4' && window.fgStepShown === 0")
+    assert driver.find_element("id", "ply").text == "start"
     assert 'data-move="' not in driver.find_element("id", "board").get_attribute("innerHTML")  # the start
     click_point(driver, "b5")  # no move while looking back
     assert "earlier move" in driver.find_element("id", "message").text
     body.send_keys(Keys.END)
-    wait_for(driver, "document.getElementById('ply').textContent.startsWith('move 4 of 4')")
+    wait_for(driver, "document.getElementById('ply').title === 'ply 4 of 4' && "
+                     "document.getElementById('ply').textContent.startsWith('after 2… ')")
     assert driver.find_element("id", "board").get_attribute("innerHTML") == live_board
     b1_row = "return document.querySelector('#board .hit[data-point=\"b1\"]').getAttribute('cy')"
     x_before = driver.execute_script(b1_row)

@@ -136,7 +136,7 @@ def test_record_round_trips_and_keeps_the_replay_keys(tmp_path):
     data = record.to_dict()
     assert data["moves"][0]["move"] == "d4-d5" and data["variant"] == "standard"
     assert data["stderr"] == {"fox": "/tmp/a.stderr", "geese": None} and data["format"] == 1
-    assert record.result_line() == "fox wins by time-forfeit after 1 plies: geese took over 50 ms"
+    assert record.result_line() == "fox wins by time-forfeit after 1 ply: geese took over 50 ms"
 
 
 def test_record_times_are_iso_utc_with_milliseconds():

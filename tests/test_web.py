@@ -225,7 +225,7 @@ def test_two_people_agree_a_draw_in_a_variant_with_draws_and_none_where_it_has_n
             over = receive(fox_ws, lambda m: m["type"] == "state" and m["replay"])  # once the referee has stopped
             assert over["result"] == "draw by agreement after 0 plies: both players agreed to a draw"
             status, page = get(base + f"/replay/game/{answer['id']}")
-            assert status == 200 and "great-cross: fox player vs geese player" in page  # not the raw game id
+            assert status == 200 and "great-cross: human vs human" in page  # not the raw game id
             status, rematch = action(base, fox, "rematch")
             assert status == 200 and set(rematch["links"]) == {"fox", "geese"}
             assert receive(geese_ws, lambda m: m["type"] == "state" and m["rematch"])["rematch"] == \
@@ -247,6 +247,40 @@ def test_two_people_agree_a_draw_in_a_variant_with_draws_and_none_where_it_has_n
             status, reply = action(base, standard["links"]["fox"], "offer-draw")
             assert status == 400 and reply["error"] == "standard (geese=13,sideways=0) has no draws: every game ends " \
                                                        "with a winner"
+
+
+def test_a_draw_offer_stands_past_the_offerers_move_and_its_refusal_is_told_to_both_players() -> None:
+    """In a game by link: the fox offers with its move, the geese decline, and the fox's page is told
+    (not left with "draw offered"); a second offer lapses when the geese move on, and both are told so."""
+    with web_server() as base:
+        _, answer = post(base + "/api/games", {"variant": "great-cross", "tc": "60+0",
+                                               "players": {"fox": "human", "geese": "human"}})
+        fox, geese = answer["links"]["fox"], answer["links"]["geese"]
+        with connect(socket_url(base, fox)) as fox_ws, connect(socket_url(base, geese)) as geese_ws:
+            state = receive(fox_ws, my_turn)
+            assert action(base, fox, "offer-draw") == (200, {"ok": "draw offered; it stands until the geese move",
+                                                             "offered": True})
+            fox_ws.send(json.dumps({"type": "move", "move": state["legal"][0]}))
+            state = receive(geese_ws, lambda m: my_turn(m) and len(m["moves"]) == 1)
+            assert state["draw_offer"] == "fox"  # the offer stands past the offerer's own move
+            assert action(base, geese, "decline-draw") == (200, {"ok": "draw declined"})
+            told = receive(fox_ws, lambda m: m["type"] == "state" and m["draw_refused"])
+            assert told["draw_offer"] is None and told["draw_refused"] == {"offer": "fox", "how": "declined"}
+            geese_ws.send(json.dumps({"type": "move", "move": state["legal"][0]}))
+            state = receive(fox_ws, lambda m: my_turn(m) and len(m["moves"]) == 2)
+            assert state["draw_refused"] == {"offer": "fox", "how": "declined"}  # until the fox plays on
+            assert action(base, fox, "offer-draw")[0] == 200
+            assert receive(fox_ws, lambda m: m["type"] == "state" and m["draw_offer"])["draw_refused"] is None
+            fox_ws.send(json.dumps({"type": "move", "move": state["legal"][0]}))
+            state = receive(geese_ws, lambda m: my_turn(m) and len(m["moves"]) == 3)
+            geese_ws.send(json.dumps({"type": "move", "move": state["legal"][0]}))  # moving on declines it
+            lapsed = receive(fox_ws, lambda m: m["type"] == "state" and len(m["moves"]) == 4)
+            assert lapsed["draw_offer"] is None and lapsed["draw_refused"] == {"offer": "fox", "how": "moved"}
+            assert action(base, geese, "accept-draw") == (400, {"error": "there is no draw offer to accept"})
+            assert action(base, fox, "resign")[0] == 200
+            over = receive(geese_ws, lambda m: m["type"] == "state" and m["status"] == "over")
+            assert over["draw_refused"] is None and over["result"] == "geese win by resignation after 4 plies: " \
+                                                                      "the fox resigned"
 
 
 def test_a_killed_server_keeps_its_finished_games_and_marks_the_running_one_interrupted(tmp_path: Path) -> None:
@@ -311,7 +345,7 @@ def test_a_killed_server_keeps_its_finished_games_and_marks_the_running_one_inte
         status, review = post(base + "/api/review", {"game": done["id"]})
         assert status == 200 and review["sides"]["hounds"]["judged"] == 1 and len(review["plies"]) == 2
         status, page = get(base + uploaded["url"])  # the uploaded record is still there, and its review
-        assert status == 200 and "hare-and-hounds: random vs hounds player" in page
+        assert status == 200 and "hare-and-hounds: random vs human" in page
         status, from_record = post(base + "/api/review", {"record": uploaded["url"].rsplit("/", 1)[1]})
         assert status == 200 and from_record["sides"] == review["sides"]
         _, stopped = post(base + "/api/games", {"variant": "hare-and-hounds", "tc": "60+0",
@@ -364,3 +398,21 @@ def test_a_bot_named_like_markup_cannot_close_the_home_pages_data_block() -> Non
         page = get(base + "/")[1]
         block = re.search(r"id=fg-config>(.*?)</script>", page).group(1)
         assert "<" not in block and json.loads(block)["games"][0]["seats"]["geese"] == spec
+
+
+def test_the_coach_answers_an_unfinished_position_and_an_unfinished_games_review_without_failing() -> None:
+    with web_server() as base:
+        status, answer = post(base + "/api/analyse", {"position": "hare-and-hounds - hounds b5 b1,a2 0 0 0"})
+        assert status == 200, answer  # a hound taken off on the way to another position: no server failure
+        assert answer["problem"].startswith("a Hare and Hounds position has 3 hounds, this one has 2")
+        assert answer["svg"].count('class="piece hound"') == 2 and answer["moves"] == []  # drawn as it is
+        _, game = post(base + "/api/games", {"variant": "hare-and-hounds", "tc": "60+0",
+                                             "players": {"hare": "random", "hounds": "human"}})
+        with connect(socket_url(base, game["links"]["hounds"])) as ws:
+            receive(ws, my_turn)
+            status, review = post(base + "/api/review", {"game": game["id"]})
+            assert status == 404 and review["error"].startswith("the review comes when the game is over")
+            assert review["start"] == "hare-and-hounds - hounds b5 b1,a2,c2 0 0 0"  # the game's board, not standard's
+            status, listed = get(base + "/api/past-games")
+            seats = [row["seats"] for row in json.loads(listed)["games"] if row["id"] == game["id"]]
+            assert seats == [{"hare": "random", "hounds": "human"}]  # a person is "human", not "hounds player"

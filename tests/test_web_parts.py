@@ -174,3 +174,88 @@ def test_with_endgame_tables_on_disk_the_coach_gives_distances_and_asks_for_noth
     assert coach.value(Position.from_text(answer["moves"][0]["after"])).text() == "loss in 4"
     geese_to_move = Position.from_text("standard geese=13,sideways=0 geese d4 c1,d1,e1,c2 0 0 0")
     assert coach.analyse(geese_to_move)["moves"][0]["text"] == "loss in 10"  # the slowest loss comes first
+
+
+def test_counts_and_sides_agree_in_number() -> None:
+    from foxgeese.engine.words import plies, side_verb
+    from foxgeese.protocol.record import GameRecord
+    from foxgeese.tournaments.replay import result_text
+
+    assert [plies(n) for n in (0, 1, 2)] == ["0 plies", "1 ply", "2 plies"]
+    assert [side_verb(side, "wins", "win") for side in ("fox", "hare", "geese", "hounds")] == \
+        ["fox wins", "hare wins", "geese win", "hounds win"]
+    record = GameRecord(game_id="g", variant="standard", options={}, start="", bots={}, time_control="60+0",
+                        winner="geese", termination="resignation", plies=1)
+    assert record.result_line() == "geese win by resignation after 1 ply"
+    assert result_text({"winner": "fox", "termination": "captured", "plies": 1}) == "fox wins by captured after 1 ply"
+
+
+def test_the_analysis_board_says_what_an_unfinished_position_lacks_instead_of_failing(coach: Coach) -> None:
+    two = coach.analyse(Position.from_text("hare-and-hounds - hounds b5 b1,a2 0 0 0"))  # a hound taken off
+    assert two["problem"].startswith("a Hare and Hounds position has 3 hounds, this one has 2: put 1 more on")
+    assert two["moves"] == [] and two["value"]["result"] == "unknown"
+    four = coach.analyse(Position.from_text("hare-and-hounds - hounds b5 b1,a2,c2,b3 0 0 0"))
+    assert "this one has 4: take 1 off" in four["problem"]
+    crowded = "standard geese=13,sideways=0 fox d4 c1,d1,e1,c2,d2,e2,a3,b3,c3,d3,e3,f3,g3,a4,b4,c4,e4,f4 0 0 0"
+    assert coach.analyse(Position.from_text(crowded))["problem"] == \
+        "a standard position has at most 17 geese (its largest start), this one has 18: take 1 off"
+    assert "problem" not in coach.analyse(get_variant("hare-and-hounds").start_position())
+
+
+def test_a_review_names_another_move_only_where_it_was_strictly_better(coach: Coach) -> None:
+    start = get_variant("hare-and-hounds").start_position()
+    moves = coach.moves(start)
+    same = [m for m in moves if m["text"] == moves[0]["text"]]
+    assert len(same) >= 2, "the start has two moves of the best value"
+    slower = next(m for m in moves if m["result"] == "win" and m["plies"] > moves[0]["plies"])
+    for played, best in ((same[1], None), (slower, moves[0]["move"])):
+        review = coach.review(start, [played["move"]], {"hounds": "human", "hare": "random"})
+        entry = review["plies"][0]
+        assert entry["best"] == best and not entry["mistake"], (played, entry)  # a slower win is no mistake
+    assert entry["best_value"]["text"] == moves[0]["text"]
+
+
+@pytest.fixture(scope="module")
+def sideways_tables(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The win/draw/loss tables of standard with sideways steps, four geese (about 2 s)."""
+    from foxgeese.players.solver.wdl import WdlBuilder
+
+    directory = tmp_path_factory.mktemp("sideways-tables")
+    WdlBuilder(get_variant("standard", sideways=True), directory).build(4)
+    return directory
+
+
+def test_an_ai_accepts_a_draw_offer_only_where_the_tables_prove_a_draw(sideways_tables: Path,
+                                                                       tmp_path: Path) -> None:
+    """As an engine on a game site: it plays on where it wins and where it loses; it takes a proven draw."""
+    import random
+
+    from foxgeese.engine import Side
+    from foxgeese.engine.sampling import scattered_position
+    from foxgeese.players.solver.wdl import WdlTables
+    from foxgeese.web.actions import GameActions
+    from foxgeese.web.app import Server
+    from foxgeese.web.games import new_game
+
+    variant = get_variant("standard", sideways=True)
+    tables, rng = WdlTables(variant, sideways_tables), random.Random(5)
+    wanted = {(Side.PREDATOR, 1): None, (Side.PREDATOR, 0): None, (Side.PREY, -1): None}  # (AI to move, its value)
+    while not all(wanted.values()):
+        scattered = scattered_position(variant, rng, prey_count=4)
+        ai = rng.choice((Side.PREDATOR, Side.PREY))
+        position = Position(variant, scattered.predator, scattered.prey, ai, 0, 0, 0)
+        key = (ai, tables.value(position))
+        if key in wanted and not wanted[key] and Game.from_position(position).outcome() is None:
+            wanted[key] = position
+    server = Server(data_path=tmp_path / "serve.sqlite3", tables=str(sideways_tables))
+    answers = {}
+    for (ai, value), position in wanted.items():
+        players = {variant.side_name(ai): "random", variant.side_name(ai.other): "human"}
+        game = new_game({"variant": "standard", "sideways": True, "players": players}, lambda game: None)
+        game.status, game.game = "playing", Game.from_position(position)  # the AI is to move
+        answers[value] = GameActions(server).offer_draw(game, ai.other), game.status
+    server.store.close()
+    assert answers[1] == ({"ok": "the AI declines the draw (the tables say the fox wins)"}, "playing")
+    assert answers[-1] == ({"ok": "the AI declines the draw (the tables say the geese lose: the AI plays on)"},
+                           "playing")
+    assert answers[0] == ({"ok": "the AI accepts: draw"}, "over")

@@ -10,6 +10,7 @@ from typing import Any
 
 import click
 
+from foxgeese.engine import words
 from foxgeese.engine.userinput import one_line
 from foxgeese.params import Integer
 from foxgeese.tournaments.errors import ConfigError, TournamentError
@@ -303,7 +304,7 @@ class _Progress:
             new = played - state.done_before
         sides = _side_names(entry)
         line = (f"{entry['id']} {entry['variant']} {entry['predator']} ({sides[0]}) vs {entry['prey']} ({sides[1]}): "
-                f"{entry['winner']} ({entry['termination']}, {entry['plies']} plies)")
+                f"{entry['winner']} ({entry['termination']}, {_plies(entry['plies'])})")
         notes = _failure_notes(entry) if not self.quiet else []
         if self._progress is not None:
             self._progress.update(self._task, completed=played, standings=standings)
@@ -339,3 +340,8 @@ def _side_names(entry: dict[str, Any]) -> tuple[str, str]:
 
     variant = get_variant(entry["variant"], **entry.get("options", {}))
     return variant.side_name(Side.PREDATOR), variant.side_name(Side.PREY)
+
+
+def _plies(count: object) -> str:
+    """`1 ply`, `40 plies` (a journal's count as it is when it is not a number)."""
+    return words.plies(count) if isinstance(count, int) else f"{count} plies"

@@ -13,7 +13,7 @@ from html import escape
 from importlib import resources
 from typing import Any
 
-from foxgeese.engine import Game, Position
+from foxgeese.engine import Game, Position, words
 from foxgeese.engine.svg import board_parts, overlay_svg
 from foxgeese.protocol.timecontrol import TimeControl, TimeControlError
 
@@ -100,10 +100,10 @@ def _shown_info(info: Any) -> dict[str, Any]:
 def result_text(record: dict[str, Any]) -> str:
     """`fox wins by captured after 40 plies: reason` (the record's own result line)."""
     winner = record.get("winner", "draw")
-    plural = winner in ("geese", "hounds")
-    verdict = "draw" if winner == "draw" else f"{winner} {'win' if plural else 'wins'}"
-    plies = record.get("plies", len(record.get("moves", [])))
-    line = f"{verdict} by {record.get('termination', '?')} after {plies} plies"
+    verdict = "draw" if winner == "draw" else words.side_verb(str(winner), "wins", "win")
+    count = record.get("plies", len(record.get("moves", [])))
+    length = words.plies(count) if isinstance(count, int) else f"{count} plies"
+    line = f"{verdict} by {record.get('termination', '?')} after {length}"
     return f"{line}: {record['reason']}" if record.get("reason") else line
 
 

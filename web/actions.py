@@ -24,10 +24,11 @@ from starlette.routing import Route
 
 from foxgeese.engine import VARIANT_IDS, Game, Move, Position, Side
 from foxgeese.engine.svg import board_svg
+from foxgeese.engine.words import side_verb
 from foxgeese.players.registry import make_player
 from foxgeese.tournaments.replay import script_json
-from foxgeese.web.analysis import DRAW, LOSS, UNKNOWN, Coach, material
-from foxgeese.web.games import WebGame, WebGameError, has_draws, new_game, stored_seat
+from foxgeese.web.analysis import DRAW, LOSS, REVIEW_FORMAT, UNKNOWN, WIN, Coach, material, unfinished
+from foxgeese.web.games import WebGame, WebGameError, has_draws, new_game, seat_label, stored_seat
 from foxgeese.web.security import read_body
 
 if TYPE_CHECKING:
@@ -106,7 +107,7 @@ class GameActions:
             with game.lock:
                 if game.draw_offer != seat.side.other:
                     return {"error": "there is no draw offer to decline"}
-                game.draw_offer = None
+                game.draw_offer, game.draw_refused = None, {"offer": theirs, "how": "declined"}
             game._changed()
             return {"ok": "draw declined"}
         # claim-draw: the tables prove the position drawn with best play
@@ -121,24 +122,30 @@ class GameActions:
         return {"error": problem_text} if problem_text else {"ok": "draw claimed"}
 
     def offer_draw(self, game: WebGame, side: Side) -> dict[str, Any]:
+        """A draw offer. An AI answers at once by the tables, as an engine of a game site does: it
+        accepts only a position the tables prove drawn; it plays on where they say it wins, where
+        they say it loses (a lost position is its opponent's to win, not a draw to grant) and where
+        no table knows the position. A person's offer stands until the other side has moved."""
         opponent = game.seats[side.other]
         if not opponent.is_human:
             with game.lock:
                 position = game.game.position
             value = self.server.coach.value(position)
             ai_value = value if position.turn == side.other else value.for_parent()
-            if ai_value.result in (DRAW, LOSS):
-                problem_text = game.end_by("draw", "agreement", f"the {game.variant.side_name(side.other)} "
-                                           "accepted the draw offer")
+            ai = game.variant.side_name(side.other)
+            if ai_value.result == DRAW:
+                problem_text = game.end_by("draw", "agreement", f"the {ai} accepted the draw offer")
                 return {"error": problem_text} if problem_text else {"ok": "the AI accepts: draw"}
-            why = "no table knows this position" if ai_value.result == UNKNOWN else "the tables say it wins"
+            why = {UNKNOWN: "no table knows this position", WIN: f"the tables say the {side_verb(ai, 'wins', 'win')}",
+                   LOSS: f"the tables say the {side_verb(ai, 'loses', 'lose')}: the AI plays on"}[ai_value.result]
             return {"ok": f"the AI declines the draw ({why})"}
         with game.lock:
             if game.draw_offer is not None:
                 return {"error": "a draw offer is already open"}
-            game.draw_offer = side
+            game.draw_offer, game.draw_refused = side, None
         game._changed()
-        return {"ok": "draw offered; it stands until your opponent moves"}
+        until = side_verb(game.variant.side_name(side.other), "moves", "move")
+        return {"ok": f"draw offered; it stands until the {until}", "offered": True}
 
     def hint(self, game: WebGame, side: Side) -> dict[str, Any]:
         with game.lock:
@@ -266,12 +273,16 @@ def analysis_routes(server: Server, page: Callable[..., Response]) -> list[Route
         data = await json_object(request)
         if data is None:
             return problem("send {\"game\": ID} or {\"record\": ID} as a JSON object")
-        found = _game_moves(server, str(data.get("game", "")), str(data.get("record", "")))
-        if isinstance(found, str):
-            return problem(found, 404)
+        game_id = str(data.get("game", ""))
+        found = _game_moves(server, game_id, str(data.get("record", "")))
+        if isinstance(found, str):  # the board shows the game's variant meanwhile (its start, not its moves)
+            return JSONResponse({"error": found, "start": _game_start(server, game_id)}, status_code=404)
         key, start, moves, seats = found
+        wrong = unfinished(start)
+        if wrong:
+            return problem(f"this game does not replay: {wrong}")
         cached = server.store.analysis(key) if key else None
-        if cached is None or cached.get("plies_total") != len(moves):
+        if cached is None or cached.get("plies_total") != len(moves) or cached.get("format") != REVIEW_FORMAT:
             try:
                 cached = await run_in_threadpool(coach.review, start, moves, seats)
             except ValueError as error:
@@ -303,7 +314,7 @@ def analysis_routes(server: Server, page: Callable[..., Response]) -> list[Route
         return JSONResponse({"games": [{"id": row["id"], "variant": row["variant"], "status": row["status"],
                                         "result": row["result"], "created": row["created"],
                                         "plies": len(row.get("moves", [])),
-                                        "seats": {side: seat["name"] for side, seat in row["seats"].items()}}
+                                        "seats": {side: seat_label(seat) for side, seat in row["seats"].items()}}
                                        for row in rows]})
 
     return [
@@ -315,6 +326,18 @@ def analysis_routes(server: Server, page: Callable[..., Response]) -> list[Route
         Route("/games", games_page),
         Route("/api/past-games", past_games),
     ]
+
+
+def _game_start(server: Server, game_id: str) -> str:
+    """The start position of a game of this server ('' when there is none with this id)."""
+    game = server.games.get(game_id) if game_id else None
+    if game is not None:
+        return game.variant.start_position().text()
+    data = server.store.game(game_id) if game_id else None
+    try:
+        return Position.from_text(data["position"]).variant.start_position().text() if data else ""
+    except (KeyError, TypeError, ValueError):
+        return ""
 
 
 def _game_moves(server: Server, game_id: str, record_id: str) -> tuple[str, Position, list[str], dict[str, str]] | str:
@@ -337,5 +360,5 @@ def _game_moves(server: Server, game_id: str, record_id: str) -> tuple[str, Posi
     if data["status"] not in ("over", "interrupted"):
         return "the review comes when the game is over; the analysis board takes any position meanwhile"
     start = Position.from_text(data["position"]).variant.start_position()  # web games start at the start
-    seats = {side: seat["name"] for side, seat in data["seats"].items()}
+    seats = {side: seat_label(seat) for side, seat in data["seats"].items()}
     return f"game:{game_id}", start, [m["move"] for m in data["moves"]], seats

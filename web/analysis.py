@@ -17,6 +17,7 @@ from typing import Any
 
 from foxgeese.engine import Game, Move, Position, Side
 from foxgeese.engine.position import MIN_GEESE
+from foxgeese.engine.variants import REGISTRY
 from foxgeese.players.solver.hare_hounds_solution import load_solution
 from foxgeese.players.solver.strong import WINS, StrongTables, bits_path
 from foxgeese.players.solver.tables import TableSet, describe, table_dir
@@ -24,6 +25,7 @@ from foxgeese.players.solver.wdl import WDL, WdlTables, has_wdl_tables, wdl_path
 
 WIN, LOSS, DRAW, UNKNOWN = "win", "loss", "draw", "unknown"
 RANK = {WIN: 2, DRAW: 1, LOSS: 0}
+REVIEW_FORMAT = 2  # a stored review of another format is made again (2: `best` only where strictly better)
 
 
 @dataclass(frozen=True)
@@ -45,6 +47,17 @@ class Value:
         if self.result == DRAW:
             return "draw"
         return self.result + (f" in {self.plies}" if self.plies is not None else "")
+
+    def better_than(self, other: Value) -> bool:
+        """Strictly better for the same mover: a higher result (win > draw > loss), or the same win
+        sooner, or the same loss later. Unknown values and missing distances are never better."""
+        if UNKNOWN in (self.result, other.result):
+            return False
+        if RANK[self.result] != RANK[other.result]:
+            return RANK[self.result] > RANK[other.result]
+        if self.result == DRAW or self.plies is None or other.plies is None:
+            return False
+        return self.plies < other.plies if self.result == WIN else self.plies > other.plies
 
     def as_dict(self) -> dict[str, Any]:
         return {"result": self.result, "plies": self.plies, "source": self.source, "text": self.text()}
@@ -182,7 +195,13 @@ class Coach:
     # -- a position for the analysis board, a game's review ----------------------------------------
 
     def analyse(self, position: Position) -> dict[str, Any]:
-        """What the analysis board shows: the position's value, each move's value, what is missing."""
+        """What the analysis board shows: the position's value, each move's value, what is missing;
+        for a position being set up that no game can reach yet, what is wrong with it (`problem`)."""
+        wrong = unfinished(position)
+        if wrong:
+            return {"position": position.text(), "turn": position.variant.side_name(position.turn),
+                    "value": Value(UNKNOWN).as_dict(), "moves": [], "missing": "", "problem": wrong,
+                    "material": material(position)}
         value = self.value(position)
         moves = self.moves(position)
         unknown = value.result == UNKNOWN or any(m["result"] == UNKNOWN for m in moves)
@@ -214,15 +233,35 @@ class Coach:
                 tally[mover]["mistakes"] += 1
                 if tally[mover]["first_mistake"] is None:
                     tally[mover]["first_mistake"] = ply
+            better = best is not None and best[0] != text and best[1].better_than(after)
             plies.append({"ply": ply, "side": mover, "move": text, "before": before.as_dict(),
-                          "after": after.as_dict(), "mistake": mistake, "best": best[0] if best else None,
+                          "after": after.as_dict(), "mistake": mistake,
+                          # another move only where it was strictly better than the one played
+                          "best": best[0] if better and best else None,
+                          "best_value": best[1].as_dict() if better and best else None,
                           "position": game.position.text()})
             before = self.value(game.position)
         for line in tally.values():
             line["accuracy"] = (round(100 * (line["judged"] - line["mistakes"]) / line["judged"])
                                 if line["judged"] else None)
-        return {"start": start.text(), "plies": plies, "sides": tally,
+        return {"format": REVIEW_FORMAT, "start": start.text(), "plies": plies, "sides": tally,
                 "missing": "" if all(p["before"]["result"] != UNKNOWN for p in plies) else self.missing(start)}
+
+
+def unfinished(position: Position) -> str:
+    """What keeps a position being set up from being one a game can reach ('' when it can be one):
+    Hare and Hounds has its three hounds, a fox variant no more geese than its largest start."""
+    variant = position.variant
+    count = position.prey.bit_count()
+    most = max(REGISTRY[variant.id].prey_starts)  # the prey counts a start may have
+    if variant.id == "hare-and-hounds" and count != most:
+        change = f"put {most - count} more on" if count < most else f"take {count - most} off"
+        return (f"a Hare and Hounds position has {most} hounds, this one has {count}: {change} "
+                "(while setting up by clicking, a hound moves by taking it off and putting it on again)")
+    if count > most:
+        return (f"a {variant.id} position has at most {most} geese (its largest start), this one has {count}: "
+                f"take {count - most} off")
+    return ""
 
 
 def material(position: Position) -> str:

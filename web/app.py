@@ -39,7 +39,15 @@ from foxgeese.players.registry import PLAYER_NAMES
 from foxgeese.tournaments.replay import ReplayError, asset, replay_page, script_json
 from foxgeese.web.actions import analysis_routes
 from foxgeese.web.analysis import Coach, material
-from foxgeese.web.games import Commands, WebGame, WebGameError, new_game, stored_seat
+from foxgeese.web.games import (
+    Commands,
+    WebGame,
+    WebGameError,
+    interrupted_result,
+    new_game,
+    seat_label,
+    stored_seat,
+)
 from foxgeese.web.live import TournamentFeed
 from foxgeese.web.records import (
     MAX_KEPT_RECORD_BYTES,
@@ -227,7 +235,7 @@ def create_app(tournament_dir: Path | None = None, data_path: Path | None = None
         players = [name for name in PLAYER_NAMES if name not in ("human", "learned")]  # learned needs weights=
         config = {"variants": list(VARIANT_IDS), "players": players,
                   "games": [{"id": g["id"], "variant": g["variant"], "status": g["status"],
-                             "seats": {side: seat["name"] for side, seat in g["seats"].items()}}
+                             "seats": {side: seat_label(seat) for side, seat in g["seats"].items()}}
                             for g in reversed(server.store.games(limit=20))]}
         config["commands"] = server.commands.value
         body = (f"<script type=application/json id=fg-config>{script_json(config)}</script>"
@@ -408,8 +416,7 @@ def create_app(tournament_dir: Path | None = None, data_path: Path | None = None
                 with game.lock:
                     if game.status in ("waiting", "playing"):
                         game.status = "interrupted"
-                        game.result = (f"interrupted: the server stopped after {len(game.moves)} plies; "
-                                       "the game cannot go on")
+                        game.result = interrupted_result(len(game.moves))
                 server.save_game(game)
             server.store.close()
 

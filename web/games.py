@@ -28,7 +28,7 @@ from typing import Any
 
 import msgspec
 
-from foxgeese.engine import Game, Move, Side, get_variant
+from foxgeese.engine import Game, Move, Side, get_variant, words
 from foxgeese.engine.svg import board_svg
 from foxgeese.engine.variants import Variant
 from foxgeese.protocol.botconfig import CMD_PREFIX, BotConfig
@@ -56,9 +56,20 @@ def stored_seat(data: dict[str, Any], secret: str) -> str:
                  if secrets.compare_digest(str(stored), key)), "")
 
 
+def seat_label(seat: dict[str, Any]) -> str:
+    """How a stored seat is named to everyone (past games, reviews): a person is "human" (games
+    stored before this version named them "fox player"), a program by its SPEC."""
+    return HUMAN if seat.get("human") else str(seat.get("name", ""))
+
+
 def has_draws(variant: Variant) -> bool:
     """Whether the variant's rules know draws (repetition, fifty moves): great-cross, standard with sideways."""
     return variant.id == "great-cross" or (variant.id == "standard" and bool(variant.option_dict.get("sideways")))
+
+
+def interrupted_result(count: int) -> str:
+    """The result line of a game the server's stop cut short after `count` plies."""
+    return f"interrupted: the server stopped after {words.plies(count)}; the game cannot go on"
 
 
 class WebGameError(ValueError):
@@ -138,6 +149,7 @@ class WebGame:
     restart: list[str] | None = None  # a takeback: the referee plays on from these moves ...
     restart_clocks: dict[Side, int] | None = None  # ... with the clocks each side had there (Fischer only)
     draw_offer: Side | None = None  # who offers a draw now
+    draw_refused: dict[str, str] | None = None  # the last offer turned down: {"offer": side, "how": declined/moved}
     rematch: dict[str, Any] | None = None  # {"id": ..., "links": {side name: link}} once asked for
     stopping: bool = False  # the server stops: the game is interrupted, not lost
     _svg: dict[bool, tuple[int, str]] = field(default_factory=dict)
@@ -242,10 +254,11 @@ class WebGame:
                     self.clocks[loser] = 0  # the flag fell: the clock shows 0:00.0, not what it had at the turn
             if self.stopping and self.ending is None and (record is None or record.get("termination") == "resignation"):
                 self.status, self.record = "interrupted", None
-                self.result = f"interrupted: the server stopped after {len(self.moves)} plies; the game cannot go on"
+                self.result = interrupted_result(len(self.moves))
             else:
                 self.status, self.result, self.record = "over", result, record
             self.running, self.awaiting, self.hold_until, self.draw_offer = None, None, 0.0, None
+            self.draw_refused = None
         self._changed()
 
     def _completed(self, record: dict[str, Any]) -> dict[str, Any]:
@@ -286,6 +299,7 @@ class WebGame:
             self.result = self._result_line({"winner": winner, "termination": termination, "reason": reason,
                                              "plies": len(self.game.moves), "moves": self.moves}, reason)
             self.status, self.running, self.awaiting, self.draw_offer = "over", None, None, None
+            self.draw_refused = None
         self._release_relays()
         self._changed()
         return ""
@@ -316,7 +330,7 @@ class WebGame:
             self.game = Game(self.variant)
             for text in self.restart:
                 self.game.push(Move.parse(text))
-            self.running, self.awaiting, self.draw_offer = None, None, None
+            self.running, self.awaiting, self.draw_offer, self.draw_refused = None, None, None, None
         self._release_relays()
         self._changed()
         return ""
@@ -364,10 +378,15 @@ class WebGame:
             self._catch_up([Move.parse(m.move) for m in record.moves])
             self.moves[index].update(think_ms=entry.think_ms, clock_ms=entry.clock_ms, info=entry.info or {},
                                      position=self.game.position.text())
-            if self.draw_offer is not None and self.draw_offer != self.game.position.turn:
-                self.draw_offer = None  # an offer stands until the other side has moved
+            mover_side = self.variant.side_by_name(entry.side)
+            if self.draw_refused is not None and self.draw_refused["offer"] == entry.side:
+                self.draw_refused = None  # the offering side has seen the answer and played on
+            if self.draw_offer is not None and self.draw_offer != mover_side:
+                # an offer stands until the other side has moved: moving on without accepting turns it down
+                self.draw_refused = {"offer": self.variant.side_name(self.draw_offer), "how": "moved"}
+                self.draw_offer = None
             self.clocks.update({side: int(ms) for side, ms in event.clocks.items()})
-            mover = self.seats[self.variant.side_by_name(entry.side)]
+            mover = self.seats[mover_side]
             next_seat = self.seats[self.game.position.turn]
             # Hold the push for the event that follows at once: the AI's reply to a person's move,
             # the `turn` that asks the person after an AI's move (one state, drawn once).
@@ -395,8 +414,7 @@ class WebGame:
                 return f"{text}: the game is {'over' if self.status != 'waiting' else 'not started yet'}"
             side_name = self.variant.side_name(self.game.position.turn)
             if self.awaiting != seat.side:
-                verb = "are" if side_name in ("geese", "hounds") else "is"
-                return f"{text}: it is not your turn, the {side_name} {verb} to move"
+                return f"{text}: it is not your turn, the {words.side_verb(side_name, 'is', 'are')} to move"
             try:
                 move = self.game.parse_move(str(text))
             except ValueError as error:
@@ -463,6 +481,7 @@ class WebGame:
                 "takeback": self.takeback and seat is not None,
                 "draws": has_draws(self.variant),
                 "draw_offer": self.variant.side_name(self.draw_offer) if self.draw_offer is not None else None,
+                "draw_refused": dict(self.draw_refused) if self.draw_refused is not None else None,
                 "against_ai": seat is not None and not self.seats[seat.side.other].is_human,
                 "rematch": (self.rematch["links"].get(self.variant.side_name(seat.side), "") if seat else
                             f"/game/{self.rematch['id']}") if self.rematch else "",
@@ -514,7 +533,7 @@ def new_game(request: dict[str, Any], notify: Callable[[WebGame], None],
         if not spec:
             raise WebGameError(f"choose who plays the {side_name}")
         if spec == HUMAN:
-            seats[side] = Seat(side, f"{side_name} player", HUMAN, secrets.token_urlsafe(12))
+            seats[side] = Seat(side, HUMAN, HUMAN, secrets.token_urlsafe(12))  # the page says "you" to its seat
             continue
         if spec.split(":")[0] in ("human", "remote"):
             raise WebGameError(f"{spec!r} cannot play in the browser; choose a person, a built-in player or cmd:...")

@@ -19,6 +19,8 @@ import time
 from pathlib import Path
 from typing import Any
 
+from foxgeese.engine import words
+
 DATA_FILE = "serve.sqlite3"
 MAX_GAMES = 5000
 MAX_RECORDS = 1000
@@ -136,9 +138,9 @@ class GameStore:
             rows = self.connection.execute("SELECT data FROM games WHERE status IN ('waiting', 'playing')").fetchall()
             for (text,) in rows:
                 data = json.loads(text)
-                plies = len(data.get("moves", []))
                 data["status"] = "interrupted"
-                data["result"] = (f"interrupted: the server stopped after {plies} plies, before the game ended; "
+                data["result"] = (f"interrupted: the server stopped after {words.plies(len(data.get('moves', [])))}, "
+                                  "before the game ended; "
                                   "it cannot go on")
                 new = json.dumps(data, separators=(",", ":"))
                 self.connection.execute("UPDATE games SET status = 'interrupted', result = ?, size = ?, data = ? "

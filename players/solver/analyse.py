@@ -23,7 +23,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from foxgeese.engine import Position, Side, get_variant
+from foxgeese.engine import Position, Side, get_variant, words
 from foxgeese.engine.variants import Variant
 from foxgeese.players.solver.fingerprint import fingerprint
 from foxgeese.players.solver.hare_hounds_solution import HareHoundsSolution, load_solution
@@ -101,7 +101,9 @@ def analyse_record(record: dict[str, Any], judge: Judge) -> GameAccuracy:
     bots = record.get("bots") or {}
     sides = {variant.side_name(side): SideAccuracy(_bot_name(bots.get(variant.side_name(side))))
              for side in (Side.PREDATOR, Side.PREY)}
-    result = f"{record.get('winner', '?')} by {record.get('termination', '?')} after {record.get('plies', '?')} plies"
+    count = record.get("plies", "?")
+    result = f"{record.get('winner', '?')} by {record.get('termination', '?')} after " + (
+        words.plies(count) if isinstance(count, int) else f"{count} plies")
     game = GameAccuracy(str(record.get("game_id", "")), result, sides)
     before = judge.value(position)
     for ply, entry in enumerate(record.get("moves") or [], 1):

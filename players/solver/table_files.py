@@ -19,7 +19,7 @@ import os
 from pathlib import Path
 from typing import Any
 
-from foxgeese.engine import Side
+from foxgeese.engine import Side, words
 from foxgeese.engine.variants import Variant
 from foxgeese.files import atomic_write
 from foxgeese.players.score import Score
@@ -76,8 +76,7 @@ def winner_text(score: int, mover: str, other: str) -> str:
     if kind == "draw":
         return "draw"
     winner = mover if kind == "win" else other
-    verb = "wins" if winner in ("fox", "hare") else "win"
-    return f"{winner} {verb} in {plies} plies"
+    return f"{words.side_verb(winner, 'wins', 'win')} in {words.plies(plies or 0)}"
 
 
 # -- where tables live ----------------------------------------------------------------------------

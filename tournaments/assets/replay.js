@@ -77,6 +77,8 @@ var FoxgeeseReplay = (function () {
     for (var i = 1; i <= last; i++) {
       var ply = game.plies[i];
       var item = element("li", "fg-move" + (ply.book ? " fg-book" : ""), ply.move);
+      // numbered as players count moves: `1. d4-d5` then `c3-c4`, two plies to a line
+      if (i % 2) item.insertBefore(element("span", "fg-num", Math.ceil(i / 2) + ". "), item.firstChild);
       item.dataset.ply = i;
       item.title = ply.side + (ply.book ? " (opening book)" : ", " + ply.think_ms + " ms");
       list.appendChild(item);

@@ -71,16 +71,23 @@
     board.innerHTML = answer.svg;
     syncControls(current.text);
     var v = answer.value;
-    $("value").innerHTML = "The " + escapeHtml(answer.turn) + " to move: <span class='" + valueClass(v.result) + "'>" +
-      escapeHtml(v.result === "unknown" ? "value unknown" : v.text) + "</span>" +
-      (v.plies !== null && v.result !== "draw" ? " plies" : "") + (v.source ? " <span class=hint>(" + escapeHtml(v.source) + ")</span>" : "");
+    $("value").classList.toggle("unfinished", !!answer.problem);
+    if (answer.problem) {  // a position on its way to a legal one: the board shows it, the text says what is missing
+      $("value").textContent = "Not a position of a game yet: " + answer.problem + ".";
+    } else {
+      $("value").innerHTML = "The " + escapeHtml(answer.turn) + " to move: <span class='" + valueClass(v.result) + "'>" +
+        escapeHtml(v.result === "unknown" ? "value unknown" : v.text) + "</span>" +
+        (v.plies !== null && v.result !== "draw" ? (v.plies === 1 ? " ply" : " plies") : "") +
+        (v.source ? " <span class=hint>(" + escapeHtml(v.source) + ")</span>" : "");
+    }
     $("material").textContent = answer.material;
     $("missing").hidden = !answer.missing;
     $("missing").textContent = answer.missing ? "Tables missing here: " + answer.missing + "." : "";
     $("move-values").innerHTML = answer.moves.length ? answer.moves.map(function (m) {
       return "<li data-move='" + escapeHtml(m.move) + "'><span>" + escapeHtml(m.move) + "</span><span class='" +
              valueClass(m.result) + "'>" + escapeHtml(m.text) + "</span></li>";
-    }).join("") : "<li class=hint>no legal move: the game is over</li>";
+    }).join("") : answer.problem ? "<li class=hint>the moves come when the position is complete</li>"
+                : "<li class=hint>no legal move: the game is over</li>";
     $("back").disabled = !history.length;
     light();
   }
@@ -110,9 +117,10 @@
     var tokens = current.text.trim().split(/\s+/);
     var prey = tokens[4] === "-" ? [] : tokens[4].split(",");
     var piece = $("piece").value;
+    var had = prey.indexOf(point) >= 0;  // a click on a goose or hound with that piece chosen takes it off
     prey = prey.filter(function (p) { return p !== point; });
     if (piece === "predator") tokens[3] = point;
-    else if (piece === "prey" && tokens[3] !== point) prey.push(point);
+    else if (piece === "prey" && tokens[3] !== point && !had) prey.push(point);
     tokens[4] = prey.length ? prey.join(",") : "-";
     tokens[5] = tokens[6] = tokens[7] = "0";
     analyse(tokens.join(" "), "", true);
@@ -193,15 +201,25 @@
       li.classList.toggle("current", li.getAttribute("data-ply") === String(ply));
     });
     problem("");
-    $("review-summary").querySelector(".ply-note").textContent = "Ply " + ply + ": the " + entry.side + " played " +
+    var better = entry.best && entry.best !== entry.move;  // only a move strictly better than the one played
+    $("review-summary").querySelector(".ply-note").textContent = moveName(ply) + ": the " + entry.side + " played " +
       entry.move + " (" + entry.after.text + ")" + (entry.mistake ? ", a mistake" : "") +
-      (entry.best && entry.best !== entry.move ? "; best was " + entry.best : "") + ".";
+      (better ? "; best was " + entry.best + (entry.best_value ? " (" + entry.best_value.text + ")" : "") : "") + ".";
+  }
+
+  /* `2. b1-b2` for the first side's ply of move 2, `2… c5-c4` for the other's: moves as players count them. */
+  function moveName(ply) {
+    return Math.ceil(ply / 2) + (ply % 2 ? ". " : "… ") + review.plies[ply - 1].move;
   }
 
   function loadReview() {
     var body = config.game ? { game: config.game } : { record: config.record };
     return postJson("/api/review", body).then(function (response) { return response.json(); }).then(function (answer) {
-      if (answer.error) { problem(answer.error); return; }
+      if (answer.error) {  // the board shows the game's variant (or the default start) meanwhile
+        problem(answer.error);
+        analyse(answer.start || startText(), "", false).then(function () { problem(answer.error); });
+        return;
+      }
       review = window.fgReview = answer;
       $("review").hidden = false;
       var rows = Object.keys(answer.sides).map(function (side) {
@@ -215,8 +233,8 @@
         (answer.missing ? "<p class=hint>Some positions are not in the tables: " + escapeHtml(answer.missing) + ".</p>" : "") +
         "<p class=ply-note></p>";
       $("review-plies").innerHTML = answer.plies.map(function (p) {
-        return "<li data-ply='" + p.ply + "' class='" + (p.mistake ? "mistake" : "") + "'>" + p.ply + ". " +
-               escapeHtml(p.side) + " " + escapeHtml(p.move) + (p.mistake ? " ?" : "") + "</li>";
+        return "<li data-ply='" + p.ply + "' class='" + (p.mistake ? "mistake" : "") + "' title='" + escapeHtml(p.side) +
+               ", ply " + p.ply + "'>" + escapeHtml(moveName(p.ply)) + (p.mistake ? " ?" : "") + "</li>";
       }).join("");
       var ply = parseInt(config.ply, 10);
       if (!answer.plies.length) analyse(answer.start, "", false);

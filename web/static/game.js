@@ -29,8 +29,10 @@
     show("message", text, true);
   }
   function notice(text) { show("notice", text, true); }
-  function plural(side) { return side === "geese" || side === "hounds"; }
-  function toMove(side) { return "the " + side + (plural(side) ? " are" : " is") + " to move"; }
+  // The prey's name (geese, hounds) is plural, the predator's (fox, hare) singular: the variant's own names.
+  function plural(side) { return !!state && side === state.sides[1]; }
+  function verb(side, singular, pluralForm) { return side + " " + (plural(side) ? pluralForm : singular); }
+  function toMove(side) { return "the " + verb(side, "is", "are") + " to move"; }
 
   // -- the connection -----------------------------------------------------------------------------
 
@@ -81,6 +83,8 @@
       .then(function (answer) {
         if (answer.error) { message(answer.error); return answer; }
         if (action === "hint" && answer.move) { hintMove = answer.move; render(); }
+        if (answer.offered) return answer;  // the status line says the offer stands, and what became of it
+        if (state.status !== "playing") return answer;  // it ended the game: the result says how
         if (action === "rematch") {
           var link = answer.links && state.you ? answer.links[state.you] : "";
           if (link) { location.href = link; return answer; }
@@ -184,6 +188,8 @@
 
   function onState(data) {
     var before = state ? state.moves.length : null;
+    if (state && state.draw_offer && state.draw_offer === state.you && data.draw_offer !== state.you) notice("");
+    if (state && state.status === "playing" && data.status !== "playing") notice("");  // the result says it now
     var fresh = !state || state.moves.length !== data.moves.length;
     state = window.fgState = data;
     flipped = !!data.flipped;
@@ -255,7 +261,8 @@
     board.classList.toggle("stepping", stepping);
 
     var head = JSON.stringify([state.seats, state.you, state.running, state.status, state.turn, state.result,
-                               moves.length > 0, state.draw_offer, state.rematch, state.material, viewPly, hintMove]);
+                               moves.length > 0, state.draw_offer, state.draw_refused, state.rematch, state.replay,
+                               state.material, viewPly, hintMove]);
     if (head !== drawn.head) { drawn.head = head; drawHead(moves); drawActions(moves); }
     drawMoves();
     drawSteps();
@@ -285,14 +292,14 @@
       status = "Waiting for every player to open their link; the clocks start when both are here.";
     } else if (state.status === "playing") {
       if (moves.length) status = "Your move: click one of your lit pieces, then where it goes.";
-      else if (state.you) status = "The " + state.turn + (plural(state.turn) ? " are" : " is") + " thinking…";
+      else if (state.you) status = "The " + verb(state.turn, "is", "are") + " thinking…";
       else status = "You are watching; " + toMove(state.turn) + ".";
       state.sides.forEach(function (side) {
         if (state.seats[side].human && !state.seats[side].present && state.you !== side) {
           status += " The " + side + " player is not on the page: the game waits for them and their clock runs.";
         }
       });
-      if (state.draw_offer && state.draw_offer !== state.you) status += " The " + state.draw_offer + " offer a draw.";
+      status += drawNews();
     }
     $("status").textContent = status;
     if (state.status === "over" || state.status === "interrupted") {
@@ -318,6 +325,22 @@
       show("invite", "");
     }
     $("watch-link").href = state.watch || ("/game/" + encodeURIComponent(state.id));
+  }
+
+  /* What became of a draw offer, for this page's seat (or a watcher): it stands, or it was turned down. */
+  function drawNews() {
+    var offer = state.draw_offer, refused = state.draw_refused;
+    var other = function (side) { return state.sides[0] === side ? state.sides[1] : state.sides[0]; };
+    if (offer) {
+      if (offer === state.you) return " You offer a draw; it stands until the " + verb(other(offer), "moves", "move") + ".";
+      if (state.you) return " The " + verb(offer, "offers", "offer") + " a draw: accept or decline it (a move declines it too).";
+      return " The " + verb(offer, "offers", "offer") + " a draw.";
+    }
+    if (!refused) return "";
+    var by = other(refused.offer), how = refused.how === "declined" ? " declined " : " moved on instead of accepting ";
+    if (refused.offer === state.you) return " The " + by + how + "your draw offer.";
+    if (by === state.you) return " You" + how + "the " + refused.offer + "'s draw offer.";
+    return " The " + by + how + "the " + refused.offer + "'s draw offer.";
   }
 
   /* The buttons a seat has now; each carries its action in data-action (no inline handlers). */
@@ -361,31 +384,49 @@
     act(action);
   });
 
+  /* The moves as players count them: one numbered line per move, the first side's ply then the other's
+     (`1. b1-b2 c5-c4`); each ply is clicked to step to it. */
   function drawMoves() {
     var key = JSON.stringify(state.moves.slice(-2)) + state.moves.length + ":" + viewPly;
     if (key === drawn.moves) return;
     drawn.moves = key;
     var list = $("moves");
     var current = viewPly === null ? state.moves.length : viewPly;
-    list.innerHTML = state.moves.map(function (m, index) {
+    var first = state.moves.length ? state.moves[0].side : "";
+    $("moves-head").hidden = !first;
+    $("moves-head").innerHTML = first ? "<span>" + escapeHtml(first) + "</span><span>" +
+      escapeHtml(first === state.sides[0] ? state.sides[1] : state.sides[0]) + "</span>" : "";
+    var lines = [];
+    state.moves.forEach(function (m, index) {
       var think = m.think_ms === null || m.think_ms === undefined ? "" : " <span class=think>" + escapeHtml(m.think_ms) + " ms</span>";
-      return "<li data-ply='" + (index + 1) + "'" + (index + 1 === current ? " class=current" : "") + "><span class=mover>" +
-             escapeHtml(m.side) + "</span> " + escapeHtml(m.move) + think + "</li>";
+      var half = "<span class='half" + (index + 1 === current ? " current" : "") + "' data-ply='" + (index + 1) + "' title='" +
+                 escapeHtml(m.side) + ", ply " + (index + 1) + "'>" + escapeHtml(m.move) + think + "</span>";
+      if (index % 2 === 0) lines.push(half); else lines[lines.length - 1] += " " + half;
+    });
+    list.innerHTML = lines.map(function (line, index) {
+      return "<li><span class=num>" + (index + 1) + ".</span>" + line + "</li>";
     }).join("");
     if (viewPly === null) list.scrollTop = list.scrollHeight;
   }
 
   $("moves").addEventListener("click", function (event) {
-    var item = event.target.closest ? event.target.closest("li[data-ply]") : null;
+    var item = event.target.closest ? event.target.closest("[data-ply]") : null;
     if (item) stepTo(parseInt(item.getAttribute("data-ply"), 10));
   });
+
+  /* `2. b1-b2` for the first side's ply of move 2, `2… c5-c4` for the other's; `start` before any. */
+  function moveName(ply) {
+    if (!ply) return "start";
+    return Math.ceil(ply / 2) + (ply % 2 ? ". " : "… ") + state.moves[ply - 1].move;
+  }
 
   // -- stepping through the moves ------------------------------------------------------------------
 
   function drawSteps() {
     var total = state.moves.length;
-    $("ply").textContent = viewPly === null ? "move " + total + " of " + total + (state.status === "playing" ? " (live)" : "")
-                                            : "move " + viewPly + " of " + total;
+    var shown = viewPly === null ? total : viewPly;
+    $("ply").textContent = (shown ? "after " : "") + moveName(shown) + (viewPly === null && state.status === "playing" ? " (live)" : "");
+    $("ply").title = "ply " + shown + " of " + total;
     $("step-first").disabled = $("step-back").disabled = (viewPly === null ? total : viewPly) === 0;
     $("step-next").disabled = $("step-live").disabled = viewPly === null;
   }

@@ -25,8 +25,8 @@
         var when = new Date(g.created * 1000).toLocaleString();
         var result = g.status === "over" || g.status === "interrupted" ? g.result : g.status;
         return "<tr data-game='" + escapeHtml(g.id) + "'><td><a href='/game/" + encodeURIComponent(g.id) + "'>" + escapeHtml(g.variant) +
-               "</a><br><span class=hint>" + g.plies + " plies</span></td><td>" + escapeHtml(seats) + "</td><td>" + escapeHtml(result) +
-               (g.status === "over" ? " · <a href='/analysis?game=" + encodeURIComponent(g.id) + "'>analyse</a>" : "") +
+               "</a><br><span class=hint>" + g.plies + (g.plies === 1 ? " ply" : " plies") + "</span></td><td>" + escapeHtml(seats) + "</td><td>" + escapeHtml(result) +
+               (g.status === "over" || g.status === "interrupted" ? " · <a href='/analysis?game=" + encodeURIComponent(g.id) + "'>analyse</a>" : "") +
                "</td><td>" + escapeHtml(when) + "</td></tr>";
       }).join("");
     });

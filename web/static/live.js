@@ -35,7 +35,7 @@
     $("ended").innerHTML = data.ended.map(function (game) {
       return "<li><a href='/tournament/games/" + encodeURIComponent(game.id) + "'>" + escapeHtml(game.id) + "</a> " +
              seats(game) + ": <b>" + escapeHtml(game.winner) + "</b> by " + escapeHtml(game.termination) +
-             " after " + escapeHtml(game.plies) + " plies</li>";
+             " after " + escapeHtml(game.plies) + (game.plies === 1 ? " ply" : " plies") + "</li>";
     }).join("");
   }
 

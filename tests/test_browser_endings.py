@@ -28,7 +28,24 @@ def status(driver) -> str:
     return driver.find_element("id", "status").text
 
 
-def test_resigning_against_an_ai_shows_the_replay_link_and_the_moves_numbered_as_players_count(
+def test_resigning_against_an_ai_shows_the_replay_link_at_once(base: str, browser: object) -> None:
+    driver = browser
+    start_game(driver, base, "hare-and-hounds", {"hounds": "human", "hare": "random"})
+    my_turn(driver)
+    type_move(driver, driver.execute_script("return window.fgState.legal[0]"))
+    wait_for(driver, "window.fgState.moves.length === 2 && window.fgState.legal.length > 0")
+    click_action(driver, "ask-resign")
+    click_action(driver, "resign")
+    wait_for(driver, "window.fgState.status === 'over'")
+    # the record comes a moment after the resignation: its replay link must appear without a reload
+    wait_for(driver, f"{RESULT_LINKS}.join() === 'replay the game,analyse the game,new game'", timeout_s=10)
+    assert driver.find_element("id", "result").text.startswith("hare wins by resignation after 2 plies")
+    assert status(driver) == "" and driver.find_element("id", "notice").text == ""
+    shot(driver, "ai-resigned")
+    assert driver.get_log("browser") == []
+
+
+def test_the_moves_are_numbered_as_players_count_them_in_the_game_and_its_review(
         base: str, browser: object, tmp_path: Path) -> None:
     from foxgeese.engine import get_variant
     from foxgeese.web.analysis import Coach
@@ -49,20 +66,15 @@ def test_resigning_against_an_ai_shows_the_replay_link_and_the_moves_numbered_as
     assert lines == [moves[0:2], moves[2:4]]  # one line per move: the hounds' ply, then the hare's
     assert [num.text for num in driver.find_elements("css selector", "#moves li .num")] == ["1.", "2."]
     assert driver.find_element("id", "moves-head").text.split() == ["hounds", "hare"]
+    assert driver.find_element("id", "ply").text == f"after 2… {moves[3]} (live)"
     shot(driver, "moves-numbered")
-
     click_action(driver, "ask-resign")
     click_action(driver, "resign")
     wait_for(driver, "window.fgState.status === 'over'")
-    # the record comes a moment after the resignation: its replay link must appear without a reload
-    wait_for(driver, f"{RESULT_LINKS}.join() === 'replay the game,analyse the game,new game'", timeout_s=10)
-    assert driver.find_element("id", "result").text.startswith("hare wins by resignation after 4 plies")
-    assert status(driver) == "" and driver.find_element("id", "notice").text == ""
-    shot(driver, "ai-resigned")
 
     driver.find_element("id", "analyse-link").click()
     wait_for(driver, "window.fgReview && window.fgAnalysis")
-    plies = [li.text for li in driver.find_elements("css selector", "#review-plies li")]
+    plies = [li.text.removesuffix(" ?") for li in driver.find_elements("css selector", "#review-plies li")]
     assert plies[:4] == [f"1. {moves[0]}", f"1… {moves[1]}", f"2. {moves[2]}", f"2… {moves[3]}"]
     note = driver.find_element("css selector", ".ply-note").text
     assert note.startswith(f"1. {equal}: the hounds played {equal} (win in 23)") and "best was" not in note, note
@@ -130,7 +142,6 @@ def test_an_interrupted_game_and_a_one_ply_game_in_the_past_games_page(browser: 
         click_action(driver, "ask-resign")
         click_action(driver, "resign")
         wait_for(driver, "window.fgState.status === 'over' && window.fgState.replay")
-        assert driver.find_element("id", "result").text.startswith("hounds win by resignation after 1 ply")
         start_game(driver, first, "standard", {"fox": "human", "geese": "random"})
         my_turn(driver)
         click_point(driver, "d4")
@@ -141,12 +152,12 @@ def test_an_interrupted_game_and_a_one_ply_game_in_the_past_games_page(browser: 
         driver.get(base + "/games")
         wait_for(driver, "window.fgPast && window.fgPast.length === 2")
         rows = driver.find_elements("css selector", "#past tr[data-game]")
-        texts = [row.text for row in rows]
-        assert "1 ply" in texts[1] and "hare: human vs hounds: random" in texts[1], texts
-        assert "2 plies" in texts[0] and "fox: human vs geese: random" in texts[0], texts
-        assert "interrupted: the server stopped after 2 plies" in texts[0]
         links = [[a.text for a in row.find_elements("tag name", "a")] for row in rows]
         assert links == [["standard (geese=13,sideways=0)", "analyse"], ["hare-and-hounds", "analyse"]], links
+        texts = [row.text for row in rows]
+        assert "interrupted: the server stopped after 2 plies" in texts[0]
+        assert "2 plies" in texts[0] and "fox: human vs geese: random" in texts[0], texts
+        assert "1 ply" in texts[1] and "hare: human vs hounds: random" in texts[1], texts
         shot(driver, "past-games-interrupted")
         rows[0].find_element("link text", "analyse").click()
         wait_for(driver, "window.fgReview && window.fgAnalysis")

@@ -400,19 +400,21 @@ def test_a_bot_named_like_markup_cannot_close_the_home_pages_data_block() -> Non
         assert "<" not in block and json.loads(block)["games"][0]["seats"]["geese"] == spec
 
 
-def test_the_coach_answers_an_unfinished_position_and_an_unfinished_games_review_without_failing() -> None:
-    with web_server() as base:
-        status, answer = post(base + "/api/analyse", {"position": "hare-and-hounds - hounds b5 b1,a2 0 0 0"})
-        assert status == 200, answer  # a hound taken off on the way to another position: no server failure
-        assert answer["problem"].startswith("a Hare and Hounds position has 3 hounds, this one has 2")
-        assert answer["svg"].count('class="piece hound"') == 2 and answer["moves"] == []  # drawn as it is
-        _, game = post(base + "/api/games", {"variant": "hare-and-hounds", "tc": "60+0",
-                                             "players": {"hare": "random", "hounds": "human"}})
-        with connect(socket_url(base, game["links"]["hounds"])) as ws:
-            receive(ws, my_turn)
-            status, review = post(base + "/api/review", {"game": game["id"]})
-            assert status == 404 and review["error"].startswith("the review comes when the game is over")
-            assert review["start"] == "hare-and-hounds - hounds b5 b1,a2,c2 0 0 0"  # the game's board, not standard's
-            status, listed = get(base + "/api/past-games")
-            seats = [row["seats"] for row in json.loads(listed)["games"] if row["id"] == game["id"]]
-            assert seats == [{"hare": "random", "hounds": "human"}]  # a person is "human", not "hounds player"
+def test_the_analysis_board_answers_a_position_with_a_hound_taken_off(base: str) -> None:
+    status, answer = post(base + "/api/analyse", {"position": "hare-and-hounds - hounds b5 b1,a2 0 0 0"})
+    assert status == 200, answer  # a hound taken off on the way to another position: no server failure
+    assert answer["problem"].startswith("a Hare and Hounds position has 3 hounds, this one has 2")
+    assert answer["svg"].count('class="piece hound"') == 2 and answer["moves"] == []  # drawn as it is
+
+
+def test_the_review_of_a_game_still_played_gives_its_variants_board_and_a_person_is_named_human(base: str) -> None:
+    _, game = post(base + "/api/games", {"variant": "hare-and-hounds", "tc": "60+0",
+                                         "players": {"hare": "random", "hounds": "human"}})
+    with connect(socket_url(base, game["links"]["hounds"])) as ws:
+        receive(ws, my_turn)
+        status, listed = get(base + "/api/past-games")
+        seats = [row["seats"] for row in json.loads(listed)["games"] if row["id"] == game["id"]]
+        assert seats == [{"hare": "random", "hounds": "human"}]  # not "hounds player"
+        status, review = post(base + "/api/review", {"game": game["id"]})
+        assert status == 404 and review["error"].startswith("the review comes when the game is over")
+        assert review["start"] == "hare-and-hounds - hounds b5 b1,a2,c2 0 0 0"  # the game's board, not standard's

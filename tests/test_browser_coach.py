@@ -73,7 +73,7 @@ def test_a_game_against_an_ai_with_hint_takeback_steps_flip_resign_review_and_re
     body.send_keys(Keys.ARROW_LEFT)
     wait_for(driver, "document.getElementById('ply').title === 'ply 3 of 4' && window.fgStepShown === 3")
     third = driver.execute_script("return window.fgState.moves[2].move")
-    assert driver.find_element("id", "ply").text == f"after 2. {third}"  # moves as players count them
+    assert driver.find_element("id", "ply").text == f"2. {third}"  # moves as players count them
     assert driver.find_element("id", "board").get_attribute("innerHTML") != live_board
     body.send_keys(Keys.HOME)
     wait_for(driver, "document.getElementById('ply').title === 'ply 0 of 4' && window.fgStepShown === 0")
@@ -83,7 +83,7 @@ def test_a_game_against_an_ai_with_hint_takeback_steps_flip_resign_review_and_re
     assert "earlier move" in driver.find_element("id", "message").text
     body.send_keys(Keys.END)
     wait_for(driver, "document.getElementById('ply').title === 'ply 4 of 4' && "
-                     "document.getElementById('ply').textContent.startsWith('after 2… ')")
+                     "document.getElementById('ply').textContent.startsWith('2… ')")
     assert driver.find_element("id", "board").get_attribute("innerHTML") == live_board
     b1_row = "return document.querySelector('#board .hit[data-point=\"b1\"]').getAttribute('cy')"
     x_before = driver.execute_script(b1_row)

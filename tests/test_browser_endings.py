@@ -66,7 +66,7 @@ def test_the_moves_are_numbered_as_players_count_them_in_the_game_and_its_review
     assert lines == [moves[0:2], moves[2:4]]  # one line per move: the hounds' ply, then the hare's
     assert [num.text for num in driver.find_elements("css selector", "#moves li .num")] == ["1.", "2."]
     assert driver.find_element("id", "moves-head").text.split() == ["hounds", "hare"]
-    assert driver.find_element("id", "ply").text == f"after 2… {moves[3]} (live)"
+    assert driver.find_element("id", "ply").text == f"2… {moves[3]} (live)"
     shot(driver, "moves-numbered")
     click_action(driver, "ask-resign")
     click_action(driver, "resign")

@@ -167,7 +167,8 @@ class Server:
                 "moves": moves, "result": data["result"], "position": data["position"], "material": material(position),
                 "start": position.variant.start_position().text(),
                 "replay": f"/replay/game/{data['id']}" if data.get("record") else "", "watch": f"/game/{data['id']}",
-                "flipped": False, "takeback": False, "draws": False, "draw_offer": None, "against_ai": False,
+                "flipped": False, "takeback": False, "draws": False, "draw_offer": None, "draw_refused": None,
+                "against_ai": False,
                 "rematch": (rematch.get("links", {}).get(you, "") if you else
                             f"/game/{rematch['id']}" if rematch else "")}
 

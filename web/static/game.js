@@ -84,11 +84,11 @@
         if (answer.error) { message(answer.error); return answer; }
         if (action === "hint" && answer.move) { hintMove = answer.move; render(); }
         if (answer.offered) return answer;  // the status line says the offer stands, and what became of it
-        if (state.status !== "playing") return answer;  // it ended the game: the result says how
         if (action === "rematch") {
           var link = answer.links && state.you ? answer.links[state.you] : "";
           if (link) { location.href = link; return answer; }
         }
+        if (state.status !== "playing") return answer;  // it ended the game: the result says how
         notice(answer.ok);
         return answer;
       })
@@ -425,7 +425,7 @@
   function drawSteps() {
     var total = state.moves.length;
     var shown = viewPly === null ? total : viewPly;
-    $("ply").textContent = (shown ? "after " : "") + moveName(shown) + (viewPly === null && state.status === "playing" ? " (live)" : "");
+    $("ply").textContent = moveName(shown) + (viewPly === null && state.status === "playing" ? " (live)" : "");
     $("ply").title = "ply " + shown + " of " + total;
     $("step-first").disabled = $("step-back").disabled = (viewPly === null ? total : viewPly) === 0;
     $("step-next").disabled = $("step-live").disabled = viewPly === null;

@@ -202,3 +202,25 @@ def test_the_review_of_a_game_still_played_shows_its_own_board(base: str, browse
     shot(driver, "review-unfinished")
     logs = [entry["message"] for entry in driver.get_log("browser")]
     assert len(logs) == 1 and "/api/review" in logs[0] and "404" in logs[0]  # the refused review, said in the page
+
+
+def test_a_player_who_leaves_a_link_game_loses_on_time_and_both_pages_say_so(base: str, browser: object) -> None:
+    hare = browser
+    with chrome() as hounds:
+        start_game(hare, base, "hare-and-hounds", {"hare": "human", "hounds": "link"}, tc="move=3", under_way=False)
+        link = wait_for(hare, "document.querySelector('.invite-link') && document.querySelector('.invite-link').value")
+        hounds.get(link)
+        wait_for(hare, "window.fgState && window.fgState.status === 'playing'")
+        hounds.get("about:blank")  # the hounds abandon the game on their turn
+        wait_for(hare, "window.fgState.seats.hounds.present === false")
+        assert "The hounds player is not on the page: the game waits for them and their clock runs." in status(hare)
+        shot(hare, "link-opponent-left")
+        wait_for(hare, "window.fgState.status === 'over'", timeout_s=15)
+        wait_for(hare, f"{RESULT_LINKS}.join() === 'replay the game,analyse the game,new game'", timeout_s=10)
+        assert hare.find_element("id", "result").text.startswith("hare wins by time-forfeit after 0 plies")
+        assert status(hare) == ""
+        hounds.get(link)  # coming back after the end: the game as it ended, with its links
+        wait_for(hounds, f"window.fgState && {RESULT_LINKS}.length === 3")
+        assert hounds.find_element("id", "result").text.startswith("hare wins by time-forfeit")
+        shot(hounds, "link-abandoned-over")
+    assert hare.get_log("browser") == []

@@ -15,7 +15,7 @@ import threading
 from dataclasses import dataclass
 from typing import Any
 
-from foxgeese.engine import Game, Move, Position, Side
+from foxgeese.engine import Game, Move, Position, Side, words
 from foxgeese.engine.position import MIN_GEESE
 from foxgeese.engine.variants import REGISTRY
 from foxgeese.players.solver.hare_hounds_solution import load_solution
@@ -269,7 +269,8 @@ def material(position: Position) -> str:
     variant = position.variant
     count = position.prey.bit_count()
     if variant.id == "hare-and-hounds":
-        return (f"{count} hounds; the hare wins by getting below every hound, or when the hounds stall "
+        return (f"{words.counted(count, 'hound', 'hounds')}; the hare wins by getting below every hound, "
+                "or when the hounds stall "
                 f"({position.stall} of 10 moves without going forward)")
     needed = max(0, count - (MIN_GEESE - 1))
     geese = "goose" if count == 1 else "geese"

@@ -291,13 +291,13 @@
     if (state.status === "waiting") {
       status = "Waiting for every player to open their link; the clocks start when both are here.";
     } else if (state.status === "playing") {
+      var away = function (side) { return state.seats[side].human && !state.seats[side].present && state.you !== side; };
       if (moves.length) status = "Your move: click one of your lit pieces, then where it goes.";
+      else if (state.you && away(state.turn)) status = "The " + verb(state.turn, "is", "are") + " to move.";
       else if (state.you) status = "The " + verb(state.turn, "is", "are") + " thinking…";
       else status = "You are watching; " + toMove(state.turn) + ".";
       state.sides.forEach(function (side) {
-        if (state.seats[side].human && !state.seats[side].present && state.you !== side) {
-          status += " The " + side + " player is not on the page: the game waits for them and their clock runs.";
-        }
+        if (away(side)) status += " The " + side + " player is not on the page: the game waits for them and their clock runs.";
       });
       status += drawNews();
     }

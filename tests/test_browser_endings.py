@@ -159,9 +159,16 @@ def test_an_interrupted_game_and_a_one_ply_game_in_the_past_games_page(browser: 
         assert "2 plies" in texts[0] and "fox: human vs geese: random" in texts[0], texts
         assert "1 ply" in texts[1] and "hare: human vs hounds: random" in texts[1], texts
         shot(driver, "past-games-interrupted")
+        interrupted = rows[0].get_attribute("data-game")
         rows[0].find_element("link text", "analyse").click()
         wait_for(driver, "window.fgReview && window.fgAnalysis")
         assert [li.text for li in driver.find_elements("css selector", "#review-plies li")][0] == "1. d4-d5"
+        driver.get(base + f"/game/{interrupted}")  # its page, from the store: no record to replay, the rest is there
+        wait_for(driver, "window.fgState && window.fgState.stored")
+        assert driver.execute_script(f"return {RESULT_LINKS}") == ["analyse the game", "new game"]
+        assert driver.find_element("id", "result").text.startswith("interrupted: the server stopped after 2 plies")
+        assert [li.text.split() for li in driver.find_elements("css selector", "#moves li")][0][:2] == ["1.", "d4-d5"]
+        shot(driver, "interrupted-game-page")
         assert driver.get_log("browser") == []
 
 

@@ -194,6 +194,12 @@ def test_the_analysis_board_takes_a_hound_off_and_puts_it_back_saying_what_is_mi
     wait_for(driver, "window.fgAnalysis && !window.fgAnalysis.problem && window.fgAnalysis.moves.length")
     assert re.match(r"The hounds to move: (win|loss) in \d+ plies", driver.find_element("id", "value").text)
     shot(driver, "analysis-hound-moved")
+    field = driver.find_element("id", "position-text")  # a finished position: who won, not "loss in 0 plies"
+    field.clear()
+    field.send_keys("standard geese=13,sideways=0 geese d4 c1,d1,e1 0 0 0")
+    driver.find_element("css selector", "#paste button").click()
+    wait_for(driver, "window.fgAnalysis.position.startsWith('standard')")
+    assert driver.find_element("id", "value").text == "The game is over: the fox wins (rules)"
     assert driver.get_log("browser") == []
 
 

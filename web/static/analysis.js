@@ -74,6 +74,13 @@
     $("value").classList.toggle("unfinished", !!answer.problem);
     if (answer.problem) {  // a position on its way to a legal one: the board shows it, the text says what is missing
       $("value").textContent = "Not a position of a game yet: " + answer.problem + ".";
+    } else if (v.source === "rules") {  // the game is over here: who won, not "win in 0 plies"
+      var sides = SIDES[answer.position.split(" ")[0]] || ["fox", "geese"];
+      var other = sides[0] === answer.turn ? sides[1] : sides[0];
+      var winner = v.result === "win" ? answer.turn : other;
+      $("value").innerHTML = "The game is over: <span class='" + valueClass(v.result === "draw" ? "draw" : "win") + "'>" +
+        (v.result === "draw" ? "a draw" :
+        "the " + escapeHtml(winner) + (winner === sides[1] ? " win" : " wins")) + "</span> <span class=hint>(rules)</span>";
     } else {
       $("value").innerHTML = "The " + escapeHtml(answer.turn) + " to move: <span class='" + valueClass(v.result) + "'>" +
         escapeHtml(v.result === "unknown" ? "value unknown" : v.text) + "</span>" +

@@ -66,6 +66,12 @@ class Transport:
         self._items = [(socket, _POLLIN)]  # for zmq_poll
         self._receive_timeout_ms = -1  # the socket's RCVTIMEO (see receive)
 
+    def bind_also(self, endpoint: str) -> str:
+        """Binds the socket to one more endpoint (ZMQError if it cannot be) and returns it as bound
+        (a port 0 made real): bots of one referee may reach it over ipc:// and loopback TCP at once."""
+        self.socket.bind(endpoint)
+        return self.socket.getsockopt_string(zmq.LAST_ENDPOINT)
+
     def send(self, identity: bytes, payload: bytes) -> None:
         """Sends one packed message; a peer that went away or stopped reading is not an error here."""
         try:  # two plain sends: send_multipart's per-frame checks cost more than the send

@@ -55,10 +55,10 @@ class RefereeOpponent:
     ("move", side name, move text), ("turn", position text), ("end", GameRecord) or ("error", text)."""
 
     def __init__(self, spec: str, *, time_control: str = "move=60", referee_options: dict[str, Any] | None = None,
-                 sandbox: bool = False) -> None:
+                 sandbox: bool = False, transport: str = "auto") -> None:
         self.spec = spec
         self.time_control = time_control
-        self.opponent = BotConfig.from_spec(spec, sandbox=sandbox)
+        self.opponent = BotConfig.from_spec(spec, sandbox=sandbox, transport=transport)
         self.folder = tempfile.mkdtemp(prefix="fg-relay-")
         weakref.finalize(self, shutil.rmtree, self.folder, ignore_errors=True)  # also if close() is never called
         self.endpoint = f"ipc://{self.folder}/relay"

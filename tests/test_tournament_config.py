@@ -68,7 +68,7 @@ def test_unknown_key_lists_the_allowed_ones(tmp_path: Path) -> None:
                      "affinity, ray, events"]
     nested = problems(tmp_path, GOOD.replace("    spec: random:seed=2", "    spec: random:seed=2\n    colour: red"))
     assert nested == [f"{tmp_path / 't.yaml'}:10: players[1].colour: unknown key; allowed keys: "
-                      "name, spec, command, cwd, env, sandbox"]
+                      "name, spec, command, cwd, env, sandbox, transport"]
 
 
 def test_odd_games_per_pairing_says_why(tmp_path: Path) -> None:

@@ -63,7 +63,7 @@ class RefereeOpponent:
         weakref.finalize(self, shutil.rmtree, self.folder, ignore_errors=True)  # also if close() is never called
         self.endpoint = f"ipc://{self.folder}/relay"
         self.agent = BotConfig("gym-agent", [sys.executable, "-m", "foxgeese.research.relay"],
-                               env={ENV_RELAY: self.endpoint})
+                               env={ENV_RELAY: self.endpoint}, transport="ipc")  # pyzmq: ipc:// is sure
         self.events: queue.Queue[tuple[Any, ...]] = queue.Queue()
         self.answers: queue.Queue[str] = queue.Queue()
         self.jobs: queue.Queue[tuple[Variant, Side, int] | None] = queue.Queue()

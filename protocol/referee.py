@@ -120,7 +120,7 @@ class Referee:
         self.endpoint: str = self._transport.endpoint
         self.connect_endpoint = _connectable(self.endpoint)
         # Where launched bots connect, by transport: the bound endpoint, and the other one bound
-        # when a bot first needs it (see _endpoint_for). An endpoint the caller gave serves every
+        # when a bot first needs it (see bot_endpoint). An endpoint the caller gave serves every
         # bot whose transport is `auto`.
         self._chosen = endpoint is not None
         self._endpoints = {self.connect_endpoint.partition("://")[0]: self.connect_endpoint}
@@ -366,7 +366,7 @@ class Referee:
             self._ping(bot)
         limit = self.join_timeout_s if config.is_remote else self.hello_timeout_s
         failed = self.pool.offence(config) or bot.refusal
-        hint = _ipc_hint(config, self._endpoint_for(config, bind=False))
+        hint = _ipc_hint(config, self.bot_endpoint(config, bind=False))
         match.seat(side, info, connected=reused and not failed, hello=bot.hello, reused=reused, failed=failed,
                    hello_deadline=bot.launched_at + limit, waiting_text=f"no hello within {limit:g}s{hint}",
                    rtt_ms=bot.rtt_ms)
@@ -609,12 +609,12 @@ class Referee:
     def _start(self, config: BotConfig) -> Bot:
         """A new bot for `config`, launched to connect over its transport (a remote one is awaited)."""
         try:
-            endpoint = self._endpoint_for(config)
+            endpoint = self.bot_endpoint(config)
         except zmq.ZMQError as error:  # its seat fails at once, as for a program that cannot start
             return self.pool.start(config, cannot=f"cannot bind its {config.transport_kind()} endpoint: {error}")
         return self.pool.start(config, endpoint)
 
-    def _endpoint_for(self, config: BotConfig, bind: bool = True) -> str | None:
+    def bot_endpoint(self, config: BotConfig, bind: bool = True) -> str | None:
         """Where a launched bot connects: its transport's endpoint, bound the first time a bot needs
         it (ipc:// in the referee's private folder, TCP on 127.0.0.1 at a free port). A bot whose
         transport is `auto` connects to the endpoint the caller chose, if one was (a sandboxed one

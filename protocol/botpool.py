@@ -20,6 +20,8 @@ from foxgeese.protocol import codec, messages, peers, sandbox
 from foxgeese.protocol.botconfig import BotConfig
 from foxgeese.protocol.process import BotLaunchError, BotProcess, process_chain
 
+DISCONNECT_GRACE_S = 0.5  # a launched bot whose connection closed: how long its exit may take to be seen
+
 
 @dataclass(eq=False)
 class Bot:
@@ -36,6 +38,7 @@ class Bot:
     past_games: set[str] = field(default_factory=set)
     fd: int | None = None  # its connection, to tell when it closes
     disconnected: bool = False
+    disconnected_at: float = 0.0  # when its connection was seen closed
     ping_id: int = 0
     ping_sent: float = 0.0  # when the ping now unanswered went out (0.0: none is)
     pinged_at: float = -math.inf  # when the last ping went out
@@ -43,10 +46,15 @@ class Bot:
     gone_reported: bool = False  # its exit was told to the match in progress
 
     def alive(self) -> bool:
-        """Whether it can still play: its connection open (a token is good for one), its process running."""
-        if self.disconnected:
+        """Whether it can still play: its connection open (a token is good for one), its process running.
+
+        A launched bot whose connection closed is given DISCONNECT_GRACE_S to be seen exiting (a
+        process that ends closes its connection first), so that its record says how it ended."""
+        if self.process is None:
+            return not self.disconnected
+        if self.disconnected and time.monotonic() - self.disconnected_at >= DISCONNECT_GRACE_S:
             return False
-        return self.process is None or self.process.alive()
+        return self.process.alive()
 
     def exit_text(self) -> str:
         if self.process is None:

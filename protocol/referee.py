@@ -413,7 +413,7 @@ class Referee:
         for fd in self._transport.closed_connections():
             bot = self._by_fd.pop(fd, None)
             if bot is not None:
-                bot.disconnected = True
+                bot.disconnected, bot.disconnected_at = True, now
                 self._next_process_check = now  # tell the match on this round
 
     # ------------------------------------------------------------- messages
@@ -594,8 +594,8 @@ class Referee:
     def _acquire(self, config: BotConfig, taken: list[Bot]) -> Bot:
         """An idle connected bot for `config` from the pool, else a new one (launched or awaited)."""
         for bot in self.pool.matching(config, taken):
-            if not bot.alive():
-                self._retire(bot)  # died between games: reap it, start a new one below
+            if bot.disconnected or not bot.alive():
+                self._retire(bot)  # died (or lost its connection) between games: a new one below
             elif bot.identity is not None:
                 bot.gone_reported = False
                 return bot

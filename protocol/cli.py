@@ -152,8 +152,8 @@ def _print_message(direction: str, bot: str, message: dict[str, Any]) -> None:
 @click.option("--lag-margin-ms", type=Integer(0, 60_000), default=50, show_default=True,
               help="Grace for the trip through the sockets on top of each clock.")
 @click.option("--heartbeat", "heartbeat_s", type=Number(0.01, 3600), default=None, metavar="SECONDS",
-              help="Ping remote bots' connections this often (ZeroMQ's own heartbeat, ZMTP 3.1); "
-                   "one silent for 3 intervals loses by crash.")
+              help="Ping every bot's connection this often (ZeroMQ's own heartbeat, answered by ZMTP 3.1 "
+                   "libraries); one silent for 3 intervals loses by crash (PROTOCOL.md, heartbeats).")
 @click.option("--log-dir", type=click.Path(file_okay=False), default=None,
               help="Where the bots' stderr files go [default: a temporary folder, "
                    "removed at the end unless a bot wrote something].")

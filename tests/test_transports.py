@@ -2,7 +2,7 @@
 
 The kernel names the process behind a TCP connection by its socket's inode (peers.py); a bot frozen
 with SIGSTOP loses by `crash` within three heartbeats when its ZeroMQ library speaks ZMTP 3.1
-(libzmq), and on its clock when it does not (JeroMQ 0.3.6, ZMTP 3.0: libzmq never pings it).
+(libzmq), and on its clock when it does not (JeroMQ 0.3.6 speaks ZMTP 2.0, which has no PING).
 """
 
 from __future__ import annotations
@@ -119,9 +119,9 @@ def test_a_frozen_zmtp31_bot_loses_by_crash_within_three_heartbeats(tmp_path, tr
     assert "disconnected: its connection closed while its process runs" in record.reason, record.reason
 
 
-def test_a_frozen_zmtp30_bot_is_not_watched_by_heartbeats_and_loses_on_its_clock(tmp_path):
-    """JeroMQ 0.3.6 speaks ZMTP 3.0: libzmq sends it no heartbeat, so it is neither cut off while it
-    thinks nor caught when frozen; the turn's deadline is the limit."""
+def test_a_frozen_zmtp20_bot_is_not_watched_by_heartbeats_and_loses_on_its_clock(tmp_path):
+    """JeroMQ 0.3.6 speaks ZMTP 2.0 (its greeting is revision 1): libzmq can send it no heartbeat, so
+    it is neither cut off while it thinks nor caught when frozen; the turn's deadline is the limit."""
     java = BotConfig("java", example_bot_command("java"))
     frozen: list[int] = []
     with Referee(log_dir=str(tmp_path), heartbeat_s=0.1, kill_grace_s=0.2) as referee:

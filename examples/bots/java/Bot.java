@@ -1,9 +1,9 @@
 // A random foxgeese bot in Java, written from PROTOCOL.md and docs/rules.md alone.
 //
-// It uses Debian's JeroMQ (a ZeroMQ written in Java: no real ipc://, so the referee gives it a
-// loopback TCP endpoint) and msgpack-java, parses the position text and generates the legal moves
-// itself (all three variants, fox jump chains included), then plays a random one, seeded by each
-// game's seed.
+// It uses Debian's JeroMQ 0.3.6 (a ZeroMQ written in Java, ZMTP 2.0: no real ipc://, so it takes
+// the referee's loopback TCP endpoint, the default for a cmd: bot) and msgpack-java, parses the
+// position text and generates the legal moves itself (all three variants, fox jump chains
+// included), then plays a random one, seeded by each game's seed.
 //
 //   javac -cp /usr/share/java/jeromq.jar:/usr/share/java/msgpack-core.jar -d build Bot.java
 //   java -cp build:/usr/share/java/jeromq.jar:/usr/share/java/msgpack-core.jar Bot

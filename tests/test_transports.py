@@ -1,7 +1,7 @@
 """Loopback TCP as safe as ipc://, and what the referee notices of a frozen bot on each.
 
 The kernel names the process behind a TCP connection by its socket's inode (peers.py); a bot frozen
-with SIGSTOP loses by `crash` within three heartbeats when its ZeroMQ library speaks ZMTP 3.1
+with SIGSTOP loses by `crash` within four heartbeats when its ZeroMQ library speaks ZMTP 3.1
 (libzmq), and on its clock when it does not (JeroMQ 0.3.6 speaks ZMTP 2.0, which has no PING).
 """
 
@@ -18,6 +18,7 @@ import time
 import psutil
 import pytest
 from test_example_bots import example_bot_command
+from tournament_support import foxgeese_here
 
 from foxgeese.engine import Side, get_variant
 from foxgeese.protocol import peers
@@ -133,3 +134,24 @@ def test_a_frozen_zmtp20_bot_is_not_watched_by_heartbeats_and_loses_on_its_clock
                 with contextlib.suppress(ProcessLookupError):  # ended by the referee already
                     os.kill(frozen[0], signal.SIGCONT)
     assert (record.winner, record.termination, record.plies) == ("hounds", "time-forfeit", 1), record.result_line()
+
+
+@pytest.mark.parametrize("option, line", [
+    ("bogus", "foxgeese: --transport bogus: give auto, ipc, tcp, or SIDE=KIND (e.g. fox=tcp)"),
+    ("fox=tcp", "foxgeese: --transport fox=tcp: hare-and-hounds has the sides hare and hounds"),
+])
+def test_a_wrong_transport_is_one_line(option, line):
+    run = foxgeese_here("play", "hare-and-hounds", "--hare", "random", "--hounds", "random", "--transport", option)
+    assert (run.returncode, run.stderr.strip()) == (2, line)
+
+
+@pytest.mark.parametrize("options, scheme", [((), "tcp://127.0.0.1:"), (("--transport", "hare=ipc"), "ipc://")])
+def test_play_over_the_transport_asked_for(tmp_path, options, scheme):
+    """A `cmd:` bot is on loopback TCP by default; `--transport hare=ipc` puts it on ipc://."""
+    python_bot = example_bot_command("python")
+    bot = f"cmd:sh -c 'echo \"$FOXGEESE_ENDPOINT\" >&2; exec {python_bot[0]} {python_bot[1]}'"
+    run = foxgeese_here("play", "hare-and-hounds", "--hare", bot, "--hounds", "random:seed=2", *options,
+                        "--quiet", "--max-plies", "4", "--log-dir", str(tmp_path))
+    assert run.returncode == 0, run.stdout + run.stderr
+    (log,) = [path for path in tmp_path.iterdir() if path.name.startswith("cmd_sh")]
+    assert log.read_text().startswith(scheme), log.read_text()

@@ -147,7 +147,8 @@ def _print_message(direction: str, bot: str, message: dict[str, Any]) -> None:
               help="Moves played before the bots take over, e.g. 'd4-d5 c3-c4'.")
 @click.option("--max-plies", type=Integer(1, MAX_PLIES), default=None, help="Adjudicate a draw after N plies.")
 @click.option("--bind", "endpoint", default=None, metavar="ENDPOINT",
-              help="Bind this address instead of a private ipc:// one (e.g. tcp://127.0.0.1:5555).")
+              help="Bind this address instead of a private ipc:// one (e.g. tcp://127.0.0.1:5555); "
+                   "bots of transport auto connect there.")
 @click.option("--bind-public", is_flag=True, help="Allow --bind on an address other machines can reach.")
 @click.option("--lag-margin-ms", type=Integer(0, 60_000), default=50, show_default=True,
               help="Grace for the trip through the sockets on top of each clock.")

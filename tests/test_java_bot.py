@@ -1,6 +1,6 @@
 """The Java example bot (JeroMQ 0.3.6, a ZeroMQ without ipc://, and msgpack-java) with every command's
-default settings: `foxgeese play` in each variant, `foxgeese bot check`, a small tournament. Nothing
-here names a transport: the defaults must reach a library that is not libzmq."""
+default settings: `foxgeese play` in each variant, `foxgeese bot check`, a small tournament, a
+Gymnasium game. Nothing here names a transport: the defaults must reach a library that is not libzmq."""
 
 from __future__ import annotations
 
@@ -77,3 +77,23 @@ def test_a_small_tournament_with_the_defaults(tmp_path):
         assert record["termination"] in RULE_ENDINGS, (record["termination"], record["reason"])
         assert "java-example" in {seat["bot_name"] for seat in record["bots"].values()}
     assert {game["record"]["variant"] for game in games} == {"standard", "hare-and-hounds", "great-cross"}
+
+
+def test_a_gymnasium_game_against_it_with_the_defaults():
+    """The research environment's referee seats it as `foxgeese play` does (loopback TCP for a cmd: bot)."""
+    import numpy as np
+
+    from foxgeese.research.gym_env import HuntGymEnv
+
+    env = HuntGymEnv("great-cross", role="geese", opponent="cmd:" + " ".join(example_bot_command("java")))
+    try:
+        observation, info = env.reset(seed=4)
+        rng, done, steps = np.random.default_rng(4), False, 0
+        while not done:
+            action = int(rng.choice(np.flatnonzero(observation["action_mask"])))
+            observation, reward, terminated, truncated, info = env.step(action)
+            done, steps = terminated or truncated, steps + 1
+        assert terminated and steps > 1, info
+        assert env.hunt.game.outcome() is not None  # a rule ending: the bot played its moves to the end
+    finally:
+        env.close()

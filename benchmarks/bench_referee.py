@@ -1,9 +1,10 @@
 """Moves per second through the referee, next to raw DEALER/ROUTER round trips in the same run.
 
-    python benchmarks/bench_referee.py [--rounds 30] [--max-plies 100] [--variant great-cross]
+    python benchmarks/bench_referee.py [--rounds 30] [--max-plies 100] [--variant great-cross] [--transport tcp]
 
-Both sides use the same transport (ipc://, one bot process per seat): the raw figure is a
-ROUTER in this process sending a turn-sized msgpack map to a bot process that answers at once;
+Both sides use the same transport (ipc://, or loopback TCP with --transport tcp; one bot process
+per seat): the raw figure is a ROUTER in this process sending a turn-sized msgpack map to a bot
+process that answers at once;
 the referee figure is whole games (setup included) between two bots that play a random move of
 `legal`, seeded by the game's id, so every game is a different game and the referee's caches of
 positions seen before help only as much as they would in a tournament. Their ratio is what the
@@ -65,13 +66,14 @@ class RawPair:
     Two bots alternate as the two seats of a game do, so both figures pay the same wake-ups.
     """
 
-    def __init__(self, moves_in_turn: int) -> None:
+    def __init__(self, moves_in_turn: int, transport: str) -> None:
         self.context = zmq.Context()
         self.router = self.context.socket(zmq.ROUTER)
         self.router.setsockopt(zmq.LINGER, 0)
         self.path = f"/tmp/bench-referee-{os.getpid()}.sock"
-        self.router.bind(f"ipc://{self.path}")
-        env = {**os.environ, "FOXGEESE_ENDPOINT": f"ipc://{self.path}", "FOXGEESE_TOKEN": "-"}
+        self.router.bind(f"ipc://{self.path}" if transport == "ipc" else "tcp://127.0.0.1:0")
+        endpoint = self.router.getsockopt_string(zmq.LAST_ENDPOINT)
+        env = {**os.environ, "FOXGEESE_ENDPOINT": endpoint, "FOXGEESE_TOKEN": "-"}
         self.bots = [subprocess.Popen([sys.executable, __file__, "--role", "echo"], env=env) for _ in range(2)]
         self.turn = {"v": 2, "type": "turn", "game_id": "g1", "request_id": 0,
                      "position": "great-cross - fox e7 d1,e1,f1,d2,e2,f2,d3,e3,f3,a4,b4,c4,d4,e4,f4,g4,h4,i4 0 0 0",
@@ -101,10 +103,11 @@ class RawPair:
             bot.wait(5)
         self.router.close()
         self.context.term()
-        os.unlink(self.path)
+        if os.path.exists(self.path):
+            os.unlink(self.path)
 
 
-def measure(rounds: int, variant_id: str, max_plies: int) -> tuple[float, float, int, float]:
+def measure(rounds: int, variant_id: str, max_plies: int, transport: str) -> tuple[float, float, int, float]:
     """Best rates over `rounds` of (one refereed game, as many raw round trips), interleaved, and
     the median of the records' `referee_ms`: the referee's own time from a reply's arrival to the
     next turn's sending (its critical path, part of every ply's round trip).
@@ -117,8 +120,9 @@ def measure(rounds: int, variant_id: str, max_plies: int) -> tuple[float, float,
 
     variant = get_variant(variant_id)
     bot = [sys.executable, __file__, "--role", "random"]
-    seats = {Side.PREDATOR: BotConfig("random-a", bot), Side.PREY: BotConfig("random-b", bot)}
-    raw = RawPair(moves_in_turn=max_plies // 2)
+    seats = {Side.PREDATOR: BotConfig("random-a", bot, transport=transport),
+             Side.PREY: BotConfig("random-b", bot, transport=transport)}
+    raw = RawPair(moves_in_turn=max_plies // 2, transport=transport)
     best_referee = best_raw = 0.0
     plies = 0
     referee_ms: list[float] = []
@@ -143,14 +147,16 @@ def main() -> None:
     parser.add_argument("--variant", default="great-cross")
     parser.add_argument("--max-plies", type=int, default=100, help="adjudicate each game after this many")
     parser.add_argument("--rounds", type=int, default=30, help="games, each followed by as many raw round trips")
+    parser.add_argument("--transport", choices=("ipc", "tcp"), default="ipc", help="ipc:// or loopback TCP, both sides")
     args = parser.parse_args()
     if args.role:
         sys.exit(run_bot(args.role))
-    refereed, raw, plies, referee_ms = measure(args.rounds, args.variant, args.max_plies)
+    refereed, raw, plies, referee_ms = measure(args.rounds, args.variant, args.max_plies, args.transport)
+    where = "ipc://" if args.transport == "ipc" else "loopback TCP"
     # One table (a header row, then figures two spaces or more apart) that compare_commits.py reads.
     games = f"{args.variant}, {args.max_plies} plies a game, best of {args.rounds} interleaved rounds"
     print(f"{games}  per second/s  own us")
-    print(f"raw pyzmq+msgpack round trips (turn-sized maps, 2 bot processes, ipc://)  {raw:.0f}  -")
+    print(f"raw pyzmq+msgpack round trips (turn-sized maps, 2 bot processes, {where})  {raw:.0f}  -")
     print(f"referee plies (own time: median reply in to next turn out)  {refereed:.0f}  {referee_ms * 1000:.1f}")
     print(f"ratio referee/raw ({plies} plies each way)  {refereed / raw:.2f}  -")
 

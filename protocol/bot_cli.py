@@ -30,7 +30,7 @@ from foxgeese.params import Integer
 from foxgeese.players.registry import PLAYER_NAMES, make_player, player_class, player_options
 from foxgeese.protocol import codec
 from foxgeese.protocol.bot_start import endpoint_problem, is_key_value, spec_text
-from foxgeese.protocol.botconfig import BotConfig, BotSpecError
+from foxgeese.protocol.botconfig import TRANSPORTS, BotConfig, BotSpecError
 from foxgeese.protocol.sdk import BotError, run_bot
 from foxgeese.usage import UsageProblem
 
@@ -149,8 +149,11 @@ def bot() -> None:
 )
 @click.option("--timeout-ms", default=5000, show_default=True, type=Integer(100, 600_000),
               help="How long the bot may take for hello and for each reply.")
+@click.option("--transport", type=click.Choice(TRANSPORTS), default="auto", show_default=True,
+              help="Where the bot connects: auto is loopback TCP for a program (as for a cmd: seat), "
+                   "which every ZeroMQ library reaches; ipc for a private ipc:// socket.")
 @click.argument("command", nargs=-1, required=True, type=click.UNPROCESSED)
-def check(timeout_ms: int, command: tuple[str, ...]) -> None:
+def check(timeout_ms: int, transport: str, command: tuple[str, ...]) -> None:
     """Check that COMMAND speaks protocol 2: hello, new_game, turns, game_over, ping, quit.
 
     Launches COMMAND as a referee does (FOXGEESE_ENDPOINT set, its token behind the descriptor
@@ -168,7 +171,7 @@ def check(timeout_ms: int, command: tuple[str, ...]) -> None:
     except BotSpecError as error:  # nothing to check: one line, as every usage problem
         raise UsageProblem(f"bot check: {error}; give the bot's command line, e.g. "
                            "`foxgeese bot check python3 bot.py`") from None
-    ok = check_bot(list(command), timeout_ms=timeout_ms, out=lambda line: click.echo(line))
+    ok = check_bot(list(command), timeout_ms=timeout_ms, out=lambda line: click.echo(line), transport=transport)
     if not ok:
         sys.exit(1)
 

@@ -23,6 +23,11 @@ from foxgeese.protocol.sandbox import check_available as sandbox_check
 CMD_PREFIX = "cmd:"
 HUMAN = "human"
 REMOTE = "remote"
+# How a launched bot reaches its referee: `ipc` (a Unix socket), `tcp` (loopback TCP, for ZeroMQ
+# libraries without ipc://: JeroMQ, NetMQ) or `auto`: ipc for the built-in players and sandboxed
+# bots, loopback TCP for any other program (its library is unknown). Both carry the same seat
+# guarantees (PROTOCOL.md, security).
+TRANSPORTS = ("auto", "ipc", "tcp")
 
 _NAME = re.compile(r"^[A-Za-z][A-Za-z0-9_.-]*$")
 _OPTION = re.compile(r"^[A-Za-z][A-Za-z0-9_.-]*=[^,]*$")
@@ -39,6 +44,7 @@ class BotConfig:
     `command` empty means a remote bot: nothing is launched, the referee waits for a `hello` with
     its shared token. `interactive` bots keep the terminal's stdin/stdout (a human player).
     `sandbox` runs the bot inside bubblewrap (sandbox.py): for bots you do not trust.
+    `transport` is how it reaches the referee (TRANSPORTS).
     """
 
     name: str
@@ -48,6 +54,7 @@ class BotConfig:
     interactive: bool = False
     spec: str = field(default="", compare=False)
     sandbox: bool = False
+    transport: str = "auto"
 
     def __init__(
         self,
@@ -58,6 +65,7 @@ class BotConfig:
         interactive: bool = False,
         spec: str = "",
         sandbox: bool = False,
+        transport: str = "auto",
     ) -> None:
         env_items = tuple(sorted(env.items())) if isinstance(env, dict) else tuple(env or ())
         object.__setattr__(self, "name", name)
@@ -67,10 +75,28 @@ class BotConfig:
         object.__setattr__(self, "interactive", interactive)
         object.__setattr__(self, "spec", spec or shlex.join(self.command))
         object.__setattr__(self, "sandbox", bool(sandbox))
+        object.__setattr__(self, "transport", transport)
+        if transport not in TRANSPORTS:
+            raise BotSpecError(f"bot {shown(name, 200)}: transport {shown(transport, 30)}; "
+                               f"expected one of {', '.join(TRANSPORTS)}")
+        if self.sandbox and transport == "tcp":
+            raise BotSpecError(f"bot {shown(name, 200)}: the sandbox has no network; a sandboxed bot "
+                               "reaches its referee over ipc:// (transport ipc or auto)")
 
     @property
     def is_remote(self) -> bool:
         return not self.command
+
+    @property
+    def is_builtin(self) -> bool:
+        """A built-in player (`python -m foxgeese bot NAME`): pyzmq, so ipc:// is sure to work."""
+        return self.command[:4] == (sys.executable, "-m", "foxgeese", "bot")
+
+    def transport_kind(self) -> str:
+        """`ipc` or `tcp`: the transport itself, or what `auto` means for this bot."""
+        if self.transport != "auto":
+            return self.transport
+        return "ipc" if self.sandbox or self.is_builtin or self.is_remote else "tcp"
 
     def environment(self) -> dict[str, str]:
         """Extra environment variables for the bot, on top of the referee's own."""
@@ -114,6 +140,8 @@ class BotConfig:
         data: dict[str, Any] = {"name": self.name, "command": list(self.command), "cwd": self.cwd, "spec": self.spec}
         if self.sandbox:
             data["sandbox"] = True
+        if self.transport != "auto":
+            data["transport"] = self.transport
         return data
 
     def sandboxed(self, sandbox: bool = True) -> BotConfig:
@@ -122,14 +150,18 @@ class BotConfig:
         config.check()
         return config
 
+    def over(self, transport: str) -> BotConfig:
+        """The same bot, reaching its referee by `transport` (TRANSPORTS)."""
+        return dataclasses.replace(self, transport=transport)
+
     @classmethod
     def from_spec(cls, spec: str, name: str | None = None, sandbox: bool = False,
-                  cwd: str | os.PathLike[str] | None = None) -> BotConfig:
+                  cwd: str | os.PathLike[str] | None = None, transport: str = "auto") -> BotConfig:
         """Parses a player SPEC (see the module doc) and checks that its program exists.
 
         `sandbox=True` runs it inside bubblewrap (not for `remote`, which is launched by nobody).
         `cwd` is where a `cmd:` bot runs, and so where its relative paths start (default: the
-        current folder).
+        current folder). `transport`: see TRANSPORTS.
         """
         if not isinstance(spec, str) or not spec.strip():
             raise BotSpecError("empty player spec; expected NAME[:key=value,...] or cmd:COMMAND LINE")
@@ -164,6 +196,11 @@ class BotConfig:
             if config.is_remote:
                 raise BotSpecError(f"{spec!r}: a remote bot runs elsewhere and cannot be sandboxed here")
             config = dataclasses.replace(config, sandbox=True)
+        if transport != "auto":
+            if config.is_remote:
+                raise BotSpecError(f"{spec!r}: a remote bot connects to the referee's own address; for TCP bind "
+                                  "one (--bind tcp://127.0.0.1:PORT) instead of giving it a transport")
+            config = dataclasses.replace(config, transport=transport)
         config.check()
         return config
 

@@ -16,9 +16,11 @@ import secrets
 import time
 from dataclasses import dataclass, field
 
-from foxgeese.protocol import codec, messages, sandbox
+from foxgeese.protocol import codec, messages, peers, sandbox
 from foxgeese.protocol.botconfig import BotConfig
 from foxgeese.protocol.process import BotLaunchError, BotProcess, process_chain
+
+DISCONNECT_GRACE_S = 0.5  # a launched bot whose connection closed: how long its exit may take to be seen
 
 
 @dataclass(eq=False)
@@ -34,8 +36,9 @@ class Bot:
     hello: messages.Hello | None = None
     refusal: str = ""  # why it cannot take a seat (it could not be launched, or was refused)
     past_games: set[str] = field(default_factory=set)
-    fd: int | None = None  # a remote bot's connection, to tell when it closes
+    fd: int | None = None  # its connection, to tell when it closes
     disconnected: bool = False
+    disconnected_at: float = 0.0  # when its connection was seen closed
     ping_id: int = 0
     ping_sent: float = 0.0  # when the ping now unanswered went out (0.0: none is)
     pinged_at: float = -math.inf  # when the last ping went out
@@ -43,12 +46,23 @@ class Bot:
     gone_reported: bool = False  # its exit was told to the match in progress
 
     def alive(self) -> bool:
+        """Whether it can still play: its connection open (a token is good for one), its process running.
+
+        A launched bot whose connection closed is given DISCONNECT_GRACE_S to be seen exiting (a
+        process that ends closes its connection first), so that its record says how it ended."""
         if self.process is None:
-            return not self.disconnected  # a remote bot: alive while its connection is open
+            return not self.disconnected
+        if self.disconnected and time.monotonic() - self.disconnected_at >= DISCONNECT_GRACE_S:
+            return False
         return self.process.alive()
 
     def exit_text(self) -> str:
-        return self.process.describe_exit() if self.process else "disconnected"
+        if self.process is None:
+            return "disconnected"
+        if self.disconnected and self.process.alive():
+            return ("disconnected: its connection closed while its process runs (it closed its socket, "
+                    "or sent no sign of life for three heartbeats)")
+        return self.process.describe_exit()
 
 
 class BotPool:
@@ -68,8 +82,9 @@ class BotPool:
         """The bots of `config` not among `taken` (connected or not, alive or not)."""
         return [bot for bot in self.bots if bot not in taken and (bot.config is config or bot.config == config)]
 
-    def start(self, config: BotConfig) -> Bot:
-        """A new bot for `config`: launched (its `refusal` says why if it could not be) or awaited."""
+    def start(self, config: BotConfig, endpoint: str | None = None, cannot: str = "") -> Bot:
+        """A new bot for `config`: launched (its `refusal` says why if it could not be, or `cannot`
+        if it is not to be) to connect to `endpoint` (default: the pool's), or awaited."""
         if config.is_remote:
             bot = Bot(config, self.remote_token, time.monotonic())
             self._remote_awaited.append(bot)
@@ -78,10 +93,15 @@ class BotPool:
         bot = Bot(config, secrets.token_urlsafe(16), time.monotonic())
         safe = "".join(c if c.isalnum() or c in "-_." else "_" for c in config.name)[:40]
         bot.stderr_path = os.path.join(self.log_dir, f"{safe}-{next(self._launches)}.stderr")
+        endpoint = endpoint or self.connect_endpoint
+        if cannot:
+            bot.refusal = codec.cut(cannot)
+            self.bots.append(bot)
+            return bot
         try:
-            bot.process = BotProcess(config, {codec.ENV_ENDPOINT: self.connect_endpoint}, bot.stderr_path,
+            bot.process = BotProcess(config, {codec.ENV_ENDPOINT: endpoint}, bot.stderr_path,
                                      bot.token, grace_s=self.kill_grace_s,
-                                     socket_path=sandbox.ipc_path(self.connect_endpoint))
+                                     socket_path=sandbox.ipc_path(endpoint))
         except BotLaunchError as error:
             bot.refusal = codec.cut(str(error))  # its seat fails at once (Match.seat with failed=)
         else:
@@ -120,6 +140,16 @@ class BotPool:
             if bot.process is not None and bot.process.pid in chain:
                 return bot
         return None
+
+    def owner_of_socket(self, inode: int, first: Bot | None) -> Bot | None:
+        """The launched bot whose process tree holds the TCP socket `inode`, `first` looked at first:
+        a connection its own tree holds is its own, whoever else may hold a copy of it."""
+        launched = [bot for bot in self.bots if bot.process is not None]
+        if first in launched:
+            launched.remove(first)
+            launched.insert(0, first)
+        root = peers.holder_in([bot.process.pid for bot in launched if bot.process is not None], inode)
+        return next((bot for bot in launched if bot.process is not None and bot.process.pid == root), None)
 
     def welcomed(self, bot: Bot) -> None:
         """The bot's hello was accepted: its token is used up."""

@@ -33,7 +33,7 @@ from foxgeese.engine import (
 )
 from foxgeese.engine.userinput import looks_like_int, named, shown
 from foxgeese.params import Integer, Number
-from foxgeese.protocol.botconfig import BotConfig, BotSpecError
+from foxgeese.protocol.botconfig import TRANSPORTS, BotConfig, BotSpecError
 from foxgeese.protocol.botlogs import failure_notes
 from foxgeese.protocol.match import MoveEvent
 from foxgeese.protocol.process import terminate_like_ctrl_c
@@ -147,16 +147,21 @@ def _print_message(direction: str, bot: str, message: dict[str, Any]) -> None:
               help="Moves played before the bots take over, e.g. 'd4-d5 c3-c4'.")
 @click.option("--max-plies", type=Integer(1, MAX_PLIES), default=None, help="Adjudicate a draw after N plies.")
 @click.option("--bind", "endpoint", default=None, metavar="ENDPOINT",
-              help="Bind this address instead of a private ipc:// one (e.g. tcp://127.0.0.1:5555).")
+              help="Bind this address instead of a private ipc:// one (e.g. tcp://127.0.0.1:5555); "
+                   "bots of transport auto connect there.")
 @click.option("--bind-public", is_flag=True, help="Allow --bind on an address other machines can reach.")
 @click.option("--lag-margin-ms", type=Integer(0, 60_000), default=50, show_default=True,
               help="Grace for the trip through the sockets on top of each clock.")
 @click.option("--heartbeat", "heartbeat_s", type=Number(0.01, 3600), default=None, metavar="SECONDS",
-              help="Ping remote bots' connections this often (ZeroMQ's own heartbeat, ZMTP 3.1); "
-                   "one silent for 3 intervals loses by crash.")
+              help="Ping every bot's connection this often (ZeroMQ's own heartbeat, answered by ZMTP 3.1 "
+                   "libraries); one silent for 3 intervals loses by crash (PROTOCOL.md, heartbeats).")
 @click.option("--log-dir", type=click.Path(file_okay=False), default=None,
               help="Where the bots' stderr files go [default: a temporary folder, "
                    "removed at the end unless a bot wrote something].")
+@click.option("--transport", "transports", multiple=True, metavar="[SIDE=]KIND",
+              help="How a launched bot reaches the referee: auto (default: ipc:// for built-in players "
+                   "and sandboxed bots, loopback TCP for cmd: programs), ipc or tcp (for ZeroMQ "
+                   "libraries without ipc://, e.g. JeroMQ, NetMQ); for one side with SIDE=KIND; repeatable.")
 @click.option("--sandbox", "sandboxed", multiple=True, metavar="SIDE",
               help="Run this side's bot inside a bubblewrap sandbox (fox, geese, hare, hounds or all; "
                    "repeatable): no network, no other processes, read-only files.")
@@ -168,8 +173,8 @@ def _print_message(direction: str, bot: str, message: dict[str, Any]) -> None:
 def play(variant_id: str, fox: str | None, geese: str | None, hare: str | None, hounds: str | None,
          tc_text: str | None, record_path: str | None, geese_count: int | None, sideways: bool | None,
          opening: str, max_plies: int | None, endpoint: str | None, bind_public: bool, lag_margin_ms: int,
-         heartbeat_s: float | None, log_dir: str | None, sandboxed: tuple[str, ...], seed: int | None,
-         show_board: bool, quiet: bool, trace: bool) -> None:
+         heartbeat_s: float | None, log_dir: str | None, transports: tuple[str, ...], sandboxed: tuple[str, ...],
+         seed: int | None, show_board: bool, quiet: bool, trace: bool) -> None:
     """Play one game of VARIANT between two players; each seat takes a player SPEC.
 
     \b
@@ -188,14 +193,13 @@ def play(variant_id: str, fox: str | None, geese: str | None, hare: str | None, 
         variant = get_variant(variant_id, geese=geese_count, sideways=sideways)
         predator_spec, prey_spec = _seat_specs(variant.id, fox, geese, hare, hounds)
         boxed = _sandboxed_sides(variant, sandboxed)
-        if boxed and endpoint and not endpoint.startswith("ipc://"):
-            raise UsageProblem("--sandbox: a sandboxed bot has no network; drop --bind (the default ipc:// "
-                               "endpoint is bound into the sandbox)")
+        kinds = _transports(variant, transports)
         seats = {
-            Side.PREDATOR: BotConfig.from_spec(predator_spec, name=predator_spec, sandbox=Side.PREDATOR in boxed),
+            Side.PREDATOR: BotConfig.from_spec(predator_spec, name=predator_spec, sandbox=Side.PREDATOR in boxed,
+                                               transport=kinds[Side.PREDATOR]),
             Side.PREY: BotConfig.from_spec(
                 prey_spec, name=prey_spec if prey_spec != predator_spec else f"{prey_spec}#2",
-                sandbox=Side.PREY in boxed,
+                sandbox=Side.PREY in boxed, transport=kinds[Side.PREY],
             ),
         }
         if tc_text is None:
@@ -261,6 +265,25 @@ def _sandboxed_sides(variant: Variant, names: tuple[str, ...]) -> set[Side]:
         else:
             both = " and ".join(sides)
             raise UsageProblem(f"--sandbox {named(name)}: {variant.id} has the sides {both} (or say all)")
+    return chosen
+
+
+def _transports(variant: Variant, values: tuple[str, ...]) -> dict[Side, str]:
+    """The transport of each side's bot from `--transport KIND` (both) and `--transport SIDE=KIND`."""
+    sides = {variant.side_name(side): side for side in (Side.PREDATOR, Side.PREY)}
+    chosen = dict.fromkeys(sides.values(), "auto")
+    for value in values:
+        name, equals, kind = value.lower().rpartition("=")
+        if kind not in TRANSPORTS:
+            raise UsageProblem(f"--transport {named(value)}: give {', '.join(TRANSPORTS)}, or SIDE=KIND "
+                               "(e.g. fox=tcp)")
+        if not equals:
+            chosen = dict.fromkeys(sides.values(), kind)
+        elif name in sides:
+            chosen[sides[name]] = kind
+        else:
+            both = " and ".join(sides)
+            raise UsageProblem(f"--transport {named(value)}: {variant.id} has the sides {both}")
     return chosen
 
 

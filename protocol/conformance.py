@@ -1,7 +1,9 @@
 """`foxgeese bot check`: walks one bot program through every step of protocol 2 (fastchess --compliance).
 
-The checker is a tiny private referee: it binds its own ROUTER on ipc://, launches the command as
-the referee does (FOXGEESE_ENDPOINT set, the token behind the descriptor FOXGEESE_TOKEN_FD names),
+The checker is a tiny private referee: it binds its own ROUTER where the referee would for this
+command (loopback TCP unless `transport` is ipc: a `cmd:` bot's default, which every ZeroMQ library
+reaches), launches the command as the referee does (FOXGEESE_ENDPOINT set, the token behind the
+descriptor FOXGEESE_TOKEN_FD names),
 and for every variant the bot claims plays both sides through `new_game`, several `turn`s (the
 start, a mid-game position with history, and for fox variants a position where a capture chain is
 on), `game_over` and `ping`, then `quit`. Each step prints one line, `PASS step` or `FAIL step:
@@ -62,8 +64,9 @@ class Checker:
     """One conformance run; `run()` returns True when every step passed."""
 
     def __init__(self, command: list[str], *, timeout_ms: int = 5000, out: Callable[[str], None] = print,
-                 cwd: str | None = None) -> None:
+                 cwd: str | None = None, transport: str = "auto") -> None:
         self.command = command
+        self.config = BotConfig(os.path.basename(command[0]), command, cwd=cwd, transport=transport)
         self.timeout_ms = timeout_ms
         self.out = out
         self.cwd = cwd
@@ -93,8 +96,11 @@ class Checker:
         try:
             with zmq.Context() as context, context.socket(zmq.ROUTER) as socket:
                 socket.setsockopt(zmq.LINGER, 0)
-                endpoint = f"ipc://{folder}/{workdir.SOCKET_NAME}"
-                socket.bind(endpoint)
+                if self.config.transport_kind() == "ipc":
+                    socket.bind(f"ipc://{folder}/{workdir.SOCKET_NAME}")
+                else:
+                    socket.bind("tcp://127.0.0.1:0")
+                endpoint = socket.getsockopt_string(zmq.LAST_ENDPOINT)
                 self.socket = socket
                 try:
                     self._launch(endpoint, stderr_path)
@@ -114,7 +120,7 @@ class Checker:
 
     def _launch(self, endpoint: str, stderr_path: str) -> None:
         """Starts the bot as the referee does (its own session, stdout and stderr to one file)."""
-        config = BotConfig(os.path.basename(self.command[0]), self.command, cwd=self.cwd)
+        config = self.config
         env = {codec.ENV_ENDPOINT: endpoint}
         try:
             config.check()
@@ -122,7 +128,7 @@ class Checker:
         except (BotSpecError, BotLaunchError) as error:
             self.failed("launch", f"a program to run ({' '.join(self.command)})", str(error))
             raise CheckAborted from None
-        self.passed("launch")
+        self.passed(f"launch (connect to {endpoint})")
 
     def _steps(self) -> None:
         variants = self._hello()
@@ -143,7 +149,11 @@ class Checker:
         reply = self._receive()
         step = "hello"
         if reply.message is None:
-            self.failed(step, f"a hello within {self.timeout_ms} ms", reply.problem)
+            hint = ""
+            if self.config.transport_kind() == "ipc":
+                hint = (" (a ZeroMQ library without ipc://, such as JeroMQ or NetMQ, cannot reach an ipc:// "
+                        "endpoint: check it with --transport tcp)")
+            self.failed(step, f"a hello within {self.timeout_ms} ms", reply.problem + hint)
             raise CheckAborted
         message = reply.message
         try:
@@ -335,6 +345,7 @@ def info_problem(info: Any) -> str:
 
 
 def check_bot(command: list[str], *, timeout_ms: int = 5000, out: Callable[[str], None] = print,
-              cwd: str | None = None) -> bool:
-    """Runs the conformance steps against `command`; True when every step passed."""
-    return Checker(command, timeout_ms=timeout_ms, out=out, cwd=cwd).run()
+              cwd: str | None = None, transport: str = "auto") -> bool:
+    """Runs the conformance steps against `command` over `transport` (BotConfig's); True when every
+    step passed."""
+    return Checker(command, timeout_ms=timeout_ms, out=out, cwd=cwd, transport=transport).run()

@@ -6,8 +6,8 @@ gives the bot PR_SET_PDEATHSIG), in a session of its own, with stderr in a file 
 inherits a read-only descriptor of a sealed memory file holding it (number in FOXGEESE_TOKEN_FD),
 which nobody can drain: another process that duplicates it (pidfd_getfd) or opens it through
 /proc/PID/fd reads a copy and leaves the bot's own (read with pread) intact. What keeps a seat is
-not the token's secrecy but the kernel: `process_chain` and `peer_pid` let the referee tell which
-launched bot's process tree a hello on its ipc:// socket comes from.
+not the token's secrecy but the kernel: `process_chain` and peers.py let the referee tell which
+launched bot's process tree a hello comes from, on ipc:// and on loopback TCP.
 With `BotConfig.sandbox` the bot runs inside bubblewrap (sandbox.py).
 """
 
@@ -17,8 +17,6 @@ import contextlib
 import fcntl
 import os
 import signal
-import socket
-import struct
 import subprocess
 import sys
 from collections.abc import Iterator
@@ -227,16 +225,3 @@ def process_chain(pid: int) -> list[int]:
 def descends_from(pid: int, ancestor: int) -> bool:
     """Whether process `pid` is `ancestor` or below it."""
     return ancestor in process_chain(pid)
-
-
-def peer_pid(fd: int) -> int | None:
-    """The process at the other end of a Unix socket connection (SO_PEERCRED), or None (TCP, closed)."""
-    try:
-        with socket.fromfd(fd, socket.AF_UNIX, socket.SOCK_STREAM) as connection:
-            if connection.getsockopt(socket.SOL_SOCKET, socket.SO_TYPE) != socket.SOCK_STREAM:
-                return None
-            credentials = connection.getsockopt(socket.SOL_SOCKET, socket.SO_PEERCRED, struct.calcsize("3i"))
-    except OSError:
-        return None
-    pid = struct.unpack("3i", credentials)[0]
-    return pid if pid > 0 else None

@@ -26,7 +26,7 @@ import zmq
 
 from foxgeese.engine import Game, Side, Variant, get_variant
 from foxgeese.engine.userinput import shown
-from foxgeese.protocol import codec, messages, workdir
+from foxgeese.protocol import codec, messages, peers, workdir
 from foxgeese.protocol.botconfig import BotConfig
 from foxgeese.protocol.botpool import Bot, BotPool
 from foxgeese.protocol.codec import ProtocolError
@@ -41,7 +41,7 @@ from foxgeese.protocol.match import (
     Send,
     StartClock,
 )
-from foxgeese.protocol.process import BotProcess, peer_pid
+from foxgeese.protocol.process import BotProcess
 from foxgeese.protocol.record import GameRecord, SeatRecord
 from foxgeese.protocol.timecontrol import MAX_CLOCK_MS, TimeControl
 from foxgeese.protocol.transport import Transport
@@ -119,9 +119,16 @@ class Referee:
             raise
         self.endpoint: str = self._transport.endpoint
         self.connect_endpoint = _connectable(self.endpoint)
-        # Remote bots have no process to watch: the transport reports their connection closing (the
-        # process died, or closed its socket), matched to the bot by file descriptor.
-        self._remote_by_fd: dict[int, Bot] = {}
+        # Where launched bots connect, by transport: the bound endpoint, and the other one bound
+        # when a bot first needs it (see bot_endpoint). An endpoint the caller gave serves every
+        # bot whose transport is `auto`.
+        self._chosen = endpoint is not None
+        self._endpoints = {self.connect_endpoint.partition("://")[0]: self.connect_endpoint}
+        # The transport reports connections closing, matched to their bot by file descriptor: a remote
+        # bot has no process to watch, and a launched one whose connection closed (it closed its
+        # socket, or ZeroMQ's heartbeat gave it up) cannot come back (a token is good for one).
+        self._by_fd: dict[int, Bot] = {}
+        self._remote_about = False  # a remote bot is in the game: its connection is watched every round
         self._busy_since = 0.0  # since when the referee has been at its own work (see _run)
         self.pool = BotPool(remote_token=self.token, connect_endpoint=self.connect_endpoint, log_dir=self.log_dir,
                             kill_grace_s=kill_grace_s)
@@ -271,11 +278,13 @@ class Referee:
         self._busy_since = monotonic()
         self._carry_out(match.advance(self._busy_since))
         # The monitor (remote bots' disconnections) is polled only while a remote bot is about;
-        # otherwise the loop waits in a receive with a timeout (no poller to build or to ask).
+        # otherwise the loop waits in a receive with a timeout (no poller to build or to ask), and
+        # launched bots' closed connections are read with the process checks.
         wait = self._receive
+        self._remote_about = False
         for bot in self.pool.bots:
             if bot.config.is_remote:
-                wait = self._poll_both
+                wait, self._remote_about = self._poll_both, True
                 break
         drain, dispatch, known = self._transport.drain, self._dispatch, self._by_identity  # _drain, a call less
         while not match.over:
@@ -284,7 +293,7 @@ class Referee:
                 self._check_processes(now)
                 if match.over:
                     break
-            if self._remote_by_fd:
+            if self._remote_about:
                 self._read_disconnects(self._busy_since)
             if drain(dispatch, known):  # it came while the referee was busy
                 continue
@@ -357,9 +366,10 @@ class Referee:
             self._ping(bot)
         limit = self.join_timeout_s if config.is_remote else self.hello_timeout_s
         failed = self.pool.offence(config) or bot.refusal
+        hint = _ipc_hint(config, self.bot_endpoint(config, bind=False))
         match.seat(side, info, connected=reused and not failed, hello=bot.hello, reused=reused, failed=failed,
-                   hello_deadline=bot.launched_at + limit,
-                   waiting_text=f"no hello within {limit:g}s", rtt_ms=bot.rtt_ms)
+                   hello_deadline=bot.launched_at + limit, waiting_text=f"no hello within {limit:g}s{hint}",
+                   rtt_ms=bot.rtt_ms)
 
     def _finish(self) -> None:
         game_id = self._game.game_id
@@ -373,6 +383,8 @@ class Referee:
         match = self._match
         if match is None:
             return
+        if self._by_fd and not self._remote_about:
+            self._read_disconnects(now)
         for bot, side in list(self._side_of.items()):
             if bot.gone_reported or bot.alive():
                 continue
@@ -392,16 +404,16 @@ class Referee:
 
         Closed connections are read first: a newcomer can reuse the descriptor of a connection
         that just closed, and that closing must not be charged to it."""
-        if self._remote_by_fd:
+        if self._by_fd:
             self._read_disconnects(self._busy_since)
         return self._transport.drain(self._dispatch, self._by_identity)
 
     def _read_disconnects(self, now: float) -> None:
-        """Marks the remote bots whose connection the transport reports closed."""
+        """Marks the bots whose connection the transport reports closed."""
         for fd in self._transport.closed_connections():
-            bot = self._remote_by_fd.pop(fd, None)
+            bot = self._by_fd.pop(fd, None)
             if bot is not None:
-                bot.disconnected = True
+                bot.disconnected, bot.disconnected_at = True, now
                 self._next_process_check = now  # tell the match on this round
 
     # ------------------------------------------------------------- messages
@@ -484,11 +496,10 @@ class Referee:
         if message["type"] != codec.HELLO:
             self._ignored.add(identity)
             return
-        peer = peer_pid(fd) if fd is not None else None
-        owner = self.pool.owner_of(peer) if peer is not None else None
         version = message.get("v")
         token = message.get("token")
         bot = self.pool.named_by(token, message.get("name"))
+        known, owner = self._peer(fd, bot)
         blamed = owner or bot
         if version.__class__ is not int or version not in codec.SUPPORTED_VERSIONS:
             why = "missing field v" if "v" not in message else (
@@ -514,8 +525,8 @@ class Referee:
             remote = token == self.token
             self._refuse(identity, None, "no seat is waiting for a remote bot" if remote else "wrong token", now)
             return
-        if bot.process is not None and peer is not None and owner is not bot:
-            # on ipc://, the process that connected must be this seat's own bot
+        if bot.process is not None and known and owner is not bot:
+            # the process that connected must be this seat's own bot (or one it started)
             self._refuse(identity, None, "this token belongs to another process", now)
             return
         self.pool.welcomed(bot)
@@ -523,14 +534,31 @@ class Referee:
             self.trace("<-", bot.config.name, messages.to_fields(hello))
         bot.identity, bot.hello = identity, hello
         self._by_identity[identity] = bot
-        if bot.config.is_remote and fd is not None:
+        if fd is not None:
             bot.fd = fd
-            self._remote_by_fd[fd] = bot
+            self._by_fd[fd] = bot
         self._send(bot, codec.WELCOME, {"referee": REFEREE_NAME, "bot_id": f"{bot.config.name}#{id(bot) % 10000}"})
         self._ping(bot)
         side = self._side_of.get(bot)
         if side is not None:
             self._carry_out(self._game.connected(side, hello, now))
+
+    def _peer(self, fd: int | None, named: Bot | None) -> tuple[bool, Bot | None]:
+        """Whether the kernel could be asked who is behind connection `fd`, and the launched bot
+        whose process tree that is (None: none). On ipc:// the process that connected
+        (SO_PEERCRED); on TCP the tree that holds the peer's socket, `named` (the bot the hello's
+        token names) asked first. A TCP connection that no process of a launched tree holds (from
+        another machine, another user, or closed already) belongs to none."""
+        if fd is None:
+            return False, None
+        if self._by_fd:  # a closing that came before this connection is not charged to it
+            self._read_disconnects(self._busy_since)
+        peer = peers.peer_of(fd)
+        if peer.kind == "unix":
+            return peer.pid is not None, self.pool.owner_of(peer.pid) if peer.pid is not None else None
+        if peer.kind == "tcp":
+            return True, self.pool.owner_of_socket(peer.inode, named) if peer.inode is not None else None
+        return False, None
 
     def _ping(self, bot: Bot) -> None:
         """Liveness probe; the pong's round trip is kept as the bot's transport time estimate."""
@@ -566,27 +594,57 @@ class Referee:
     def _acquire(self, config: BotConfig, taken: list[Bot]) -> Bot:
         """An idle connected bot for `config` from the pool, else a new one (launched or awaited)."""
         for bot in self.pool.matching(config, taken):
-            if not bot.alive():
-                self._retire(bot)  # died between games: reap it, start a new one below
+            if bot.disconnected or not bot.alive():
+                self._retire(bot)  # died (or lost its connection) between games: a new one below
             elif bot.identity is not None:
                 bot.gone_reported = False
                 return bot
-        return self.pool.start(config)
+        return self._start(config)
 
     def _replace(self, old: Bot) -> Bot:
         """A new bot for `old`'s config, `old` ended."""
         self._retire(old)
-        return self.pool.start(old.config)
+        return self._start(old.config)
+
+    def _start(self, config: BotConfig) -> Bot:
+        """A new bot for `config`, launched to connect over its transport (a remote one is awaited)."""
+        try:
+            endpoint = self.bot_endpoint(config)
+        except zmq.ZMQError as error:  # its seat fails at once, as for a program that cannot start
+            return self.pool.start(config, cannot=f"cannot bind its {config.transport_kind()} endpoint: {error}")
+        return self.pool.start(config, endpoint)
+
+    def bot_endpoint(self, config: BotConfig, bind: bool = True) -> str | None:
+        """Where a launched bot connects: its transport's endpoint, bound the first time a bot needs
+        it (ipc:// in the referee's private folder, TCP on 127.0.0.1 at a free port). A bot whose
+        transport is `auto` connects to the endpoint the caller chose, if one was (a sandboxed one
+        to ipc:// all the same: the sandbox has no network)."""
+        if config.is_remote:
+            return None
+        if self._chosen and config.transport == "auto" and not config.sandbox:
+            return self.connect_endpoint
+        kind = config.transport_kind()
+        if kind not in self._endpoints and bind:
+            wanted = f"ipc://{self._own_dir}/{workdir.SOCKET_NAME}" if kind == "ipc" else "tcp://127.0.0.1:0"
+            self._endpoints[kind] = self._transport.bind_also(wanted)
+        return self._endpoints.get(kind)
 
     def _retire(self, bot: Bot) -> None:
         """Ends a bot for good (hung or dead): forgets its connection, then the pool ends its process."""
-        if bot.fd is not None and self._remote_by_fd.get(bot.fd) is bot:
-            del self._remote_by_fd[bot.fd]
+        if bot.fd is not None and self._by_fd.get(bot.fd) is bot:
+            del self._by_fd[bot.fd]
         if bot.identity is not None:
             self._send(bot, codec.QUIT, {})
             self._by_identity.pop(bot.identity, None)
             self._ignored.add(bot.identity)
         self.pool.remove(bot)
+
+
+def _ipc_hint(config: BotConfig, endpoint: str | None) -> str:
+    """What a no-show on ipc:// may mean for a program of unknown library."""
+    if config.is_builtin or not endpoint or not endpoint.startswith("ipc://"):
+        return ""
+    return (" (on ipc://; a ZeroMQ library without ipc://, such as JeroMQ or NetMQ, needs transport tcp)")
 
 
 def _checked_clocks(clocks: dict[Side, int] | None, control: TimeControl) -> dict[Side, int] | None:

@@ -165,7 +165,8 @@ def main(argv: list[str]) -> int:
         return 2
     code = Supervisor(int(argv[1]), float(argv[2]), argv[4:]).run()
     if code < 0:  # end the way the bot ended: the referee reads "killed by SIGSEGV"
-        signal.signal(-code, signal.SIG_DFL)
+        if -code != signal.SIGKILL:  # SIGKILL has no handler to reset (and cannot be caught anyway)
+            signal.signal(-code, signal.SIG_DFL)
         signal.set_wakeup_fd(-1)
         os.kill(os.getpid(), -code)
         time.sleep(1)

@@ -40,7 +40,8 @@ class Transport:
     """A ROUTER socket bound to `endpoint` (ZMQError if it cannot be: nothing is left open), and its
     monitor. `heartbeat_s` turns on ZeroMQ's own heartbeat (ZMTP 3.1, answered by the peer's I/O
     thread even while its bot thinks): a connection silent for HEARTBEAT_MISSES intervals is closed.
-    Off by default: a peer library without ZMTP 3.1 (libzmq before 4.2) would be cut off."""
+    Off by default: a ZMTP 3.0 peer (libzmq 4.0, 4.1) is sent PINGs it does not know, and may be cut
+    off; a ZMTP 2.0 one (JeroMQ 0.3.6) gets none, and is not watched (PROTOCOL.md, heartbeats)."""
 
     def __init__(self, endpoint: str, heartbeat_s: float | None = None) -> None:
         self._context = zmq.Context()
@@ -65,6 +66,12 @@ class Transport:
         self._poller.register(self._monitor, zmq.POLLIN)
         self._items = [(socket, _POLLIN)]  # for zmq_poll
         self._receive_timeout_ms = -1  # the socket's RCVTIMEO (see receive)
+
+    def bind_also(self, endpoint: str) -> str:
+        """Binds the socket to one more endpoint (ZMQError if it cannot be) and returns it as bound
+        (a port 0 made real): bots of one referee may reach it over ipc:// and loopback TCP at once."""
+        self.socket.bind(endpoint)
+        return self.socket.getsockopt_string(zmq.LAST_ENDPOINT)
 
     def send(self, identity: bytes, payload: bytes) -> None:
         """Sends one packed message; a peer that went away or stopped reading is not an error here."""

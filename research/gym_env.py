@@ -34,7 +34,8 @@ class HuntGymEnv(gymnasium.Env):
 
     def __init__(self, variant: str = "standard", *, role: str | None = None, opponent: str = "random",
                  geese: int | None = None, sideways: bool | None = None, referee: bool | None = None,
-                 time_control: str = "move=60", sandbox: bool = False, rewards: Rewards | None = None,
+                 time_control: str = "move=60", sandbox: bool = False, transport: str = "auto",
+                 rewards: Rewards | None = None,
                  max_steps: int | None = None, labels: bool = True, labeller: Labeller | None = None,
                  start: str | None = None, render_mode: str | None = None) -> None:
         self.variant = get_variant(variant, geese=geese, sideways=sideways)
@@ -47,7 +48,7 @@ class HuntGymEnv(gymnasium.Env):
         self.labeller = (labeller or Labeller()) if labels else None
         self.render_mode = render_mode
         through_referee = opponent.strip().startswith("cmd:") or bool(referee)
-        options = {"time_control": time_control, "sandbox": sandbox} if through_referee else {}
+        options = {"time_control": time_control, "sandbox": sandbox, "transport": transport} if through_referee else {}
         self.opponent = make_opponent(opponent, referee=referee, **options)
         self.observation_space = spaces.Dict({
             "observation": spaces.Box(0.0, 1.0, observation_shape(self.variant), dtype=np.float32),

@@ -55,15 +55,15 @@ class RefereeOpponent:
     ("move", side name, move text), ("turn", position text), ("end", GameRecord) or ("error", text)."""
 
     def __init__(self, spec: str, *, time_control: str = "move=60", referee_options: dict[str, Any] | None = None,
-                 sandbox: bool = False) -> None:
+                 sandbox: bool = False, transport: str = "auto") -> None:
         self.spec = spec
         self.time_control = time_control
-        self.opponent = BotConfig.from_spec(spec, sandbox=sandbox)
+        self.opponent = BotConfig.from_spec(spec, sandbox=sandbox, transport=transport)
         self.folder = tempfile.mkdtemp(prefix="fg-relay-")
         weakref.finalize(self, shutil.rmtree, self.folder, ignore_errors=True)  # also if close() is never called
         self.endpoint = f"ipc://{self.folder}/relay"
         self.agent = BotConfig("gym-agent", [sys.executable, "-m", "foxgeese.research.relay"],
-                               env={ENV_RELAY: self.endpoint})
+                               env={ENV_RELAY: self.endpoint}, transport="ipc")  # pyzmq: ipc:// is sure
         self.events: queue.Queue[tuple[Any, ...]] = queue.Queue()
         self.answers: queue.Queue[str] = queue.Queue()
         self.jobs: queue.Queue[tuple[Variant, Side, int] | None] = queue.Queue()

@@ -1,13 +1,15 @@
 #!/usr/bin/env bash
 # Installs what the tests need beyond Python packages, on a fresh Debian bookworm machine, as root:
-# libzmq and msgpack-c headers for the C bot, the npm packages of the Node.js bot (from
-# package-lock.json), the C bot's binary, and Debian's Chromium with its WebDriver for the browser
-# tests (tests/test_browser.py; Selenium is given the driver's path and downloads nothing).
+# libzmq and msgpack-c headers for the C bot, a JDK with Debian's JeroMQ and msgpack-java for the
+# Java bot, the npm packages of the Node.js bot (from package-lock.json), the C and Java bots'
+# builds, and Debian's Chromium with its WebDriver for the browser tests (tests/test_browser.py;
+# Selenium is given the driver's path and downloads nothing).
 # Idempotent and quiet: safe to run before every test run.
 set -euo pipefail
 
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
-packages=(libzmq3-dev libmsgpack-dev pkg-config make gcc bubblewrap chromium chromium-driver fonts-dejavu-core)
+packages=(libzmq3-dev libmsgpack-dev pkg-config make gcc default-jdk-headless libjeromq-java libmsgpack-java
+          bubblewrap chromium chromium-driver fonts-dejavu-core)
 
 missing=()
 for package in "${packages[@]}"; do
@@ -31,3 +33,4 @@ if ! cmp -s "$js/package-lock.json" "$js/node_modules/.package-lock.json.install
 fi
 
 make -s -C "$root/examples/bots/c"
+make -s -C "$root/examples/bots/java"

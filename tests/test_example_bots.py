@@ -1,6 +1,7 @@
-"""The example bots (Python, Node.js, C; none uses the SDK) generate exactly the engine's legal moves
-and finish real games through the referee against the built-in random player, in every variant
-and both roles."""
+"""The example bots (Python, Node.js, C, Java; none uses the SDK) generate exactly the engine's legal
+moves and finish real games through the referee against the built-in random player, in every variant
+and both roles, each on the referee's default transport for it (the Java bot's JeroMQ has no ipc://:
+loopback TCP, the default for a program)."""
 
 from __future__ import annotations
 
@@ -42,10 +43,20 @@ def example_bot_command(language: str) -> list[str]:
         if not binary.is_file() or binary.stat().st_mtime < source.stat().st_mtime:
             pytest.fail(f"examples/bots/c/bot is missing or older than bot.c; {INSTALL_HINT}")
         return [str(binary)]
+    if language == "java":
+        classes, source = BOTS / "java" / "build" / "Bot.class", BOTS / "java" / "Bot.java"
+        if shutil.which("java") is None:
+            pytest.fail(f"java is not installed; {INSTALL_HINT}")
+        for jar in ("jeromq.jar", "msgpack-core.jar"):
+            if not Path("/usr/share/java", jar).is_file():
+                pytest.fail(f"/usr/share/java/{jar} is missing; {INSTALL_HINT}")
+        if not classes.is_file() or classes.stat().st_mtime < source.stat().st_mtime:
+            pytest.fail(f"examples/bots/java/build/Bot.class is missing or older than Bot.java; {INSTALL_HINT}")
+        return [str(BOTS / "java" / "bot")]
     raise ValueError(language)
 
 
-LANGUAGES = ("python", "js", "c")
+LANGUAGES = ("python", "js", "c", "java")
 
 
 def sample_positions(count: int, seed: int) -> list[Position]:

@@ -1,6 +1,7 @@
-"""A bot cannot take or spoil its opponent's seat: on the ipc:// socket a hello is judged by the process
-tree it comes from, a token read by another process is still there for its owner, and a bot whose
-process presents another seat's token loses its own game."""
+"""A bot cannot take or spoil its opponent's seat, on ipc:// and on loopback TCP alike (every test runs
+on both): a hello is judged by the process tree it comes from (SO_PEERCRED on ipc://, the tree holding
+the peer's socket on TCP), a token read by another process is still there for its owner, and a bot
+whose process presents another seat's token loses its own game."""
 
 from __future__ import annotations
 
@@ -9,6 +10,7 @@ import sys
 import time
 from pathlib import Path
 
+import pytest
 import zmq
 from test_referee import scripted
 from test_referee_transport import HELLO, Peer
@@ -20,12 +22,13 @@ from foxgeese.protocol.referee import Referee
 THIEF = str(Path(__file__).parent / "bots" / "thief_bot.py")
 PIDFD_THIEF = str(Path(__file__).parent / "bots" / "pidfd_thief_bot.py")
 HH = get_variant("hare-and-hounds")
+pytestmark = pytest.mark.parametrize("transport", ["ipc", "tcp"])
 
 
-def test_a_thief_that_opens_the_token_descriptor_through_proc_loses(tmp_path):
+def test_a_thief_that_opens_the_token_descriptor_through_proc_loses(tmp_path, transport):
     """Reading a token is no longer enough to hurt: the thief's hello with it is refused and lost by it."""
-    victim = scripted("normal", "--hello-delay", "2.5", name="victim")  # slow to read its token
-    thief = BotConfig("thief", [sys.executable, THIEF])
+    victim = scripted("normal", "--hello-delay", "2.5", name="victim").over(transport)  # slow to read its token
+    thief = BotConfig("thief", [sys.executable, THIEF], transport=transport)
     with Referee(log_dir=str(tmp_path)) as referee:
         record = referee.play_game(HH, {Side.PREDATOR: victim, Side.PREY: thief}, "5+0.1")
     log = Path(record.bots["hounds"].stderr).read_text()
@@ -35,17 +38,18 @@ def test_a_thief_that_opens_the_token_descriptor_through_proc_loses(tmp_path):
     assert "THIEF presented a stolen token: refused this token belongs to another bot" in log, log
 
 
-def _pidfd_thief(present: str) -> BotConfig:
-    return BotConfig(f"pidfd-thief-{present}", [sys.executable, PIDFD_THIEF, "--present", present])
+def _pidfd_thief(present: str, transport: str) -> BotConfig:
+    return BotConfig(f"pidfd-thief-{present}", [sys.executable, PIDFD_THIEF, "--present", present],
+                     transport=transport)
 
 
-def test_a_bot_stealing_a_token_with_pidfd_getfd_loses_and_its_victim_wins(tmp_path):
+def test_a_bot_stealing_a_token_with_pidfd_getfd_loses_and_its_victim_wins(tmp_path, transport):
     """Issue 24: the attack as `foxgeese play` meets it. The thief duplicates the victim's token
     descriptor out of its process and reads it first, then says hello with it: its own seat loses,
     the victim's is untouched (it reads its token all the same)."""
-    victim = scripted("normal", "--hello-delay", "1.5", name="victim")
+    victim = scripted("normal", "--hello-delay", "1.5", name="victim").over(transport)
     with Referee(log_dir=str(tmp_path)) as referee:
-        record = referee.play_game(HH, {Side.PREDATOR: victim, Side.PREY: _pidfd_thief("now")}, "5+0.1")
+        record = referee.play_game(HH, {Side.PREDATOR: victim, Side.PREY: _pidfd_thief("now", transport)}, "5+0.1")
     assert (record.winner, record.termination) == ("hare", "no-show"), record.result_line()
     log = Path(record.bots["hounds"].stderr).read_text()
     assert "THIEF stole a token from process" in log, log  # the attack happened
@@ -53,15 +57,16 @@ def test_a_bot_stealing_a_token_with_pidfd_getfd_loses_and_its_victim_wins(tmp_p
     assert "hounds (pidfd-thief-now): refused: this token belongs to another bot" in record.reason
 
 
-def test_in_a_reused_referee_the_pidfd_thief_loses_every_game_it_attacks(tmp_path):
+def test_in_a_reused_referee_the_pidfd_thief_loses_every_game_it_attacks(tmp_path, transport):
     """Issue 24, as a tournament meets it: one referee, bots kept between games. The thief steals
     each fresh victim's token and presents it once the game is on: each time the thief loses by
     protocol error, and each victim, seated with the token it read after the theft, plays and wins."""
-    thief = _pidfd_thief("at-turn")
+    thief = _pidfd_thief("at-turn", transport)
     with Referee(log_dir=str(tmp_path)) as referee:
         warm = referee.play_game(HH, {Side.PREDATOR: BotConfig.from_spec("random:seed=1"),
                                       Side.PREY: BotConfig.from_spec("random:seed=2")}, "5+0.1", max_plies=4)
-        records = [referee.play_game(HH, {Side.PREDATOR: scripted("normal", "--hello-delay", "1", name=f"victim{n}"),
+        records = [referee.play_game(HH, {Side.PREDATOR: scripted("normal", "--hello-delay", "1",
+                                                                  name=f"victim{n}").over(transport),
                                           Side.PREY: thief}, "5+0.1") for n in (1, 2)]
     assert warm.termination == "max-plies", warm.result_line()
     log = Path(records[0].bots["hounds"].stderr).read_text()
@@ -74,9 +79,10 @@ def test_in_a_reused_referee_the_pidfd_thief_loses_every_game_it_attacks(tmp_pat
         assert record.bots["hare"].bot_name in ("scripted-normal", ""), record.bots["hare"]
 
 
-def test_a_stolen_token_presented_by_another_process_is_refused(tmp_path):
-    """The test process plays the thief: it takes the victim's token from the referee itself."""
-    victim = scripted("normal", "--hello-delay", "1.5", name="victim")
+def test_a_stolen_token_presented_by_another_process_is_refused(tmp_path, transport):
+    """The test process plays the thief: it takes the victim's token from the referee itself, and
+    presents it where the victim connects."""
+    victim = scripted("normal", "--hello-delay", "1.5", name="victim").over(transport)
     other = BotConfig.from_spec("random:seed=3")
     context = zmq.Context()
     with Referee(log_dir=str(tmp_path)) as referee, concurrent.futures.ThreadPoolExecutor(1) as pool:
@@ -85,7 +91,9 @@ def test_a_stolen_token_presented_by_another_process_is_refused(tmp_path):
         while not referee.pool.awaited() and time.monotonic() < deadline:
             time.sleep(0.01)
         token = next(bot.token for bot in referee.pool.awaited() if bot.config == victim)
-        thief = Peer(context, referee.endpoint)
+        endpoint = referee.bot_endpoint(victim)
+        assert endpoint is not None and endpoint.startswith(f"{transport}://"), endpoint
+        thief = Peer(context, endpoint)
         thief.send("hello", token=token, name="thief", **HELLO)
         assert thief.recv() == {"v": 2, "type": "refused", "reason": "this token belongs to another process"}
         record = future.result(timeout=30)
@@ -95,10 +103,10 @@ def test_a_stolen_token_presented_by_another_process_is_refused(tmp_path):
     assert record.bots["hare"].bot_name == "scripted-normal"
 
 
-def test_an_idle_bot_that_presents_a_stolen_token_between_its_games_loses_its_next_one(tmp_path):
+def test_an_idle_bot_that_presents_a_stolen_token_between_its_games_loses_its_next_one(tmp_path, transport):
     """The thief sits out a game in the referee's pool and steals that game's fresh victim's token:
     the victim's game is untouched, the thief is ended, and its next seat starts lost."""
-    thief = _pidfd_thief("any-time")
+    thief = _pidfd_thief("any-time", transport)
     with Referee(log_dir=str(tmp_path)) as referee:
         # The thief's first opponent is a bot of an earlier game (its token read and closed long
         # since), so the thief finds nothing to steal until the next game launches fresh bots.
@@ -107,7 +115,7 @@ def test_an_idle_bot_that_presents_a_stolen_token_between_its_games_loses_its_ne
         first = referee.play_game(HH, {Side.PREDATOR: BotConfig.from_spec("random:seed=1"), Side.PREY: thief},
                                   "5+0.1", max_plies=2)
         (idle,) = [bot for bot in referee.pool.bots if bot.config == thief]
-        victims = {Side.PREDATOR: scripted("normal", "--hello-delay", "1", name="victim"),
+        victims = {Side.PREDATOR: scripted("normal", "--hello-delay", "1", name="victim").over(transport),
                    Side.PREY: BotConfig.from_spec("random:seed=2")}
         watched = referee.play_game(HH, victims, "5+0.1")
         assert idle not in referee.pool.bots  # refused between games: ended

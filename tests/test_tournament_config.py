@@ -68,7 +68,7 @@ def test_unknown_key_lists_the_allowed_ones(tmp_path: Path) -> None:
                      "affinity, ray, events"]
     nested = problems(tmp_path, GOOD.replace("    spec: random:seed=2", "    spec: random:seed=2\n    colour: red"))
     assert nested == [f"{tmp_path / 't.yaml'}:10: players[1].colour: unknown key; allowed keys: "
-                      "name, spec, command, cwd, env, sandbox"]
+                      "name, spec, command, cwd, env, sandbox, transport"]
 
 
 def test_odd_games_per_pairing_says_why(tmp_path: Path) -> None:
@@ -245,3 +245,20 @@ def test_time_control_is_read_by_the_referee_parser_and_kept_canonical(
 def test_time_controls_the_referee_refuses_are_config_errors(tmp_path: Path, text: str) -> None:
     lines = problems(tmp_path, GOOD.replace("time_control: 2+0.1", f"time_control: {text}"))
     assert any("time_control" in line and "accepted forms" in line for line in lines), lines
+
+
+def test_a_player_chooses_its_transport(tmp_path: Path) -> None:
+    """`transport` reaches the bot's config, is not hashed (how a bot is reached decides no game), and
+    a wrong value or tcp for a sandboxed bot is one named problem."""
+    from foxgeese.tournaments.runner import bot_configs
+
+    plain = load_config(write(tmp_path, GOOD))
+    chosen = load_config(write(tmp_path, GOOD.replace("    spec: random:seed=2", "    spec: random:seed=2\n"
+                                                      "    transport: tcp"), "chosen.yaml"))
+    assert bot_configs(chosen)["r2"].transport == "tcp" and bot_configs(chosen)["r1"].transport == "auto"
+    assert chosen.config.config_hash() == plain.config.config_hash()
+    wrong = problems(tmp_path, GOOD.replace("    spec: random:seed=2", "    spec: random:seed=2\n    transport: udp"))
+    assert len(wrong) == 1 and "players[1].transport" in wrong[0] and "'auto', 'ipc' or 'tcp'" in wrong[0], wrong
+    boxed = problems(tmp_path, GOOD.replace("    spec: random:seed=2", "    spec: random:seed=2\n    sandbox: true\n"
+                                            "    transport: tcp"))
+    assert len(boxed) == 1 and "a sandboxed bot has no network" in boxed[0], boxed

@@ -91,6 +91,9 @@ class PlayerConfig(_Strict):
     cwd: str | None = None
     env: dict[str, str] = Field(default_factory=dict)
     sandbox: bool = False  # run the bot inside bubblewrap (for bots you do not trust)
+    # How a launched bot reaches the referee: auto (ipc:// for built-in players and sandboxed bots,
+    # loopback TCP for programs), ipc, or tcp (ZeroMQ libraries without ipc://: JeroMQ, NetMQ).
+    transport: Literal["auto", "ipc", "tcp"] = "auto"
 
     @model_validator(mode="after")
     def _one_kind(self, info: ValidationInfo) -> PlayerConfig:
@@ -105,6 +108,11 @@ class PlayerConfig(_Strict):
             _check_command(self.command or [], self.cwd, info)
         if self.sandbox:
             _check_sandbox()
+            if self.transport == "tcp":
+                raise ValueError("a sandboxed bot has no network: it reaches the referee over ipc:// "
+                                 "(transport ipc or auto), not tcp")
+        if self.transport != "auto" and self.spec is not None and self.spec.strip() == "remote":
+            raise ValueError("a remote bot connects by itself: it has no transport to choose")
         return self
 
     def working_dir(self, base_dir: Path) -> Path:
@@ -264,6 +272,7 @@ class TournamentConfig(_Strict):
             data.pop("adjudicate_from_ply", None)
         for player in data["players"]:
             player.pop("sandbox", None)  # how a bot is confined, not which games it plays
+            player.pop("transport", None)  # how it reaches the referee: neither
         return data
 
     def config_hash(self) -> str:

@@ -99,7 +99,7 @@ def player_defs(loaded: LoadedConfig, base_dir: Path | None = None) -> list[Play
             except ValueError:
                 cwd = str(folder)  # outside the shipped folder: the same path on every machine
         players.append(PlayerDef(player.name, player.spec, tuple(player.command or ()), cwd,
-                                 tuple(sorted(player.env.items())), player.sandbox))
+                                 tuple(sorted(player.env.items())), player.sandbox, player.transport))
     return players
 
 

@@ -54,6 +54,7 @@ class PlayerDef:
     cwd: str | None = None
     env: tuple[tuple[str, str], ...] = ()
     sandbox: bool = False
+    transport: str = "auto"
 
     def bot_config(self, base_dir: Path) -> Any:
         """The bot as this machine launches it: a `command` or `cmd:` bot runs in `cwd`, resolved
@@ -62,9 +63,10 @@ class PlayerDef:
         workdir = (base_dir / self.cwd) if self.cwd else base_dir
         if self.spec is not None:
             cwd = workdir.resolve() if self.spec.strip().startswith(CMD_PREFIX) else None
-            return BotConfig.from_spec(self.spec, name=self.name, sandbox=self.sandbox, cwd=cwd)
+            return BotConfig.from_spec(self.spec, name=self.name, sandbox=self.sandbox, cwd=cwd,
+                                       transport=self.transport)
         return BotConfig(self.name, list(self.command), cwd=workdir.resolve(), env=dict(self.env),
-                         sandbox=self.sandbox)
+                         sandbox=self.sandbox, transport=self.transport)
 
 
 @dataclass(frozen=True)

@@ -112,7 +112,7 @@ def test_show_position_of_another_variant_is_refused():
 def test_game_over_says_who_won_and_what_happened_to_whom():
     status, out, _ = run("legal", "standard", "--position",
                          "standard geese=13,sideways=0 fox e7 b4,a5,b5,c5,d5,e5,f5,g5,d6,e6,c7,d7 0 0 84")
-    assert status == 0 and out.strip() == "game over: geese win, fox trapped"
+    assert status == 0 and out.strip() == "game over: geese win, fox trapped (the fox is to move and has no legal move)"
 
 
 def test_geese_count_is_one_name_in_every_command():

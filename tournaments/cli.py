@@ -74,8 +74,10 @@ def run(config: str, out: str | None, concurrency: int | str | None, ray_address
         progress = _Progress(runner, quiet)
         runner.on_start = progress.on_start
         runner.listener = progress.on_game
+        started = time.monotonic()
         with progress:
             state = runner.run()
+        took = time.monotonic() - started
         entries = read_journal(directory)  # what the runner found and wrote, read back once
         results = summarize(state.identity, entries)
         write_results(directory, results, entries)
@@ -94,7 +96,8 @@ def run(config: str, out: str | None, concurrency: int | str | None, ray_address
                       + (" (the SPRT stopped the match)" if "sprt" in results and results["sprt"]["stopped"]
                          else "; raise games_per_pairing to extend the tournament"))
     render(results, console)
-    console.print(f"journal, results.json, results.csv and games.csv in {directory}", markup=False, highlight=False)
+    console.print(f"{new} game{'' if new == 1 else 's'} played in {took:.0f} s; journal, results.json, results.csv "
+                  f"and games.csv in {directory}", markup=False, highlight=False, soft_wrap=True)
     if state.interrupted:
         click.echo(f"interrupted after {results['played']} of {results['scheduled']} games; "
                    "run the same command again to play the rest", err=True)

@@ -138,7 +138,7 @@ def _widened(results: dict, extra: int) -> dict:
             line = copy.deepcopy(variant["crosstable"]["mm1"])
             line["opponents"] = {other: copy.deepcopy(next(iter(line["opponents"].values()))) for other in names}
             variant["crosstable"][name] = line
-    for name, row in wide["ratings"]["los"].items():
+    for row in wide["ratings"]["los"].values():
         row.update({other: 0.5 for other in names})
     wide["ratings"]["los"].update({name: {other: 0.5 for other in [*results["standings"], *names]} for name in names})
     return wide

@@ -239,7 +239,8 @@ def record_variant(record: dict[str, Any]) -> Variant:
 
 def missing_hints(records: list[dict[str, Any]], games: list[GameAccuracy]) -> list[str]:
     """Per variant, what would judge the moves no table knew (`build_hint`)."""
-    variants, unknown = {}, {}  # per variant: moves no table knew, by goose count
+    variants: dict[Any, Variant] = {}
+    unknown: dict[Any, dict[int, int]] = {}  # per variant: moves no table knew, by goose count
     for record, game in zip(records, games):
         variant = record_variant(record)
         key = (variant.id, variant.options)

@@ -53,8 +53,8 @@ def analyse(path: str, tables: str | None, as_json: bool) -> None:
             parts.append(f"{side_name} {side.bot}: {side.mistakes} mistakes in {side.judged} judged moves"
                          f"{forced}{first}")
         click.echo(f"{game.game_id or 'game'} ({game.result}): " + "; ".join(parts))
-    for line in dict.fromkeys(line for record in records for line in record_legend(record)):
-        click.echo(f"  {line}")
+    for meaning in dict.fromkeys(text for record in records for text in record_legend(record)):
+        click.echo(f"  {meaning}")
     if not any(line["judged_moves"] or line["forced_moves"] for line in by_bot.values()):
         click.echo("no move was made in a solved position")
     for hint in missing_hints(records, games):

@@ -177,3 +177,4 @@ def test_the_report_through_a_pipe_is_80_columns(tournament: Path) -> None:
                           capture_output=True, text=True, timeout=120, env=env)
     assert done.returncode == 0, done.stderr
     assert max(map(len, _tables(done.stdout))) <= 80 and "…" not in done.stdout, done.stdout
+    assert "  immobilized: the geese are to move and have no legal move" in done.stdout  # the endings' legend

@@ -60,6 +60,9 @@ def test_the_report_holds_every_section_and_every_game_replays(tournament: Path)
     assert "judged by: hare-and-hounds" in page and "hare advantage (" in page
     assert "<th>as fox</th><th>as geese</th>" in page and "<th>as hare</th><th>as hounds</th>" in page
     assert "illegal-move" in page
+    # each ending named is said in words, under the crosstable and the endings per bot
+    assert "immobilized: the geese are to move and have no legal move" in page
+    assert "illegal-move: the loser sent an illegal move" in page
     assert page.count('class="elo-row"') == 3
     # Self-contained: no address outside the page.
     assert not re.search(r'(src|href)\s*=\s*["\']?(https?:|//)', page)

@@ -14,7 +14,7 @@ import click
 
 from foxgeese.engine.errors import InvalidPositionError, UnknownVariantError
 from foxgeese.engine.game import Game
-from foxgeese.engine.outcome import Outcome, Side, Termination, Winner
+from foxgeese.engine.outcome import Outcome, Side, Termination, Winner, ending_meaning
 from foxgeese.engine.perft import divide, perft
 from foxgeese.engine.position import Position
 from foxgeese.engine.variants import Variant, get_variant
@@ -50,7 +50,13 @@ def start_game(variant_id: str, geese: int | None, sideways: bool | None, positi
 
 
 def game_over_line(variant: Variant, outcome: Outcome) -> str:
-    """`game over: geese win, fox trapped` — who won, and what happened to whom."""
+    """`game over: geese win, fox trapped (the fox is to move and has no legal move)` — who won,
+    what happened to whom, and what the ending's name means."""
+    meaning = ending_meaning(outcome.termination.value, variant.side_name(Side.PREDATOR), variant.side_name(Side.PREY))
+    return f"{_game_over(variant, outcome)} ({meaning})" if meaning else _game_over(variant, outcome)
+
+
+def _game_over(variant: Variant, outcome: Outcome) -> str:
     if outcome.winner == Winner.DRAW:
         return f"game over: draw by {outcome.termination.value}"
     winner = outcome.winner.value

@@ -39,6 +39,14 @@ class LazyGroup(FoxgeeseGroup):
             self.load(COMMANDS[cmd_name])
         return self.commands.get(cmd_name)
 
+    def resolve_command(self, ctx: click.Context,
+                        args: list[str]) -> tuple[str | None, click.Command | None, list[str]]:
+        try:
+            return super().resolve_command(ctx, args)
+        except click.exceptions.NoSuchCommand:  # suggest among every command, loaded or not
+            raise click.exceptions.NoSuchCommand(args[0], possibilities=sorted({*COMMANDS, *self.commands}),
+                                                 ctx=ctx) from None
+
     def list_commands(self, ctx: click.Context) -> list[str]:
         for module_name in COMMAND_MODULES:
             self.load(module_name)

@@ -18,7 +18,7 @@ from foxgeese.engine.errors import InvalidPositionError
 from foxgeese.engine.game import Game
 from foxgeese.engine.position import Position
 from foxgeese.engine.render import draw_board
-from foxgeese.engine.userinput import JsonInputError, load_json, shown
+from foxgeese.engine.userinput import JsonInputError, did_you_mean, load_json, shown
 from foxgeese.engine.variants import VARIANT_IDS
 from foxgeese.engine_commands import game_over_line, replay, start_game, variant_options
 from foxgeese.tournaments.replay import result_text
@@ -61,7 +61,8 @@ def read_record(source: str) -> dict:
         with open(source, "rb") as stream:
             data = stream.read(MAX_RECORD_BYTES + 1)
     except FileNotFoundError:
-        fail(f"{shown(source)} is neither a variant ({', '.join(VARIANT_IDS)}) nor a record file")
+        fail(f"{shown(source)} is neither a variant{did_you_mean(source, VARIANT_IDS)} ({', '.join(VARIANT_IDS)}) "
+             "nor a record file")
     except OSError as error:
         fail(f"cannot read {shown(source)}: {error.strerror or error}")
     if len(data) > MAX_RECORD_BYTES:

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import errno
 import os
+import signal
 import sys
 from collections.abc import Sequence
 from typing import IO, Any, NoReturn
@@ -80,6 +81,14 @@ class FoxgeeseGroup(click.Group):
     """The top-level group: runs click without its standalone error printing, so that every
     ClickException (ours and click's) is reported as exactly one `foxgeese: …` line."""
 
+    def invoke(self, ctx: click.Context) -> Any:
+        try:
+            return super().invoke(ctx)
+        except OSError as error:  # before click's own answer to a closed pipe (a silent exit 1)
+            if error.errno == errno.EPIPE:
+                closed_pipe()
+            raise
+
     def main(self, args: Sequence[str] | None = None, prog_name: str | None = None,
              complete_var: str | None = None, standalone_mode: bool = True, **extra: Any) -> Any:
         if not standalone_mode:
@@ -90,6 +99,7 @@ class FoxgeeseGroup(click.Group):
             sys.exit(USAGE_EXIT)
         try:
             result = super().main(args, prog_name, complete_var, standalone_mode=False, **extra)
+            sys.stdout.flush()  # a closed pipe shows here, not in the interpreter's exit
         except _NO_ARGS_IS_HELP as error:  # `foxgeese` or `foxgeese tournament` alone: the help, as click shows it
             error.show()
             sys.exit(error.exit_code)
@@ -102,7 +112,15 @@ class FoxgeeseGroup(click.Group):
         except OSError as error:
             if error.errno != errno.EPIPE:
                 raise
-            # The reader of our output went away (`| head`): stop quietly, as click itself does.
-            os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
-            sys.exit(1)
+            closed_pipe()
         sys.exit(result if isinstance(result, int) and not isinstance(result, bool) else 0)
+
+
+def closed_pipe() -> NoReturn:
+    """The reader of our output went away (`| head`): end as a Unix tool does, killed by SIGPIPE
+    (status 141 in a shell), with no traceback and no message; what is still buffered for stdout
+    goes nowhere."""
+    os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+    signal.signal(signal.SIGPIPE, signal.SIG_DFL)
+    os.kill(os.getpid(), signal.SIGPIPE)
+    sys.exit(128 + signal.SIGPIPE)  # where SIGPIPE cannot end the process

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import enum
+from collections.abc import Iterable
 from typing import NamedTuple
 
 
@@ -58,3 +59,43 @@ class Outcome(NamedTuple):
 
     def __str__(self) -> str:
         return f"{self.winner.value} {self.termination.value}"
+
+
+# What each rule ending means, in words for people: the one definition, which the referee sends as
+# a game's `reason` and every table or result line that names an ending explains itself with.
+RULE_MEANINGS = {
+    "captured": "fewer than four {prey} remain",
+    "escaped": "the {predator} stands on a lower row than every hound",
+    "stalling": "ten hound moves in a row did not raise a row",
+    "fifty-moves": "100 plies without a capture or a forward {prey} step",
+    "repetition": "the same position occurred for the third time",
+    "trapped": "the {predator} is to move and has no legal move",
+    "immobilized": "the {prey} are to move and have no legal move",
+}
+
+
+# The endings the referee decides (protocol.record.RefereeTermination), in the same words, so that
+# every package that prints an ending's name (none may import the protocol) explains it alike.
+REFEREE_MEANINGS = {
+    "time-forfeit": "the loser's clock ran out",
+    "illegal-move": "the loser sent an illegal move",
+    "crash": "the loser's program exited or stopped answering",
+    "protocol-error": "the loser sent a message the protocol does not allow",
+    "no-show": "the loser's program never said hello",
+    "resignation": "the loser resigned",
+    "max-plies": "the game reached its ply limit and was scored a draw",
+    "adjudicated": "the tables' verdict on a solved position, not played out",
+}
+
+
+def ending_meaning(name: str, predator: str = "fox", prey: str = "geese") -> str | None:
+    """What an ending's name (`trapped`, `time-forfeit`) means with these side names, in the words
+    every table's legend and result line uses; None for a name that is no ending."""
+    text = RULE_MEANINGS.get(name) or REFEREE_MEANINGS.get(name)
+    return None if text is None else text.format(predator=predator, prey=prey)
+
+
+def ending_legend(names: Iterable[str], predator: str = "fox", prey: str = "geese") -> list[str]:
+    """`trapped: the fox is to move and has no legal move`, one line per ending named (in order)."""
+    return [f"{name}: {meaning}" for name in dict.fromkeys(names)
+            if (meaning := ending_meaning(name, predator, prey))]

@@ -10,9 +10,11 @@ through `shown`, so a message stays one printable line whatever was typed.
 
 from __future__ import annotations
 
+import difflib
 import json
 import math
 import re
+from collections.abc import Iterable
 from typing import Any
 
 # A whole number: optional sign, ASCII digits. A decimal: also a fraction and an exponent.
@@ -43,6 +45,14 @@ def shown(text: object, limit: int = SHOWN_LIMIT) -> str:
 def named(text: str, limit: int = 200) -> str:
     """A file name or similar as typed when it is plain (printable, short), else `shown`."""
     return text if text.isprintable() and 0 < len(text) <= limit and text.strip() == text else shown(text, limit)
+
+
+def did_you_mean(word: str, choices: Iterable[str]) -> str:
+    """` (did you mean 'minimax'?)` for the choice closest to a mistyped `word` (difflib), or ""."""
+    if not isinstance(word, str):
+        return ""
+    found = difflib.get_close_matches(word.strip().lower(), list(choices), n=1, cutoff=0.6)
+    return f" (did you mean {found[0]!r}?)" if found else ""
 
 
 def one_line(message: str) -> str:

@@ -12,7 +12,7 @@ from foxgeese.engine import board as boards
 from foxgeese.engine.board import Board, point_index
 from foxgeese.engine.errors import UnknownVariantError
 from foxgeese.engine.outcome import Outcome, Side, Termination, Winner
-from foxgeese.engine.userinput import NumberError, parse_int, shown
+from foxgeese.engine.userinput import NumberError, did_you_mean, parse_int, shown
 
 if TYPE_CHECKING:
     from foxgeese.engine.position import PieceTexts, Position
@@ -216,7 +216,8 @@ def get_variant(variant_id: str, **options: Any) -> Variant:
     key = variant_id.strip().lower()
     spec = REGISTRY.get(key)
     if spec is None:
-        raise UnknownVariantError(f"unknown variant {shown(variant_id)}; valid variants: {', '.join(VARIANT_IDS)}")
+        raise UnknownVariantError(f"unknown variant {shown(variant_id)}{did_you_mean(variant_id, VARIANT_IDS)}; "
+                                  f"valid variants: {', '.join(VARIANT_IDS)}")
     unknown = sorted(set(options) - set(spec.option_names), key=str)
     if unknown and not spec.option_names:
         got = shown(", ".join(sorted(map(str, options))))

@@ -8,11 +8,38 @@ from __future__ import annotations
 import sys
 from typing import TextIO
 
-from foxgeese.engine import Clock, Game, IllegalMoveError, InvalidMoveError, draw_board
+from foxgeese.engine import Clock, Game, IllegalMoveError, InvalidMoveError, Position, Side, draw_board
+from foxgeese.engine.board import point_name
 from foxgeese.players.base import Choice, Player
 
-HINT = ("type a move like d4-d5, a capture like d4xd6 (a chain: d4xd6xf6); "
-        "'moves' lists the legal moves, 'quit' resigns")
+COMMANDS_HINT = "'moves' lists the legal moves, 'quit' resigns"
+
+
+def hint(position: Position) -> str:
+    """How to type a move, with examples of this variant and side: a step legal now, and for a
+    side that can capture, a capture and a chain drawn on this board (Hare and Hounds has none)."""
+    variant = position.variant
+    steps = sorted(str(move) for move in position.legal_moves() if not move.is_capture)
+    parts = [f"type a move like {steps[0]}" if steps else "type a move"]
+    if variant.captures and position.turn == Side.PREDATOR:
+        chain = _capture_chain(position)
+        if chain:
+            first = "x".join(map(point_name, chain[:2]))
+            more = f" (a chain: {'x'.join(map(point_name, chain))})" if len(chain) > 2 else ""
+            parts.append(f"a capture like {first}{more}")
+    return ", ".join(parts) + "; " + COMMANDS_HINT
+
+
+def _capture_chain(position: Position) -> list[int]:
+    """Jump landings from the predator's point on this board (geometry only, as an example)."""
+    jumps = position.variant.board.jumps
+    chain = [position.predator]
+    for _ in range(2):
+        hops = [landing for _over, landing in jumps[chain[-1]] if landing not in chain]
+        if not hops:
+            break
+        chain.append(min(hops))
+    return chain if len(chain) > 1 else []
 
 
 def draw(game: Game) -> str:
@@ -39,7 +66,7 @@ class HumanPlayer(Player):
             out.write(f"{mover} played {game.moves[-1]}\n")
         out.write(draw(game) + "\n")
         if not self._hinted:
-            out.write(HINT + "\n")
+            out.write(hint(game.position) + "\n")
             self._hinted = True
         while True:
             out.write("your move> ")

@@ -11,7 +11,15 @@ import inspect
 import typing
 from typing import Any
 
-from foxgeese.engine.userinput import NumberError, looks_like_float, looks_like_int, parse_float, parse_int, shown
+from foxgeese.engine.userinput import (
+    NumberError,
+    did_you_mean,
+    looks_like_float,
+    looks_like_int,
+    parse_float,
+    parse_int,
+    shown,
+)
 from foxgeese.players.base import Player
 
 # name -> "module:Class"; the constructor's keyword parameters are the player's options.
@@ -108,7 +116,7 @@ def player_class(name: str) -> type[Player]:
         target = _PLAYERS[name]
     except KeyError:
         raise PlayerSpecError(
-            f"unknown player {shown(name)}; valid: {', '.join(PLAYER_NAMES)}"
+            f"unknown player {shown(name)}{did_you_mean(name, _PLAYERS)}; valid: {', '.join(PLAYER_NAMES)}"
         ) from None
     module_name, _, class_name = target.partition(":")
     try:
@@ -146,7 +154,7 @@ def make_player(spec: str) -> Player:
     for key in options:
         if key not in valid:
             listed = ", ".join(valid) if valid else "none"
-            raise PlayerSpecError(f"unknown option {shown(key)} for {name}; valid: {listed}")
+            raise PlayerSpecError(f"unknown option {shown(key)} for {name}{did_you_mean(key, valid)}; valid: {listed}")
         options[key] = check_option(name, key, options[key], types.get(key))
     try:
         return cls(**options)

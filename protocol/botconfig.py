@@ -16,7 +16,7 @@ import sys
 from dataclasses import dataclass, field
 from typing import Any
 
-from foxgeese.engine.userinput import shown
+from foxgeese.engine.userinput import did_you_mean, shown
 from foxgeese.players import registry
 from foxgeese.protocol.sandbox import check_available as sandbox_check
 
@@ -217,7 +217,8 @@ def _check_builtin(player: str, options: list[str], spec: str) -> None:
     """Names and options are checked against the player registry so typos fail before launch."""
     if player not in registry.PLAYER_NAMES:
         raise BotSpecError(
-            f"unknown player {shown(player, 200)} in {shown(spec, 200)}; valid: {', '.join(registry.PLAYER_NAMES)}, "
+            f"unknown player {shown(player, 200)}{did_you_mean(player, registry.PLAYER_NAMES)} in {shown(spec, 200)}; "
+            f"valid: {', '.join(registry.PLAYER_NAMES)}, "
             "or cmd:COMMAND LINE for an external bot"
         )
     try:
@@ -227,7 +228,8 @@ def _check_builtin(player: str, options: list[str], spec: str) -> None:
     for item in options:
         key = item.partition("=")[0]
         if key not in valid:
-            raise BotSpecError(f"unknown option {shown(key, 200)} for {player}; valid: {', '.join(valid) or 'none'}")
+            raise BotSpecError(f"unknown option {shown(key, 200)} for {player}{did_you_mean(key, valid)}; "
+                               f"valid: {', '.join(valid) or 'none'}")
     try:
         registry.make_player(spec)  # the values too, exactly as the bot process will read them
     except ValueError as error:

@@ -20,6 +20,7 @@ import msgspec
 
 from foxgeese import __version__
 from foxgeese.engine import Game, IllegalMoveError, InvalidMoveError, Move, Outcome, Position, Side, Variant
+from foxgeese.engine.outcome import RULE_MEANINGS
 from foxgeese.protocol import codec, messages
 from foxgeese.protocol.adjudication import Adjudicator, Ending, MaxPliesTracker, TableAdjudicationTracker
 from foxgeese.protocol.codec import ProtocolError
@@ -29,15 +30,7 @@ from foxgeese.protocol.turncache import Choices, TurnCache, legal_array, prey_mo
 
 REFEREE_NAME = f"foxgeese-referee {__version__}"
 
-RULE_REASONS = {
-    "captured": "fewer than four {prey} remain",
-    "escaped": "the {predator} stands on a lower row than every hound",
-    "stalling": "ten hound moves in a row did not raise a row",
-    "fifty-moves": "100 plies without a capture or a forward {prey} step",
-    "repetition": "the same position occurred for the third time",
-    "trapped": "the {predator} is to move and has no legal move",
-    "immobilized": "the {prey} are to move and have no legal move",
-}
+RULE_REASONS = RULE_MEANINGS  # the engine's words for each rule ending (engine/outcome.py)
 
 PREDATOR, PREY = Side.PREDATOR, Side.PREY  # plain names: an enum member read off its class is slow
 _SIDES = (PREDATOR, PREY)

@@ -65,3 +65,18 @@ def test_the_report_names_its_tables_and_says_how_to_build_missing_ones(tmp_path
     hint = build_hint(get_variant("standard"), {13: 40, 9: 2})
     assert hint is not None and "42 moves of standard (up to 13 geese)" in hint
     assert "`foxgeese solve standard --geese 13`" in hint and "3.3 GB of disk" in hint
+
+
+def test_advice_for_unjudged_moves_is_something_a_user_can_run_or_says_no_table_reaches() -> None:
+    """The great cross starts with 18 geese: no table reaches it (10 geese would need about 50 GB);
+    the advice names the largest build there is, with its cost, for the moves it would judge."""
+    hint = build_hint(get_variant("great-cross"), {18: 300, 12: 20, 9: 4, 8: 5})
+    assert hint is not None and "--geese 18" not in hint
+    assert "no table reaches 18 geese: the tables stop at 9 geese (10 geese would need about 50 GB" in hint
+    assert "9 of them (at most 9 geese) are judged after `foxgeese solve great-cross --geese 9` (4 to 9 geese: " \
+           "about 32 minutes on one thread, 15.1 GB of memory, 21 GB of disk)" in hint
+    hint = build_hint(get_variant("great-cross"), {18: 3})
+    assert hint is not None and "judged after" not in hint and "no table reaches 18 geese" in hint
+    hint = build_hint(get_variant("standard", sideways=True), {7: 3})
+    assert hint is not None and "`foxgeese solve standard --sideways --geese 7` builds win/draw/loss tables that " \
+                                "do (4 to 7 geese: about 17 s on one thread" in hint

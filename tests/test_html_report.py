@@ -60,6 +60,9 @@ def test_the_report_holds_every_section_and_every_game_replays(tournament: Path)
     assert "judged by: hare-and-hounds" in page and "hare advantage (" in page
     assert "<th>as fox</th><th>as geese</th>" in page and "<th>as hare</th><th>as hounds</th>" in page
     assert "illegal-move" in page
+    # each ending named is said in words, under the crosstable and the endings per bot
+    assert "immobilized: the geese are to move and have no legal move" in page
+    assert "illegal-move: the loser sent an illegal move" in page
     assert page.count('class="elo-row"') == 3
     # Self-contained: no address outside the page.
     assert not re.search(r'(src|href)\s*=\s*["\']?(https?:|//)', page)
@@ -109,3 +112,72 @@ def test_show_by_id_mistakes_are_one_line(tournament: Path) -> None:
     assert "no game 'nope' in" in unknown.stderr
     not_record = foxgeese("show", str(tournament / "tournament.json"))  # written by the run, not a record
     assert not_record.exit_code == 2 and "expected a game record" in not_record.stderr
+
+
+def _tables(text: str) -> list[str]:
+    """The report's lines above its list of failed bots' logs (paths, kept whole to be copied)."""
+    lines = text.splitlines()
+    end = next((i for i, line in enumerate(lines) if line.startswith("Games lost by a bot's own failure")), None)
+    return lines[:end]
+
+
+def _report_at(width: int, results: dict) -> str:
+    from foxgeese.terminal import rendered
+    from foxgeese.tournaments.report import render
+
+    return rendered(lambda console: render(results, console), width)
+
+
+def _widened(results: dict, extra: int) -> dict:
+    """The same results with `extra` more players (copies of mm1 under long names): a ladder's width."""
+    import copy
+
+    wide = copy.deepcopy(results)
+    names = [f"minimax-depth{index}-contender" for index in range(extra)]
+    for name in names:
+        wide["standings"][name] = copy.deepcopy(wide["standings"]["mm1"])
+        wide["ratings"]["players"][name] = copy.deepcopy(wide["ratings"]["players"]["mm1"])
+        for variant in wide["variants"]:
+            line = copy.deepcopy(variant["crosstable"]["mm1"])
+            line["opponents"] = {other: copy.deepcopy(next(iter(line["opponents"].values()))) for other in names}
+            variant["crosstable"][name] = line
+    for row in wide["ratings"]["los"].values():
+        row.update({other: 0.5 for other in names})
+    wide["ratings"]["los"].update({name: {other: 0.5 for other in [*results["standings"], *names]} for name in names})
+    return wide
+
+
+@pytest.mark.parametrize("extra", [0, 7])
+def test_every_table_of_the_report_fits_80_columns_and_names_its_endings(tournament: Path, extra: int) -> None:
+    """In a pipe or an 80-column terminal: no line over 80, no header cut (`adjudicat…`), every
+    header whole, and each ending named under a crosstable is explained there."""
+    results = load_results(tournament)
+    if extra:
+        results = _widened(results, extra)
+    text = _report_at(80, results)
+    assert all(len(line) <= 80 for line in _tables(text)), text
+    assert "…" not in text, text
+    for header in ("adjudicated", "forfeits", "Likelihood of superiority", "Head to head over twin pairs"):
+        assert header in text
+    assert "illegal-move: the loser sent an illegal move" in text  # under the forfeits table
+    for variant in results["variants"]:
+        sides = variant["sides"]
+        for ending in variant["terminations"]:
+            from foxgeese.engine.outcome import ending_meaning
+
+            assert f"  {ending}: {ending_meaning(ending, sides['predator'], sides['prey'])}" in text
+    if extra:
+        assert "minimax-depth6-contender" in text
+
+
+def test_the_report_through_a_pipe_is_80_columns(tournament: Path) -> None:
+    """`foxgeese tournament report DIR | cat`: rich takes 80 columns when stdout is no terminal."""
+    import os
+    import subprocess
+
+    env = {key: value for key, value in os.environ.items() if key != "COLUMNS"}
+    done = subprocess.run([sys.executable, "-m", "foxgeese", "tournament", "report", str(tournament)],
+                          capture_output=True, text=True, timeout=120, env=env)
+    assert done.returncode == 0, done.stderr
+    assert max(map(len, _tables(done.stdout))) <= 80 and "…" not in done.stdout, done.stdout
+    assert "  immobilized: the geese are to move and have no legal move" in done.stdout  # the endings' legend

@@ -13,7 +13,8 @@
 
 The root helpers are the package root's small modules below every package but the engine:
 `foxgeese` (`__version__`), `foxgeese.files` (atomic writes), `foxgeese.usage` (how a user mistake
-ends a command) and `foxgeese.params` (click parameter types with the engine's number rules).
+ends a command), `foxgeese.params` (click parameter types with the engine's number rules) and
+`foxgeese.terminal` (rich tables that fit the console, a console a closed pipe cannot break).
 """
 
 from __future__ import annotations
@@ -28,7 +29,7 @@ ROOT = Path(__file__).resolve().parent.parent
 FOLDERS = {"cli": "foxgeese", "engine": "foxgeese.engine", "protocol": "foxgeese.protocol",
            "players": "foxgeese.players", "tournaments": "foxgeese.tournaments", "web": "foxgeese.web",
            "research": "foxgeese.research"}
-ROOT_HELPERS = {"foxgeese", "foxgeese.files", "foxgeese.usage", "foxgeese.params"}
+ROOT_HELPERS = {"foxgeese", "foxgeese.files", "foxgeese.usage", "foxgeese.params", "foxgeese.terminal"}
 ALLOWED = {
     "engine": {"engine"},
     "players": {"engine", "players", "helpers"},

@@ -28,7 +28,7 @@ def test_specs_build_the_named_players_with_typed_options():
 
 @pytest.mark.parametrize("spec, message", [
     ("alphazero", "unknown player 'alphazero'; valid: random, human, minimax, mcts, solver"),
-    ("minimax:dpth=3", "unknown option 'dpth' for minimax; valid: depth, nodes, time, seed"),
+    ("minimax:dpth=3", "unknown option 'dpth' for minimax (did you mean 'depth'?); valid: depth, nodes, time, seed"),
     ("random:depth=2", "unknown option 'depth' for random; valid: seed"),
     ("human:stdin=x", "unknown option 'stdin' for human; valid: none"),
     ("minimax:depth", "bad option 'depth'"),
@@ -113,3 +113,34 @@ def test_every_player_finishes_a_game_with_legal_moves(spec, variant_id):
     players = {Side.PREDATOR: make_player(spec), Side.PREY: make_player("random:seed=2")}
     game = play_game(Game(variant), players, max_plies=400, clock=Clock(remaining_ms=5000))
     assert game.outcome() is not None
+
+
+@pytest.mark.parametrize("variant_id, side, expected", [
+    ("hare-and-hounds", Side.PREY, "type a move like a2-a3; 'moves' lists the legal moves, 'quit' resigns"),
+    ("standard", Side.PREDATOR, "type a move like d4-c4, a capture like d4xd2 (a chain: d4xd2xb4); 'moves'"),
+    ("great-cross", Side.PREDATOR, "type a move like e7-d7, a capture like e7xe5 (a chain: e7xe5xe3); 'moves'"),
+])
+def test_the_human_prompt_shows_the_variants_own_moves(variant_id, side, expected):
+    """Hare and Hounds has no captures: its prompt shows none; every example is a move of that board."""
+    game = Game(get_variant(variant_id))
+    if game.position.turn != side:
+        game.push(game.legal_moves()[0])
+    stdout = io.StringIO()
+    HumanPlayer(stdin=io.StringIO("quit\n"), stdout=stdout).choose(game, Clock())
+    hint = next(line for line in stdout.getvalue().splitlines() if line.startswith("type a move"))
+    assert hint.startswith(expected), hint
+    if variant_id == "hare-and-hounds":
+        assert "capture" not in hint and "x" not in hint.split(";")[0]
+    step = hint.removeprefix("type a move like ").split(",")[0].split(";")[0]
+    assert step in {str(move) for move in game.legal_moves()}
+
+
+@pytest.mark.parametrize("spec, suggestion", [
+    ("minimx", "unknown player 'minimx' (did you mean 'minimax'?)"),
+    ("random:sede=3", "unknown option 'sede' for random (did you mean 'seed'?)"),
+    ("mcts:playout=9", "unknown option 'playout' for mcts (did you mean 'playouts'?)"),
+])
+def test_a_mistyped_player_or_option_gets_the_closest_name(spec, suggestion):
+    with pytest.raises(PlayerSpecError) as caught:
+        make_player(spec)
+    assert suggestion in str(caught.value)

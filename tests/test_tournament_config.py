@@ -62,7 +62,8 @@ def test_bad_yaml_names_file_and_line(tmp_path: Path) -> None:
 
 def test_unknown_key_lists_the_allowed_ones(tmp_path: Path) -> None:
     lines = problems(tmp_path, GOOD + "concurency: 2\n")
-    assert lines == [f"{tmp_path / 't.yaml'}:16: concurency: unknown key; allowed keys: name, variants, players, "
+    assert lines == [f"{tmp_path / 't.yaml'}:16: concurency: unknown key (did you mean 'concurrency'?); "
+                     "allowed keys: name, variants, players, "
                      "games_per_pairing, time_control, format, gauntlet_player, concurrency, seed, "
                      "opening_plies, max_plies, adjudicate, adjudicate_from_ply, output_dir, sprt, executor, "
                      "affinity, ray, events"]
@@ -258,7 +259,96 @@ def test_a_player_chooses_its_transport(tmp_path: Path) -> None:
     assert bot_configs(chosen)["r2"].transport == "tcp" and bot_configs(chosen)["r1"].transport == "auto"
     assert chosen.config.config_hash() == plain.config.config_hash()
     wrong = problems(tmp_path, GOOD.replace("    spec: random:seed=2", "    spec: random:seed=2\n    transport: udp"))
-    assert len(wrong) == 1 and "players[1].transport" in wrong[0] and "'auto', 'ipc' or 'tcp'" in wrong[0], wrong
+    assert len(wrong) == 1 and "players[1].transport" in wrong[0] and "`auto`, `ipc` or `tcp`" in wrong[0], wrong
     boxed = problems(tmp_path, GOOD.replace("    spec: random:seed=2", "    spec: random:seed=2\n    sandbox: true\n"
                                             "    transport: tcp"))
     assert len(boxed) == 1 and "a sandboxed bot has no network" in boxed[0], boxed
+
+
+# Words of the validation library that a user must never read (tournaments/config_errors.py).
+PYDANTIC_WORDS = ("Input should", "String should", "valid dictionary", "instance of", "Field required",
+                  "Extra inputs", "Value error", "List should", "Dictionary should", "pydantic", "errors.pydantic")
+KINDS = [None, True, 3, 3.5, -1, 10**12, ".nan", "x y", "", "a" * 10_001, [], ["x"], [3], {}, {"a": 1}, {3: "x"}]
+
+
+def _key_paths() -> list[tuple[object, ...]]:
+    """Every key of the schema that SHAPES describes, as a path with index 0 for a list item."""
+    from foxgeese.tournaments.config_errors import SHAPES
+
+    out = []
+    for path in SHAPES:
+        parts: list[object] = []
+        for part in path.replace("[]", ".[]").split("."):
+            parts.extend([0] if part == "[]" else [] if part == "" else ["A" if part == "*" else part])
+        out.append(tuple(parts))
+    return out
+
+
+def _put(data: object, path: tuple[object, ...], value: object) -> object:
+    """`data` with the value at `path` replaced (missing mappings and list items made on the way)."""
+    import copy
+
+    data = copy.deepcopy(data)
+    node = data
+    for part in path[:-1]:
+        if isinstance(part, int):
+            node = node[part]  # type: ignore[index]
+        else:
+            node = node.setdefault(part, {})  # type: ignore[union-attr]
+            if not isinstance(node, (dict, list)):
+                return data
+    node[path[-1]] = value  # type: ignore[index]
+    return data
+
+
+def test_no_config_mistake_reads_in_the_validation_librarys_words(tmp_path: Path) -> None:
+    """Every key of the schema given every kind of YAML value, every required key dropped and an
+    unknown key added: each problem is `FILE:LINE: key.path: ...` in foxgeese's words, and each
+    pydantic error type seen is one config_errors.ERROR_TYPES names."""
+    import json
+
+    import yaml
+    from pydantic import ValidationError
+
+    from foxgeese.tournaments.config import TournamentConfig
+    from foxgeese.tournaments.config_errors import ERROR_TYPES
+
+    base = {"name": "t", "variants": [{"id": "standard"}],
+            "players": [{"name": "a", "spec": "random"}, {"name": "b", "spec": "random"}],
+            "sprt": {"elo0": 0, "elo1": 10}, "ray": {"address": "h:1"}, "events": {"pub": "tcp://127.0.0.1:1"}}
+    cases = [_put(base, path, value) for path in _key_paths() for value in KINDS]
+    cases += [{key: value for key, value in base.items() if key != drop} for drop in ("name", "variants", "players")]
+    cases += [_put(base, ("players", 0), {"spec": "random"}), _put(base, ("sprt",), {"elo1": 3}), {**base, "x": 1},
+              _put(base, ("players", 0, "nmae"), "x"), _put(base, ("variants",), [{"id": "standard", "book": None}])]
+    seen: set[str] = set()
+    lines = 0
+    for data in cases:
+        text = yaml.safe_dump(data, allow_unicode=True).replace("'.nan'", ".nan")
+        try:
+            TournamentConfig.model_validate(yaml.safe_load(text), context={"base_dir": str(tmp_path)})
+        except ValidationError as error:
+            seen |= {item["type"] for item in error.errors()}
+        path = tmp_path / "c.yaml"
+        path.write_text(text)
+        try:
+            load_config(path)
+        except ConfigError as error:
+            for problem in error.problems:
+                lines += 1
+                assert problem.startswith(f"{path}:") and "\n" not in problem, problem
+                assert not any(word in problem for word in PYDANTIC_WORDS), (json.dumps(data), problem)
+    assert seen == set(ERROR_TYPES), (seen - set(ERROR_TYPES), set(ERROR_TYPES) - seen)
+    assert lines > 200
+
+
+def test_a_shape_mistake_says_what_the_file_should_hold_with_its_line(tmp_path: Path) -> None:
+    lines = problems(tmp_path, "name: my match\nvariants: {id: standard}\nplayers:\n  - mm3\n"
+                               "  - {name: b, spec: random}\n")
+    assert lines == [
+        f"{tmp_path / 't.yaml'}:1: name: got the text 'my match'; give a name of letters, digits and _ . - only "
+        "(it names the output folder), e.g. `name: my-match`",
+        f"{tmp_path / 't.yaml'}:2: variants: got a mapping (key: value); give a list of variants, one `- id: VARIANT` "
+        "item each, e.g. `variants: [{id: standard}]`",
+        f"{tmp_path / 't.yaml'}:4: players[0]: got the text 'mm3'; give a player: a mapping with `name` and either "
+        "`spec` (a built-in player) or `command` (an external bot), e.g. `- {name: mm3, spec: 'minimax:depth=3'}`",
+    ]

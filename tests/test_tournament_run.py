@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -342,7 +343,8 @@ def test_the_end_of_a_run_lists_each_game_a_bot_lost_by_its_own_failure_with_its
         assert game.startswith(f"{failure['game']} crash ({failure['side']}) crash: {failure['side']} (crash) exited")
         assert log == f"  log: {failure['log']}" and Path(failure["log"]).resolve().is_relative_to(out.resolve())
         assert last == f"  | tournament bot: crashing on purpose in game {failure['game']}"
-    assert lines[start + 7].startswith("journal, results.json")
+    assert re.fullmatch(r"2 games played in \d+ s; journal, results.json, results.csv and games.csv in .*",
+                        lines[start + 7]), lines[start + 7]
     report = foxgeese_here("tournament", "report", str(out), "--html", str(tmp_path / "r.html"))
     assert done.stdout.splitlines()[start:start + 7] == report.stdout.splitlines()[-7:]
     page = (tmp_path / "r.html").read_text()

@@ -75,8 +75,10 @@ def run(config: str, out: str | None, concurrency: int | str | None, ray_address
         progress = _Progress(runner, quiet)
         runner.on_start = progress.on_start
         runner.listener = progress.on_game
+        started = time.monotonic()
         with progress:
             state = runner.run()
+        took = time.monotonic() - started
         entries = read_journal(directory)  # what the runner found and wrote, read back once
         results = summarize(state.identity, entries)
         write_results(directory, results, entries)
@@ -84,9 +86,9 @@ def run(config: str, out: str | None, concurrency: int | str | None, ray_address
         raise
     except (TournamentError, ValueError, OSError) as error:
         raise UsageProblem(str(error)) from None
-    from rich.console import Console  # rich loads only for tournament commands
+    from foxgeese.terminal import make_console  # rich loads only for tournament commands
 
-    console = Console()
+    console = make_console()
     new = state.games_done - state.done_before
     if state.extended:
         click.echo(f"extended by {state.extended} games (games_per_pairing raised)")
@@ -95,7 +97,8 @@ def run(config: str, out: str | None, concurrency: int | str | None, ray_address
                       + (" (the SPRT stopped the match)" if "sprt" in results and results["sprt"]["stopped"]
                          else "; raise games_per_pairing to extend the tournament"))
     render(results, console)
-    console.print(f"journal, results.json, results.csv and games.csv in {directory}")
+    console.print(f"{new} game{'' if new == 1 else 's'} played in {took:.0f} s; journal, results.json, results.csv "
+                  f"and games.csv in {directory}", markup=False, highlight=False, soft_wrap=True)
     if state.interrupted:
         click.echo(f"interrupted after {results['played']} of {results['scheduled']} games; "
                    "run the same command again to play the rest", err=True)
@@ -130,9 +133,9 @@ def report(directory: str, as_json: bool, html_path: str | None) -> None:
     if as_json:
         click.echo(json.dumps(results, indent=2, sort_keys=True))
     else:
-        from rich.console import Console
+        from foxgeese.terminal import make_console
 
-        render(results, Console())
+        render(results, make_console())
 
 
 @tournament.command()

@@ -26,12 +26,13 @@ from pydantic import (
 from pydantic_core import ErrorDetails
 
 from foxgeese.engine import get_variant
-from foxgeese.engine.userinput import named, shown
+from foxgeese.engine.userinput import did_you_mean, named, shown
 from foxgeese.protocol.botconfig import CMD_PREFIX, BotConfig
 from foxgeese.protocol.sandbox import check_available
 from foxgeese.protocol.timecontrol import TimeControl, TimeControlError
 from foxgeese.tournaments.book import BookError, load_book
 from foxgeese.tournaments.bundled import bundled_names, resolve
+from foxgeese.tournaments.config_errors import describe
 from foxgeese.tournaments.errors import ConfigError
 from foxgeese.tournaments.yamlload import load_yaml
 
@@ -314,7 +315,8 @@ def load_config(name_or_path: str | os.PathLike[str]) -> LoadedConfig:
         text = path.read_bytes()
     except FileNotFoundError:
         known = ", ".join(bundled_configs()) or "none"
-        raise ConfigError([f"{label}: no such file (bundled configs: {known})"]) from None
+        guess = did_you_mean(str(name_or_path), bundled_configs())
+        raise ConfigError([f"{label}: no such file{guess} (bundled configs: {known})"]) from None
     except (OSError, ValueError) as error:  # ValueError: a NUL in the name
         raise ConfigError([f"{label}: cannot read: {getattr(error, 'strerror', None) or error}"]) from None
     return parse_config(text, path, label=label)
@@ -419,17 +421,8 @@ def key_path(loc: tuple[Any, ...]) -> str:
 
 def _describe(item: ErrorDetails, label: str, root: yaml.Node | None) -> str:
     loc = tuple(part for part in item["loc"] if not (isinstance(part, str) and part.startswith("function-")))
-    kind = item["type"]
-    message = item["msg"]
-    if kind == "extra_forbidden":
-        allowed = ", ".join(_allowed_keys(loc[:-1]))
-        message = f"unknown key; allowed keys: {allowed}"
-    elif kind == "missing":
-        message = "required key is missing"
-    elif kind == "literal_error":
-        message = f"{shown(item.get('input'))} is not allowed; {message[0].lower()}{message[1:]}"
-    elif message.startswith("Value error, "):
-        message = message[len("Value error, "):]
+    allowed = _allowed_keys(loc[:-1]) if item["type"] == "extra_forbidden" else []
+    message = describe(item["type"], loc, item.get("input"), item.get("ctx"), item["msg"], allowed)
     line = _line_of(root, loc)
     where = f"{label}:{line}" if line else label
     return f"{where}: {key_path(loc)}: {message}"

@@ -12,6 +12,7 @@ from html import escape
 from pathlib import Path
 from typing import Any
 
+from foxgeese.engine.outcome import ending_legend
 from foxgeese.tournaments.failures import bot_failures
 from foxgeese.tournaments.journal import FORFEITS
 from foxgeese.tournaments.replay import ReplayError, asset, replay_data, result_text, script_json
@@ -77,7 +78,7 @@ def html_report(results: dict[str, Any], journal: list[dict[str, Any]]) -> tuple
     body.append(_pairs(results.get("pairs") or []))
     body.append(_accuracy(results.get("accuracy") or {}))
     body += [f"<p class=warning>{escape(line)}</p>" for line in cut_warnings(results.get("cuts") or {})]
-    body.append(_endings_per_bot(games, order))
+    body.append(_endings_per_bot(games, order, results["variants"]))
     body.append(_failures(results.get("failures", bot_failures(games)), {game["id"] for game in games}))
     if "sprt" in results:
         test = results["sprt"]
@@ -198,6 +199,9 @@ def _variant(variant: dict[str, Any], order: list[str], ratings: dict[str, Any])
     out.append("</table>")
     endings = ", ".join(f"{escape(kind)} {count}" for kind, count in variant["terminations"].items()) or "none"
     out.append(f"<p>endings: {endings}</p>")
+    legend = ending_legend(variant["terminations"], sides["predator"], sides["prey"])
+    if legend:
+        out.append("<p class=note>" + "; ".join(escape(line) for line in legend) + "</p>")
     out += [f"<p>{escape(line)}</p>" for line in adjudication_lines(variant)]
     out.append(f"<p>{escape(role_line(sides['predator'], variant.get('role_advantage')))}</p>")
     return "".join(out)
@@ -256,7 +260,7 @@ def _los(ratings: dict[str, Any], names: list[str]) -> str:
     return "".join(out)
 
 
-def _endings_per_bot(games: list[dict[str, Any]], order: list[str]) -> str:
+def _endings_per_bot(games: list[dict[str, Any]], order: list[str], variants: list[dict[str, Any]]) -> str:
     """For each bot and each ending: games won / drawn / lost that way; forfeits are the bot's own."""
     counts: dict[str, dict[str, list[int]]] = {name: {} for name in order}
     for game in games:
@@ -279,6 +283,9 @@ def _endings_per_bot(games: list[dict[str, Any]], order: list[str]) -> str:
             cells.append(f"<td>{won}/{drawn}/{lost}</td>" if won + drawn + lost else "<td></td>")
         out.append(f"<tr><td>{escape(name)}</td>{''.join(cells)}</tr>")
     out.append("</table>")
+    predators = "/".join(dict.fromkeys(variant["sides"]["predator"] for variant in variants)) or "fox"
+    prey = "/".join(dict.fromkeys(variant["sides"]["prey"] for variant in variants)) or "geese"
+    out.append("<p class=note>" + "; ".join(escape(line) for line in ending_legend(kinds, predators, prey)) + "</p>")
     return "".join(out)
 
 

@@ -13,12 +13,13 @@ from pathlib import Path
 from typing import Any
 
 from rich.console import Console
-from rich.table import Table
 
 from foxgeese.engine import Side, get_variant
+from foxgeese.engine.outcome import ending_legend
 from foxgeese.files import write_json_atomic
 from foxgeese.players.solver.adjudicate import short
 from foxgeese.players.solver.analyse import tournament_accuracy
+from foxgeese.terminal import print_table, table
 from foxgeese.tournaments.failures import bot_failures, failure_lines
 from foxgeese.tournaments.journal import belonging, load_identity, scan_journal
 from foxgeese.tournaments.pairs import head_to_head, role_advantage
@@ -276,17 +277,16 @@ def by_geese(counts: dict[Any, int]) -> str:
 def _render_accuracy(accuracy: dict[str, Any], console: Console) -> None:
     bots = accuracy.get("bots") or {}
     if bots:
-        table = Table(title="Accuracy against perfect play (judged: moves with a real choice in a solved position; "
-                            "forced: no move there could be a mistake)", title_justify="left")
-        for column in ("player", "games", "judged", "forced", "mistakes", "per game", "first mistake ply",
-                       "judged per goose count"):
-            table.add_column(column, justify="left" if column == "player" else "right")
+        shown = table("Accuracy against perfect play (judged: moves with a real choice in a solved position; "
+                      "forced: no move there could be a mistake)",
+                      ("player", "games", "judged", "forced", "mistakes", "per game", "first mistake ply",
+                       "judged per goose count"))
         for name, line in sorted(bots.items()):
             first = line["mean_first_mistake_ply"]
-            table.add_row(name, str(line["games"]), str(line["judged_moves"]), str(line["forced_moves"]),
+            shown.add_row(name, str(line["games"]), str(line["judged_moves"]), str(line["forced_moves"]),
                           str(line["mistakes"]), f"{line['mistakes_per_game']:.2f}",
                           "-" if first is None else f"{first:.1f}", by_geese(line["judged_by_geese"]))
-        console.print(table)
+        print_table(console, shown)
     for note in accuracy_notes(accuracy):
         console.print(note)
 
@@ -307,9 +307,8 @@ def render(results: dict[str, Any], console: Console) -> None:
     """Tables for people: standings with ratings, a crosstable per variant, endings, forfeits."""
     console.print(f"[bold]{results['name']}[/bold]: {results['played']} of {results['scheduled']} games played")
     ratings = results["ratings"]
-    standings = Table(title="Standings (Elo: max. likelihood, mean 0, 95% interval)", title_justify="left")
-    for column in ("player", "Elo", "±95%", "games", "score", "W", "D", "L", "adjudicated", "forfeits"):
-        standings.add_column(column, justify="left" if column == "player" else "right")
+    standings = table("Standings (Elo: max. likelihood, mean 0, 95% interval)",
+                      ("player", "Elo", "±95%", "games", "score", "W", "D", "L", "adjudicated", "forfeits"))
     rated = ratings.get("players", {})
     order = sorted(results["standings"], key=lambda n: -(rated.get(n, {}).get("elo", 0.0) if rated
                                                        else results["standings"][n]["score"]))
@@ -319,31 +318,25 @@ def render(results: dict[str, Any], console: Console) -> None:
         standings.add_row(name, _elo(rating["elo"]) if rating else "-", f"{rating['ci95']:.0f}" if rating else "-",
                           str(line["games"]), _score(line["score"]), str(line["wins"]), str(line["draws"]),
                           str(line["losses"]), str(line.get("adjudicated", 0)), str(sum(line["forfeits"].values())))
-    console.print(standings)
+    print_table(console, standings)
     if "error" in ratings:
         console.print(f"ratings: {ratings['error']}")
     for variant in results["variants"]:
         _render_variant(variant, order, ratings, console)
     forfeits = {name: line["forfeits"] for name, line in results["standings"].items() if line["forfeits"]}
     if forfeits:
-        table = Table(title="Forfeits per bot", title_justify="left")
-        table.add_column("player")
         kinds = sorted({kind for counts in forfeits.values() for kind in counts})
-        for kind in kinds:
-            table.add_column(kind, justify="right")
+        shown = table("Forfeits per bot", ("player", *kinds))
         for name, counts in forfeits.items():
-            table.add_row(name, *(str(counts.get(kind, 0)) for kind in kinds))
-        console.print(table)
+            shown.add_row(name, *(str(counts.get(kind, 0)) for kind in kinds))
+        print_table(console, shown, ending_legend(kinds))
     rated_order = [name for name in order if name in rated]
     if len(rated_order) > 1:
-        table = Table(title="Likelihood of superiority (row stronger than column)", title_justify="left")
-        table.add_column("")
+        shown = table("Likelihood of superiority (row stronger than column)", ("", *rated_order))
         for name in rated_order:
-            table.add_column(name, justify="right")
-        for name in rated_order:
-            table.add_row(name, *("" if other == name else f"{ratings['los'][name][other]:.2f}"
+            shown.add_row(name, *("" if other == name else f"{ratings['los'][name][other]:.2f}"
                                   for other in rated_order))
-        console.print(table)
+        print_table(console, shown)
     _render_pairs(results.get("pairs") or [], console)
     _render_accuracy(results.get("accuracy") or {}, console)
     for warning in cut_warnings(results.get("cuts") or {}):
@@ -363,27 +356,24 @@ def render(results: dict[str, Any], console: Console) -> None:
 
 def _render_variant(variant: dict[str, Any], order: list[str], ratings: dict[str, Any], console: Console) -> None:
     sides = variant["sides"]
-    table = Table(title=f"{variant['label']}: {variant['games']} games", title_justify="left")
-    table.add_column("player")
     players = [name for name in order if name in variant["crosstable"]]
-    for name in players:
-        table.add_column(name, justify="right")
-    table.add_column(f"as {sides['predator']}", justify="right")
-    table.add_column(f"as {sides['prey']}", justify="right")
-    table.add_column("total", justify="right")
+    shown = table(f"{variant['label']}: {variant['games']} games",
+                  ("player", *players, f"as {sides['predator']}", f"as {sides['prey']}", "total"))
     for name in players:
         line = variant["crosstable"][name]
         cells = []
         for other in players:
             cell = line["opponents"].get(other)
             cells.append("·" if other == name else f"{_score(cell['score'])}/{cell['games']}" if cell else "")
-        table.add_row(name, *cells,
+        shown.add_row(name, *cells,
                       f"{_score(line['as_predator']['score'])}/{line['as_predator']['games']}",
                       f"{_score(line['as_prey']['score'])}/{line['as_prey']['games']}",
                       f"{_score(line['score'])}/{line['games']}")
-    console.print(table)
+    print_table(console, shown)
     endings = ", ".join(f"{kind} {count}" for kind, count in variant["terminations"].items()) or "none"
-    console.print(f"endings: {endings}")
+    console.print(f"endings: {endings}", markup=False, highlight=False)
+    for line in ending_legend(variant["terminations"], sides["predator"], sides["prey"]):
+        console.print(f"  {line}", markup=False, highlight=False)
     for line in adjudication_lines(variant):
         console.print(line)
     console.print(role_line(sides["predator"], variant.get("role_advantage")))
@@ -448,15 +438,14 @@ def nelo_text(line: dict[str, Any]) -> str:
 def _render_pairs(pairs: list[dict[str, Any]], console: Console) -> None:
     if not pairs:
         return
-    table = Table(title="Head to head over twin pairs (first minus second; pentanomial: pairs scoring 0, ½, 1, "
-                        "1½, 2 points of 2; 95% intervals)", title_justify="left")
-    for column in ("pair", "pairs", "0-½-1-1½-2", "Elo [95%]", "nElo [95%]", "LOS"):
-        table.add_column(column, justify="left" if column == "pair" else "right")
+    shown = table("Head to head over twin pairs (first minus second; pentanomial: pairs scoring 0, ½, 1, "
+                  "1½, 2 points of 2; 95% intervals)",
+                  ("pair", "pairs", "0-½-1-1½-2", "Elo [95%]", "nElo [95%]", "LOS"))
     for line in pairs:
-        table.add_row(f"{line['first']} − {line['second']}", str(line["pairs"]),
+        shown.add_row(f"{line['first']} − {line['second']}", str(line["pairs"]),
                       "-".join(map(str, line["pentanomial"])), elo_text(line).replace(" Elo", ""),
                       nelo_text(line), f"{line['los']:.2f}")
-    console.print(table)
+    print_table(console, shown)
 
 
 def standings_line(rows: list[dict[str, Any]]) -> str:

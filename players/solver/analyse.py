@@ -224,24 +224,34 @@ def tournament_accuracy(records: Iterable[dict[str, Any]], tables: str | None = 
     no move had a real choice in a solved position), the tables that judged (`fingerprint`), and
     for the moves no table knew, the command that builds the tables they need."""
     judge = Judge(tables)
-    games, variants = [], {}
+    records = list(records)
+    games = [analyse_record(record, judge) for record in records]
+    variants = {(variant.id, variant.options): variant for variant in map(record_variant, records)}
+    by_bot = accuracy_by_bot(games)
+    return {
+        "bots": {name: line for name, line in by_bot.items() if line["judged_moves"] or line["forced_moves"]},
+        "tables": [fingerprint(variant, tables) for variant in variants.values()],
+        "missing": missing_hints(records, games),
+    }
+
+
+def record_variant(record: dict[str, Any]) -> Variant:
+    return get_variant(record["variant"], **dict(record.get("options") or {}))
+
+
+def missing_hints(records: list[dict[str, Any]], games: list[GameAccuracy]) -> list[str]:
+    """Per variant, what would judge the moves no table knew (`build_hint`)."""
+    variants: dict[Any, Variant] = {}
     unknown: dict[Any, dict[int, int]] = {}  # per variant: moves no table knew, by goose count
-    for record in records:
-        game = analyse_record(record, judge)
-        games.append(game)
-        variant = get_variant(record["variant"], **dict(record.get("options") or {}))
+    for record, game in zip(records, games):
+        variant = record_variant(record)
         key = (variant.id, variant.options)
         variants[key] = variant
         counts = unknown.setdefault(key, {})
         for side in game.sides.values():
             for geese, count in side.unknown_by_geese.items():
                 counts[geese] = counts.get(geese, 0) + count
-    by_bot = accuracy_by_bot(games)
-    return {
-        "bots": {name: line for name, line in by_bot.items() if line["judged_moves"] or line["forced_moves"]},
-        "tables": [fingerprint(variant, tables) for variant in variants.values()],
-        "missing": [hint for key, variant in variants.items() if (hint := build_hint(variant, unknown[key]))],
-    }
+    return [hint for key, variant in variants.items() if (hint := build_hint(variant, unknown[key]))]
 
 
 # Building the tables a judge needs: the command, and its time and disk (docs/solver.md's figures).
@@ -249,8 +259,33 @@ STRONG_BUILDS = {13: "4 to 13 geese: about 5 minutes on two cores, 1.5 GB of mem
                  17: "4 to 17 geese: about 19 minutes on two cores, 3.2 GB of memory, 12.4 GB of disk"}
 
 
+# The win/draw/loss builds measured in docs/solver.md (one thread; the sideways table and the
+# great-cross table there): per goose count, build seconds, peak memory GB, table GB. Beyond the
+# last count no table is built: `WDL_OUT_OF_REACH` says what it would take.
+WDL_BUILDS = {
+    ("standard", True): {4: (2, 0.17, 0.001), 5: (1, 0.18, 0.003), 6: (2, 0.2, 0.015), 7: (12, 0.27, 0.056),
+                         8: (71, 0.48, 0.17), 9: (209, 1.0, 0.46), 10: (778, 1.94, 1.06), 11: (611, 4.05, 2.13),
+                         12: (1124, 7.26, 3.73), 13: (1268, 11.56, 5.73)},
+    ("great-cross", True): {4: (22, 0.26, 0.003), 5: (6, 0.29, 0.025), 6: (12, 0.43, 0.16), 7: (125, 1.14, 0.86),
+                            8: (778, 4.04, 3.99), 9: (962, 15.1, 15.95)},
+}
+WDL_OUT_OF_REACH = {("standard", True): "14 geese and more need about 20 GB of memory",
+                    ("great-cross", True): "10 geese would need about 50 GB of memory"}
+
+
+def wdl_cost(key: tuple[str, bool], geese: int) -> str:
+    """`4 to 9 geese: about 32 minutes on one thread, 15.1 GB of memory, 21 GB of disk` (docs/solver.md)."""
+    rows = [row for count, row in WDL_BUILDS[key].items() if count <= geese]
+    seconds = sum(row[0] for row in rows)
+    took = f"{seconds / 60:.0f} minutes" if seconds >= 90 else f"{seconds} s"
+    disk = sum(row[2] for row in rows)
+    return (f"4 to {geese} geese: about {took} on one thread, {max(row[1] for row in rows):g} GB of memory, "
+            f"{disk:.2g} GB of disk")
+
+
 def build_hint(variant: Variant, unknown_by_geese: dict[int, int]) -> str | None:
-    """The command that builds what would judge the moves no table knew, or None."""
+    """What would judge the moves no table knew: a command a user can run, with its cost, or, where
+    no table reaches (the great cross's start), that plainly; None when every move was known."""
     if not unknown_by_geese:
         return None
     most = max(unknown_by_geese)
@@ -259,9 +294,17 @@ def build_hint(variant: Variant, unknown_by_geese: dict[int, int]) -> str | None
         size = min((g for g in STRONG_BUILDS if g >= most), default=17)
         return (f"{moves} moves of {variant.id} (up to {most} geese): no table knows them; "
                 f"`foxgeese solve standard --geese {size}` builds the tables that do ({STRONG_BUILDS[size]})")
-    if has_wdl_tables(variant):
-        flag = " --sideways" if variant.option_dict.get("sideways") else ""
-        return (f"{moves} moves of {variant.id}{flag} (up to {most} geese): "
-                f"`foxgeese solve {variant.id}{flag} --geese {most}` builds win/draw/loss tables up to there "
-                "(time and disk grow steeply with the goose count: docs/solver.md)")
+    key = (variant.id, True)
+    if has_wdl_tables(variant) and key in WDL_BUILDS:
+        flag = " --sideways" if variant.id == "standard" else ""
+        head = f"{moves} moves of {variant.id}{flag} (up to {most} geese): no table knows them"
+        reach = max(WDL_BUILDS[key])
+        if most <= reach:
+            return (f"{head}; `foxgeese solve {variant.id}{flag} --geese {most}` builds win/draw/loss tables "
+                    f"that do ({wdl_cost(key, max(most, 4))})")
+        within = sum(count for geese, count in unknown_by_geese.items() if geese <= reach)
+        cover = (f"; {within} of them (at most {reach} geese) are judged after "
+                 f"`foxgeese solve {variant.id}{flag} --geese {reach}` ({wdl_cost(key, reach)})" if within else "")
+        return (f"{head}, and no table reaches {most} geese: the tables stop at {reach} geese "
+                f"({WDL_OUT_OF_REACH[key]}){cover}")
     return f"{moves} moves of {variant.id}: no table knows them"

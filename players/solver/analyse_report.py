@@ -4,19 +4,31 @@ from __future__ import annotations
 
 import json
 from dataclasses import asdict
+from typing import Any
 
 import click
 
+from foxgeese.engine import Side
+from foxgeese.engine.outcome import ending_legend
 from foxgeese.players.solver.analyse import (
-    STRONG_BUILDS,
     AnalyseError,
     Judge,
     accuracy_by_bot,
     analyse_record,
+    missing_hints,
+    record_variant,
     records_in,
 )
 from foxgeese.players.solver.tables import TableError
+from foxgeese.terminal import make_console, print_table, table
 from foxgeese.usage import fail
+
+
+def record_legend(record: dict[str, Any]) -> list[str]:
+    """What the ending of `record` means, in its variant's side names."""
+    variant = record_variant(record)
+    return ending_legend([str(record.get("termination", ""))], variant.side_name(Side.PREDATOR),
+                         variant.side_name(Side.PREY))
 
 
 def analyse(path: str, tables: str | None, as_json: bool) -> None:
@@ -41,17 +53,20 @@ def analyse(path: str, tables: str | None, as_json: bool) -> None:
             parts.append(f"{side_name} {side.bot}: {side.mistakes} mistakes in {side.judged} judged moves"
                          f"{forced}{first}")
         click.echo(f"{game.game_id or 'game'} ({game.result}): " + "; ".join(parts))
+    for meaning in dict.fromkeys(text for record in records for text in record_legend(record)):
+        click.echo(f"  {meaning}")
     if not any(line["judged_moves"] or line["forced_moves"] for line in by_bot.values()):
-        click.echo("no move was made in a solved position: build tables with `foxgeese solve standard --geese 13` "
-                   f"({STRONG_BUILDS[13]})")
+        click.echo("no move was made in a solved position")
+    for hint in missing_hints(records, games):
+        click.echo(f"not judged: {hint}")
+    if not any(line["judged_moves"] or line["forced_moves"] for line in by_bot.values()):
         return
-    click.echo(f"{'bot':<24} {'games':>5} {'judged':>7} {'forced':>7} {'mistakes':>8} {'per game':>8} {'games w/':>8} "
-               f"{'first ply':>9}")
+    shown = table("", ("bot", "games", "judged", "forced", "mistakes", "per game", "games w/", "first ply"))
     for bot, line in sorted(by_bot.items()):
         first = "-" if line["mean_first_mistake_ply"] is None else f"{line['mean_first_mistake_ply']:.1f}"
-        click.echo(f"{bot:<24} {line['games']:>5} {line['judged_moves']:>7} {line['forced_moves']:>7} "
-                   f"{line['mistakes']:>8} {line['mistakes_per_game']:>8.2f} {line['games_with_mistake']:>8} "
-                   f"{first:>9}")
-    click.echo("(judged: moves with a real choice in a solved position, where some move would have been a mistake; "
-               "forced: solved positions where no move could be; a mistake throws away a win or a draw; "
-               "first ply: mean ply of a game's first mistake)")
+        shown.add_row(bot, str(line["games"]), str(line["judged_moves"]), str(line["forced_moves"]),
+                      str(line["mistakes"]), f"{line['mistakes_per_game']:.2f}", str(line["games_with_mistake"]), first)
+    print_table(make_console(), shown, ["judged: moves with a real choice in a solved position, where some move would "
+                                        "have been a mistake; forced: solved positions where no move could be; a "
+                                        "mistake throws away a win or a draw; games w/: games with a mistake; first "
+                                        "ply: mean ply of a game's first mistake"])

@@ -17,6 +17,7 @@ from foxgeese.engine import InvalidPositionError, Move, Position, UnknownVariant
 from foxgeese.engine.variants import Variant
 from foxgeese.players.solver.hare_hounds_solution import load_solution, reachable
 from foxgeese.players.solver.table_files import TableError, table_dir, table_path, to_parent, winner_text
+from foxgeese.terminal import make_console, print_table, table
 from foxgeese.usage import fail
 
 if TYPE_CHECKING:  # loaded only in the fox variants' branches (numpy)
@@ -84,8 +85,7 @@ def _fox_tables(variant: Variant, position: Position | None, tables: str | None,
                    f"`foxgeese solve {variant.id}{' --sideways' if _sideways(variant) else ''} --build --max-geese 5`")
         return
     click.echo(f"{variant} tables in {directory}:")
-    click.echo(f"{'geese':>5} {'MB':>8} {'build s':>8} {'positions':>10} {'fox wins':>10} {'fox loses':>10} "
-               f"{'draws':>10} {'longest':>8}")
+    shown = table("", ("geese", "MB", "build s", "positions", "fox wins", "fox loses", "draws", "longest"), left=0)
     for geese in range(4, top + 1):
         try:
             table_set._arrays(geese)
@@ -96,8 +96,9 @@ def _fox_tables(variant: Variant, position: Position | None, tables: str | None,
         fox_wins = h["fox_to_move_wins"] + h["geese_to_move_losses"]
         fox_loses = h["fox_to_move_losses"] + h["geese_to_move_wins"]
         draws = h["fox_to_move_draws"] + h["geese_to_move_draws"]
-        click.echo(f"{geese:>5} {size:>8.1f} {h['build_seconds']:>8.1f} {h['positions']:>10} {fox_wins:>10} "
-                   f"{fox_loses:>10} {draws:>10} {h['longest_plies']:>8}")
+        shown.add_row(str(geese), f"{size:.1f}", f"{h['build_seconds']:.1f}", str(h["positions"]), str(fox_wins),
+                      str(fox_loses), str(draws), str(h["longest_plies"]))
+    print_table(make_console(), shown)
     if position is not None:
         score = table_set.score(position)
         if score is None:

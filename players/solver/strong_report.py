@@ -9,6 +9,7 @@ import click
 
 from foxgeese.engine import Position, Side, get_variant
 from foxgeese.players.solver.strong import StrongBuilder, StrongTables, totals
+from foxgeese.terminal import make_console, print_table, table
 
 
 def _winner(position: Position, tables: StrongTables) -> str:
@@ -38,14 +39,14 @@ def strong_solve(geese: int, position: Position | None, tables: str | None, thre
     table_set = StrongTables(builder.directory)
     click.echo(f"standard (no sideways), solved for 4 to {geese} geese in {builder.directory} "
                f"(this run {seconds:.1f} s; build times as recorded):")
-    click.echo(f"{'geese':>5} {'positions':>16} {'geese to move: geese win':>25} "
-               f"{'fox to move: geese win':>23} {'build s':>8} {'MB':>7}")
+    shown = table("", ("geese", "positions", "geese to move: geese win", "fox to move: geese win", "build s", "MB"),
+                  left=0)
     for header in headers:
         counts = totals(header, builder.layout)
-        size = header["words"] * 8 / 1e6
-        click.echo(f"{header['geese']:>5} {2 * counts['positions_per_side']:>16,} "
-                   f"{counts['geese_to_move_geese_wins']:>25,} {counts['fox_to_move_geese_wins']:>23,} "
-                   f"{header['build_seconds']:>8.1f} {size:>7.0f}")
+        shown.add_row(str(header["geese"]), f"{2 * counts['positions_per_side']:,}",
+                      f"{counts['geese_to_move_geese_wins']:,}", f"{counts['fox_to_move_geese_wins']:,}",
+                      f"{header['build_seconds']:.1f}", f"{header['words'] * 8 / 1e6:.0f}")
+    print_table(make_console(), shown)
     click.echo("(positions: both sides to move, fox on any empty point)")
     if position is None:
         position = get_variant("standard", geese=geese, sideways=False).start_position() \

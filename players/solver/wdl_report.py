@@ -10,6 +10,7 @@ from foxgeese.engine import Position, Side, get_variant
 from foxgeese.engine.variants import Variant
 from foxgeese.players.solver.strong_report import throttled_progress
 from foxgeese.players.solver.wdl import WdlBuilder, WdlTables, largest, wdl_totals
+from foxgeese.terminal import make_console, print_table, table
 
 _WORDS = {1: "wins", 0: "draw", -1: "loses"}
 
@@ -31,15 +32,16 @@ def wdl_solve(variant: Variant, geese: int, position: Position | None, tables: s
     table_set = WdlTables(variant, builder.directory)
     click.echo(f"{variant} (win/draw/loss, two bits a position), solved for 4 to {geese} geese in "
                f"{builder.directory} (this run {seconds:.1f} s; build times as recorded):")
-    click.echo(f"{'':>5} {'':>15} | {'geese to move':^38} | {'fox to move':^38} |")
-    click.echo(f"{'geese':>5} {'positions':>15} | {'geese win':>12} {'draw':>12} {'fox wins':>12} | "
-               f"{'fox wins':>12} {'draw':>12} {'geese win':>12} | {'build s':>8} {'MB':>7}")
+    shown = table("", ("geese", "positions", "geese to move: geese win", "drawn", "fox wins",
+                       "fox to move: fox wins", "drawn", "geese win", "build s", "MB"), left=0)
     for header in headers:
         t = wdl_totals(header, table_set.layout)
-        click.echo(f"{header['geese']:>5} {2 * t['positions_per_side']:>15,} | {t['geese_to_move_geese_win']:>12,} "
-                   f"{t['geese_to_move_draw']:>12,} {t['geese_to_move_fox_wins']:>12,} | "
-                   f"{t['fox_to_move_fox_wins']:>12,} {t['fox_to_move_draw']:>12,} {t['fox_to_move_geese_win']:>12,} | "
-                   f"{header['build_seconds']:>8.1f} {header['words'] * 8 / 1e6:>7.0f}")
+        shown.add_row(str(header["geese"]), f"{2 * t['positions_per_side']:,}", f"{t['geese_to_move_geese_win']:,}",
+                      f"{t['geese_to_move_draw']:,}", f"{t['geese_to_move_fox_wins']:,}",
+                      f"{t['fox_to_move_fox_wins']:,}", f"{t['fox_to_move_draw']:,}",
+                      f"{t['fox_to_move_geese_win']:,}", f"{header['build_seconds']:.1f}",
+                      f"{header['words'] * 8 / 1e6:.0f}")
+    print_table(make_console(), shown)
     click.echo("(positions: both sides to move, fox on any empty point; the fifty-move counter and repetition "
                "are not in the tables: docs/solver.md)")
     if position is None and geese in _starts(variant):

@@ -19,7 +19,9 @@ _PLAYERS: dict[str, str] = {
     "random": "foxgeese.players.random_player:RandomPlayer",
     "human": "foxgeese.players.human:HumanPlayer",
     "minimax": "foxgeese.players.minimax:MinimaxPlayer",
-    "mcts": "foxgeese.players.mcts:MctsPlayer",
+    "mcts": "foxgeese.players.compiled.mcts:MctsPlayer",
+    # The Python MCTS: the reference the compiled one is checked against (same options, less the new ones).
+    "mcts-py": "foxgeese.players.mcts:MctsPlayer",
     "solver": "foxgeese.players.solver.player:SolverPlayer",
     # A value table trained by foxgeese.research.learn (`learned:weights=PATH`). Named by its module
     # path, not imported: the research package sits above players, and loads only when asked for.

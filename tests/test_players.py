@@ -8,8 +8,8 @@ import pytest
 
 from foxgeese.engine import Clock, Game, Side, get_variant, play_game
 from foxgeese.players.base import Choice, Player, time_budget_ms
+from foxgeese.players.compiled.mcts import MctsPlayer
 from foxgeese.players.human import HumanPlayer
-from foxgeese.players.mcts import MctsPlayer
 from foxgeese.players.minimax import MinimaxPlayer
 from foxgeese.players.random_player import RandomPlayer
 from foxgeese.players.registry import PLAYER_NAMES, PlayerSpecError, make_player, parse_spec
@@ -27,7 +27,7 @@ def test_specs_build_the_named_players_with_typed_options():
 
 
 @pytest.mark.parametrize("spec, message", [
-    ("alphazero", "unknown player 'alphazero'; valid: random, human, minimax, mcts, solver"),
+    ("alphazero", "unknown player 'alphazero'; valid: random, human, minimax, mcts, mcts-py, solver"),
     ("minimax:dpth=3", "unknown option 'dpth' for minimax; valid: depth, nodes, time, seed"),
     ("random:depth=2", "unknown option 'depth' for random; valid: seed"),
     ("human:stdin=x", "unknown option 'stdin' for human; valid: none"),

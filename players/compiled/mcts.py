@@ -20,6 +20,7 @@ The reference stays players/mcts.py (SPEC `mcts-py`): the tests play both on the
 from __future__ import annotations
 
 import math
+import random
 import time
 from dataclasses import dataclass
 from typing import Any
@@ -165,8 +166,6 @@ class CompiledMCTS:
 
     def seed(self, material: int | str | None) -> None:
         """Re-seeds the playouts' generator (a str as random.Random would: a stable hash of it)."""
-        import random
-
         self.rng[0] = np.uint64(random.Random(material).getrandbits(64))
 
     def set_root(self, state: State) -> None:

@@ -21,13 +21,14 @@ leaf is evaluated once, on its first visit, as the compiled rollout would be.
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass
 from typing import Protocol
 
 import numpy as np
 
-from foxgeese.engine import Position, Side, Variant
-from foxgeese.engine.rules import State
+from foxgeese.engine import Position, Side, Variant, get_variant
+from foxgeese.engine.rules import Rules, State
 from foxgeese.players.compiled.tables import DenseBoard
 
 
@@ -63,27 +64,31 @@ class LeafEvaluator(Protocol):
 
 
 class ValueTableEvaluator:
-    """research/learn.py's value table (V for the side to move, in [-1, 1]; unseen positions 0) as
-    a leaf evaluator: the values the `learned` player plays by, searched by the MCTS."""
+    """A value table saved by research/learn.py (`learned:weights=PATH`) as a leaf evaluator: the
+    values the `learned` player plays by, searched by the MCTS. The file is read here, not through
+    research/learn.py (nothing below research imports it): numpy's .npz with `keys` (int64: the
+    engine's position key << 4 | min(stall, 15)), `values` (float32: V for the side to move, in
+    [-1, 1]; unseen positions 0) and `variant` (JSON: id and options)."""
 
     def __init__(self, weights: str) -> None:
-        from foxgeese.research.learn import ValueTable, key_of  # research sits above players: only when asked
-
         try:
-            self.table = ValueTable.load(weights)
-        except (OSError, ValueError, KeyError) as error:
+            with np.load(weights) as data:
+                described = json.loads(str(data["variant"]))
+                self.variant = get_variant(described["variant"], **described["options"])
+                order = np.argsort(data["keys"])
+                self.keys = np.asarray(data["keys"][order], np.int64)
+                self.table = np.asarray(data["values"][order], np.float64)
+        except (OSError, ValueError, KeyError, TypeError) as error:
             raise ValueError(f"cannot read weights {weights}: {error}") from None
-        self.key_of = key_of
-        self.variant = self.table.variant
 
     def values(self, leaves: LeafBatch) -> np.ndarray:
         if leaves.variant is not self.variant:
             raise ValueError(f"these weights are for {self.variant}, not {leaves.variant}")
-        out = np.empty(len(leaves), np.float64)
-        for index, position in enumerate(leaves.positions()):
-            mover = self.table.values.get(self.key_of(position), 0.0)
-            out[index] = (1.0 + mover) / 2.0 if position.turn == Side.PREDATOR else (1.0 - mover) / 2.0
-        return out
+        keys = np.array([Rules.key(state) << 4 | min(state[4], 15) for state in leaves.states()], np.int64)
+        at = np.minimum(np.searchsorted(self.keys, keys), max(len(self.keys) - 1, 0))
+        found = (self.keys[at] == keys) if len(self.keys) else np.zeros(len(keys), bool)
+        mover = np.where(found, self.table[at] if len(self.keys) else 0.0, 0.0)
+        return np.where(leaves.turn == Side.PREDATOR, (1.0 + mover) / 2.0, (1.0 - mover) / 2.0)
 
 
 def load_evaluator(weights: str) -> LeafEvaluator:

@@ -27,7 +27,7 @@ from typing import Any
 
 import numpy as np
 
-from foxgeese.engine import Clock, Game, Move, Side, Variant
+from foxgeese.engine import Clock, Game, Move, Side, Variant, get_variant
 from foxgeese.engine.rules import PREDATOR, State
 from foxgeese.players.base import (
     Choice,
@@ -388,6 +388,12 @@ class MctsPlayer(Player):
         self._search: CompiledMCTS | None = None
         self._root_moves = -1  # len(game.moves) at the kept root; -1: no tree to reuse
         self._warm: set[tuple[str, Any]] = set()
+
+    @staticmethod
+    def warm() -> None:
+        """Compiles (the first time on a machine: a minute) or loads the search's code: `registry.warm`
+        calls it before any game, so compiling never falls in a bot's `ready` window."""
+        CompiledMCTS(get_variant("standard"), capacity=1 << 14).warm()
 
     def new_game(self, variant: Variant, side: Side, seed: int | None = None) -> None:
         super().new_game(variant, side, seed)

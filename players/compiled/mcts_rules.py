@@ -75,11 +75,23 @@ def _nth(flags, n, pick):
 
 
 @njit(cache=True)
-def policy_move(t, rng, fox, turn, n, moves):
+def moves_only(t, fox, prey, turn, moves):
+    """children() less the states: the moves and their `info`, for a playout that plays one of them."""
+    frm, to, taken, parent, info = moves[0], moves[1], moves[2], moves[3], moves[8]
+    n = core.generate(t, fox, prey, turn, frm, to, taken, parent, 0)
+    if n < 0:
+        n = frm.shape[0]
+    for i in range(n):
+        info[i] = popcount(taken[i]) if turn == core.PREDATOR else core.raises_row(t, frm[i], to[i])
+    return n
+
+
+@njit(cache=True)
+def policy_move(t, rng, fox, prey, turn, n, moves):
     """RolloutEvaluator.policy_move: the fox's longest capture (the first of the longest), else any
     move; the hare heads down; the hounds go forward; the geese step where the fox cannot jump at
     once, forward first."""
-    cf, cp, info = moves[4], moves[5], moves[8]
+    frm, to, info = moves[0], moves[1], moves[8]
     if turn == core.PREDATOR:
         if t.captures:
             best = -1
@@ -87,15 +99,15 @@ def policy_move(t, rng, fox, turn, n, moves):
                 if info[m] > 0 and (best < 0 or info[m] > info[best]):
                     best = m
             return best if best >= 0 else below(rng, n)
-        low = t.row[cf[0]]
+        low = t.row[to[0]]
         for m in range(n):
-            low = min(low, t.row[cf[m]])
+            low = min(low, t.row[to[m]])
         many = 0
         for m in range(n):
-            many += t.row[cf[m]] == low
+            many += t.row[to[m]] == low
         pick = below(rng, many)
         for m in range(n):
-            if t.row[cf[m]] == low:
+            if t.row[to[m]] == low:
                 if pick == 0:
                     return m
                 pick -= 1
@@ -107,9 +119,10 @@ def policy_move(t, rng, fox, turn, n, moves):
         return _nth(info, n, below(rng, forward)) if forward else below(rng, n)
     start = below(rng, n)
     sideways = -1
+    one = np.int64(1)
     for index in range(n):
         m = (start + index) % n
-        if not core.has_jump(t, fox, cp[m]):
+        if not core.has_jump(t, fox, prey ^ (one << frm[m]) ^ (one << to[m])):
             if info[m]:
                 return m
             if sideways < 0:
@@ -143,14 +156,15 @@ def rollout(t, e, rng, fox, prey, turn, quiet, stall, plies, epsilon, draw_value
         ended = core.ending(t, fox, prey, quiet, stall)
         if ended != core.GOING:
             return result_value(ended, draw_value)
-        n = children(t, fox, prey, turn, quiet, stall, moves)
+        n = moves_only(t, fox, prey, turn, moves)
         if n == 0:
             return 0.0 if turn == core.PREDATOR else 1.0
         if next_random(rng) < epsilon:
             m = below(rng, n)
         else:
-            m = policy_move(t, rng, fox, turn, n, moves)
-        fox, prey, quiet, stall, turn = moves[4][m], moves[5][m], moves[6][m], moves[7][m], 1 - turn
+            m = policy_move(t, rng, fox, prey, turn, n, moves)
+        fox, prey, turn, quiet, stall = core.play(t, fox, prey, turn, quiet, stall, moves[0][m], moves[1][m],
+                                                  moves[2][m])
     ended = core.ending(t, fox, prey, quiet, stall)
     if ended != core.GOING:
         return result_value(ended, draw_value)

@@ -157,11 +157,11 @@ def test_a_repetition_is_a_draw_worth_less_than_half_to_the_player():
 
 
 class Recorder:
-    """A Python leaf evaluator: the compiled static value, and priors that favour the last move."""
+    """A Python leaf evaluator: the Python static value, and priors that favour each parent's last move."""
 
-    def __init__(self, search_for_values: CompiledMCTS) -> None:
-        self.reference = search_for_values
+    def __init__(self) -> None:
         self.batches: list[int] = []
+        self.priors = self.last_move_first
 
     def values(self, leaves):
         self.batches.append(len(leaves))
@@ -169,7 +169,7 @@ class Recorder:
         evaluator = python_mcts.RolloutEvaluator(rules, random.Random(0), max_plies=0)
         return np.array([evaluator.evaluate(state) for state in leaves.states()])
 
-    def priors(self, parents, children, offsets):
+    def last_move_first(self, parents, children, offsets):
         weights = np.ones(len(children))
         weights[offsets[1:] - 1] = 3.0
         return weights
@@ -177,7 +177,7 @@ class Recorder:
 
 def test_a_python_leaf_evaluator_gets_batches_and_sets_the_priors():
     variant = get_variant("standard")
-    evaluator = Recorder(CompiledMCTS(variant))
+    evaluator = Recorder()
     search = CompiledMCTS(variant, SearchOptions(selection="puct"), seed=1, evaluator=evaluator, batch=16)
     search.set_root(variant.start_position().state)
     assert search.run(playouts=500, deadline=Deadline(None)) == 500
@@ -185,6 +185,12 @@ def test_a_python_leaf_evaluator_gets_batches_and_sets_the_priors():
     block = search.tree.children(0)
     priors = search.tree.columns[8][block.start:block.stop]
     assert priors.sum() == pytest.approx(1.0) and priors.max() == pytest.approx(3.0 / (len(block) + 2))
+    del evaluator.priors  # an evaluator with values only: PUCT takes every move alike
+    plain = CompiledMCTS(variant, SearchOptions(selection="puct"), seed=1, evaluator=evaluator, batch=16)
+    plain.set_root(variant.start_position().state)
+    plain.run(playouts=100, deadline=Deadline(None))
+    block = plain.tree.children(0)
+    assert np.allclose(plain.tree.columns[8][block.start:block.stop], 1.0 / len(block))
 
 
 def test_a_learned_value_table_evaluates_the_leaves(tmp_path):

@@ -112,6 +112,10 @@ class Tree:
         return range(first, first + max(count, 0))
 
 
+def _uniform(parents: LeafBatch, children: LeafBatch, offsets: np.ndarray) -> np.ndarray:
+    return np.ones(len(children))
+
+
 def _grown(column: np.ndarray, size: int) -> np.ndarray:
     grown = np.zeros(size, column.dtype)
     grown[: len(column)] = column
@@ -246,6 +250,8 @@ class CompiledMCTS:
             values = np.asarray(evaluator.values(self._batch(leaves[:got])), np.float64)
             k.apply_values(tree.columns, paths, lengths, got, values, self.fparams[k.WEIGHT])
         priors = getattr(evaluator, "priors", None)
+        if priors is None and self.options.selection == "puct":
+            priors = _uniform  # PUCT with an evaluator that gives no priors: every move alike
         if priors is not None and tree.meta[2]:
             self._set_priors(priors, tree.meta[3:3 + tree.meta[2]].copy())
         return got + int(solved[0])

@@ -10,7 +10,7 @@ and, optionally,
 
     priors(parents: LeafBatch, children: LeafBatch, offsets) -> array of len(children) weights >= 0:
         parent i's moves lead to children[offsets[i]:offsets[i + 1]]; the search normalises each
-        block and uses them in PUCT (`selection=puct`; without `priors`, the playout policy's).
+        block and uses them in PUCT (`selection=puct`; without `priors`, every move gets the same).
 
 A `LeafBatch` holds the positions as arrays (the core's dense points: tables.py) and converts them:
 `states()` to engine states, `positions()` to `Position`s; `planes()` would be the place for a

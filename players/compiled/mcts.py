@@ -28,6 +28,7 @@ from typing import Any
 import numpy as np
 
 from foxgeese.engine import Clock, Game, Move, Side, Variant, get_variant
+from foxgeese.engine.board import GRID_WIDTH
 from foxgeese.engine.rules import PREDATOR, State
 from foxgeese.players.base import (
     Choice,
@@ -110,6 +111,10 @@ class Tree:
         count = int(self.columns[11][node])
         first = int(self.columns[10][node])
         return range(first, first + max(count, 0))
+
+
+def _row_sum(grid_mask: int) -> int:
+    return sum(point // GRID_WIDTH for point in range(grid_mask.bit_length()) if grid_mask >> point & 1)
 
 
 def _uniform(parents: LeafBatch, children: LeafBatch, offsets: np.ndarray) -> np.ndarray:
@@ -198,10 +203,10 @@ class CompiledMCTS:
 
     def run(self, *, playouts: int | None, deadline: Deadline, seen: set[int] | None = None) -> int:
         """Playouts until `playouts`, the deadline or a proven root; returns how many were made."""
-        keys = np.zeros(len(seen or ()) + k.MAX_PATH, np.int64)
-        for index, key in enumerate(self._dense_keys(seen or set())):
-            keys[index] = key
-        seen_count = len(seen or ())
+        earlier = self._dense_keys(self._may_recur(seen or set()))
+        keys = np.zeros(len(earlier) + k.MAX_PATH, np.int64)
+        keys[: len(earlier)] = earlier
+        seen_count = len(earlier)
         tree = self.tree
         done, chunk = 0, FIRST_CHUNK
         self.timed_out = False
@@ -227,6 +232,16 @@ class CompiledMCTS:
             tree.room()
             k.expand(tree.columns, tree.meta, self.t, self.e, 0, self.fparams, self.iparams, tree.moves, tree.work)
         return done
+
+    def _may_recur(self, seen: set[int]) -> list[int]:
+        """The earlier positions the search could meet again: those with the root's number of prey and
+        sum of their rows (prey never step back and captures are for good, so no other one can come
+        back), in a fixed order; the kernels compare each step of a descent with every one."""
+        if self.root_state is None:
+            return sorted(seen)
+        prey = self.root_state[1]
+        count, rows = prey.bit_count(), _row_sum(prey)
+        return sorted(key for key in seen if (key >> 8).bit_count() == count and _row_sum(key >> 8) == rows)
 
     def _dense_keys(self, seen: set[int]) -> list[int]:
         """The engine's repetition keys (Rules.key: prey << 8 | predator << 1 | turn, grid points) as

@@ -243,7 +243,7 @@ class CompiledMCTS:
         count, rows = prey.bit_count(), _row_sum(prey)
         return sorted(key for key in seen if (key >> 8).bit_count() == count and _row_sum(key >> 8) == rows)
 
-    def _dense_keys(self, seen: set[int]) -> list[int]:
+    def _dense_keys(self, seen: list[int]) -> list[int]:
         """The engine's repetition keys (Rules.key: prey << 8 | predator << 1 | turn, grid points) as
         the core's (core.key, dense points)."""
         board = self.board

@@ -61,7 +61,8 @@ DEFAULT_CAPACITY = 4_000_000  # nodes (about 45 bytes each): a second of great-c
 START_CAPACITY = 1 << 16
 FIRST_CHUNK = 16  # playouts of the first compiled call; later calls last about CHUNK_MS
 CHUNK_MS = 4.0
-DEFAULT_BATCH = 32  # leaves per call of a Python evaluator
+DEFAULT_BATCH = 32
+CACHE_SIZE = 1 << 16  # static values remembered (a power of two; 1.5 MB)  # leaves per call of a Python evaluator
 SELECTIONS = ("uct", "puct")
 EVALUATORS = ("rollout", "static", "learned")
 _DTYPES = (np.int8, np.int64, np.int8, np.int16, np.int8, np.int32, np.float64, np.float32, np.float32, np.int8,
@@ -80,7 +81,9 @@ class Tree:
         self.rank = np.zeros(size, np.int32)
         self.moves = Moves().arrays
         n = len(self.moves[0])
-        self.work = (np.zeros(n, np.float64), np.zeros(n, np.float64), np.zeros(n, np.int8), np.zeros(n, np.int64))
+        cache = (np.zeros(CACHE_SIZE, np.int64), np.zeros(CACHE_SIZE, np.float64))  # mcts_rules.cached_value
+        self.work = (np.zeros(n, np.float64), np.zeros(n, np.float64), np.zeros(n, np.int8), np.zeros(n, np.int64),
+                     cache)
         self.path = np.zeros(k.MAX_PATH, np.int64)
 
     @property

@@ -12,7 +12,7 @@ The search is players/mcts.py's, step by step: select (UCT, its implicit-minimax
 expand every child at once on a node's second visit, evaluate, back up with MCTS-Solver's proofs;
 a position met again on the path from the game's start is a draw for good. `t` is the core's
 CoreTables, `e` the evaluation's EvalTables; `moves` the arrays of mcts_rules.Moves; `work` the
-expansion's scratch (values, weights, results, order).
+expansion's scratch (values, weights, results, order) and the searcher's cache of static values.
 """
 
 from __future__ import annotations
@@ -23,7 +23,7 @@ import numpy as np
 from numba import njit
 
 from foxgeese.players.compiled import core
-from foxgeese.players.compiled.mcts_rules import DRAW, children, rollout, static_value
+from foxgeese.players.compiled.mcts_rules import DRAW, cached_value, children, rollout
 
 UNSOLVED, WON, LOST, DRAWN = 2, 1, -1, 0
 UCT, IMPLICIT_UCT, PUCT = 0, 1, 2  # selection rules (iparams[1])
@@ -98,7 +98,7 @@ def expand(tree, meta, t, e, node, fparams, iparams, moves, work):
     False (nothing done) when the tree has no room left."""
     t_fox, t_prey, t_turn, t_quiet, t_stall, visits, total, implicit, prior, solved, first, count = tree
     start = meta[0]
-    values, weights, wins, order = work
+    values, weights, wins, order, cache = work
     cf, cp, cq, cs, info = moves[4], moves[5], moves[6], moves[7], moves[8]
     fox, prey, turn, quiet, stall = state_of(tree, node)
     n = children(t, fox, prey, turn, quiet, stall, moves)
@@ -117,7 +117,7 @@ def expand(tree, meta, t, e, node, fparams, iparams, moves, work):
         if ended == core.GOING:
             wins[m] = UNSOLVED
             if weight > 0.0:
-                value = static_value(t, e, cf[m], cp[m], 1 - turn, cs[m])
+                value = cached_value(t, e, cf[m], cp[m], 1 - turn, cs[m], cache)
                 values[m] = value if mover == 0 else 1.0 - value
             else:
                 values[m] = 0.5
@@ -248,7 +248,7 @@ def descend(tree, meta, t, e, fparams, iparams, keys, seen_count, path, moves, w
 
 
 @njit(cache=True)
-def leaf_value(tree, t, e, rng, node, fparams, iparams, moves):
+def leaf_value(tree, t, e, rng, node, fparams, iparams, moves, work):
     """What a node reached for the first time is worth to the predator."""
     solved = tree[9][node]
     mover = 1 - tree[2][node]
@@ -258,7 +258,7 @@ def leaf_value(tree, t, e, rng, node, fparams, iparams, moves):
         return 1.0 if (solved == WON) == (mover == 0) else 0.0
     fox, prey, turn, quiet, stall = state_of(tree, node)
     return rollout(t, e, rng, fox, prey, turn, quiet, stall, iparams[PLIES], fparams[EPSILON], fparams[DRAW_VALUE],
-                   moves)
+                   moves, work[4])
 
 
 @njit(cache=True)
@@ -300,7 +300,7 @@ def run_playouts(tree, meta, t, e, rng, fparams, iparams, keys, seen_count, play
         length = descend(tree, meta, t, e, fparams, iparams, keys, seen_count, path, moves, work)
         if length == NO_ROOM:
             break
-        value = leaf_value(tree, t, e, rng, path[length - 1], fparams, iparams, moves)
+        value = leaf_value(tree, t, e, rng, path[length - 1], fparams, iparams, moves, work)
         backup(tree, path, length, value, weight)
         done += 1
     return done

@@ -149,7 +149,22 @@ def static_value(t, e, fox, prey, turn, stall):
 
 
 @njit(cache=True)
-def rollout(t, e, rng, fox, prey, turn, quiet, stall, plies, epsilon, draw_value, moves):
+def cached_value(t, e, fox, prey, turn, stall, cache):
+    """static_value through the searcher's cache of them (`cache`: keys, values; a slot per hash,
+    the newest wins): searches meet the same positions again (siblings' children, playouts), and
+    an evaluation costs far more than a look-up. The values are exact, so the search is the same."""
+    keys, values = cache
+    full = (core.key(fox, prey, turn) << 4 | min(stall, 15)) + 1
+    slot = np.int64((np.uint64(full) * np.uint64(0x9E3779B97F4A7C15)) >> np.uint64(40)) & (keys.shape[0] - 1)
+    if keys[slot] == full:
+        return values[slot]
+    value = static_value(t, e, fox, prey, turn, stall)
+    keys[slot], values[slot] = full, value
+    return value
+
+
+@njit(cache=True)
+def rollout(t, e, rng, fox, prey, turn, quiet, stall, plies, epsilon, draw_value, moves, cache):
     """RolloutEvaluator.evaluate: `plies` epsilon-greedy moves, then the static evaluation; in [0, 1]
     for the predator. Endings are the core's `ending` (no history: a playout ignores repetition)."""
     for _ in range(plies):
@@ -168,4 +183,4 @@ def rollout(t, e, rng, fox, prey, turn, quiet, stall, plies, epsilon, draw_value
     ended = core.ending(t, fox, prey, quiet, stall)
     if ended != core.GOING:
         return result_value(ended, draw_value)
-    return static_value(t, e, fox, prey, turn, stall)
+    return cached_value(t, e, fox, prey, turn, stall, cache)

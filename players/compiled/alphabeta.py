@@ -13,7 +13,9 @@ fixed depth are equal whatever the move order: tests/test_compiled_alphabeta.py 
 
 Where a solved table exists its exact values replace the search's below the root (`probe`):
 the Hare and Hounds solution (every state, distance to the end included), so the search plays the
-shortest win and the longest loss.
+shortest win and the longest loss; in `standard` without sideways the strong solve's bit tables when
+built (`foxgeese solve standard --geese N`: win or loss with the geese to move, no distance), read
+where the geese are to move and few enough are left.
 
 Layout: `Searcher` (Python) owns every array: the move stack (a stretch per ply), the table
 (bounded: `tt_bits`), killers, history, the path of keys, and `counters` (nodes, limits, flags).
@@ -30,8 +32,9 @@ import numpy as np
 from numba import njit
 
 from foxgeese.players.compiled import core
-from foxgeese.players.compiled.bits import now_ns, popcount
+from foxgeese.players.compiled.bits import lowest, now_ns, popcount
 from foxgeese.players.compiled.evaluation import evaluate
+from foxgeese.players.solver.strategy_kernels import geese_win
 
 WIN = 1_000_000  # as players/minimax.py: scores compare
 MAX_PLY = 200
@@ -59,8 +62,12 @@ PATH_AT = HISTORY + 64 * 64  # the keys of the path
 WORK = PATH_AT + PATH
 
 # Probe kinds
-NO_TABLE, HARE_TABLE = 0, 1
+NO_TABLE, HARE_TABLE, STRONG_TABLE = 0, 1, 2
 TABLE_WIN = 32000  # players/solver/table_files.py WIN: a table score is TABLE_WIN - plies
+# The strong solve's bit tables know win or loss, no distance: such a result scores KNOWN_WIN less
+# the ply, above every evaluation and below every mate score.
+KNOWN_WIN = MATE_BOUND - 1 - MAX_PLY
+STRONG_SLOTS = 14  # goose counts 4..17, one array each (a 1-word stand-in where none is built)
 # Arguments passed as typed values, not literals: a literal would give a recursive function a second
 # compiled signature, and numba's cache cannot load recursive functions with more than one.
 ONE_PLY, PREY_TO_MOVE, NO_STALL = np.int64(1), np.int64(core.PREY), np.int64(0)
@@ -76,12 +83,21 @@ class SearchArrays(NamedTuple):
 
 
 class Probe(NamedTuple):
-    """A solved table for the search to read (kind NO_TABLE: none)."""
+    """A solved table for the search to read (kind NO_TABLE: none): the Hare and Hounds solution or
+    the standard game's strong-solve bit tables (`players/solver/strong.py`), in the solver's layouts."""
 
     kind: int
     scores: np.ndarray  # int16: Hare and Hounds scores, flat [stall, side, hare, hound-set rank]
     choose: np.ndarray  # [n, 4]: C(p, k), for the colex rank of a hound set
     sets: int  # hound sets
+    words: tuple  # STRONG_SLOTS int64 arrays: the geese-to-move bits of 4.. geese (memory-mapped)
+    top: int  # the most geese the bit tables cover (3: none)
+    grid7: np.ndarray  # int64[n]: a dense point's bit on the strong solve's 7x7 grid
+    board7: int
+    radix: np.ndarray  # the bit layout's arrays (bitlayout.Layout)
+    row_rank: np.ndarray
+    stride: np.ndarray
+    block_word: np.ndarray
 
 
 def new_arrays(tt_bits: int) -> SearchArrays:
@@ -92,8 +108,14 @@ def new_arrays(tt_bits: int) -> SearchArrays:
     return SearchArrays(np.zeros((6, STACK), np.int64), tt, evals, np.zeros(WORK, np.int64))
 
 
-def no_probe() -> Probe:
-    return Probe(NO_TABLE, np.zeros(1, np.int16), np.zeros((1, 4), np.int64), 0)
+def no_probe(kind: int = NO_TABLE, **fields: Any) -> Probe:
+    """A probe with stand-ins for the tables it does not read (every probe has one numba type)."""
+    blank = np.zeros(1, np.int64)
+    unread = np.zeros(1, np.int64)
+    unread.setflags(write=False)  # as the memory-mapped tables: one array type for the whole tuple
+    made = Probe(kind, np.zeros(1, np.int16), np.zeros((1, 4), np.int64), 0, tuple(unread for _ in range(STRONG_SLOTS)),
+                 3, blank, 0, np.zeros(7, np.int64), np.zeros((7, 128), np.int64), np.zeros((1, 7), np.int64), blank)
+    return made._replace(**fields)
 
 
 @njit(cache=True, inline="always")
@@ -199,6 +221,17 @@ def probe_score(t, p, fox, prey, turn, stall, ply):
         if score < 0:
             return -(WIN - ply - (TABLE_WIN + score))
         return 0
+    if p.kind == STRONG_TABLE and turn == core.PREY:
+        k = popcount(prey)
+        if k <= p.top:
+            mask = np.int64(0)
+            bits = prey
+            while bits:
+                mask |= np.int64(1) << p.grid7[lowest(bits)]
+                bits &= bits - 1
+            if geese_win(p.words, mask, p.grid7[fox], p.board7, p.radix, p.row_rank, p.stride, p.block_word):
+                return KNOWN_WIN - ply
+            return ply - KNOWN_WIN
     return INFINITY
 
 

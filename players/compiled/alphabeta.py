@@ -13,7 +13,9 @@ fixed depth are equal whatever the move order: tests/test_compiled_alphabeta.py 
 
 Where a solved table exists its exact values replace the search's below the root (`probe`):
 the Hare and Hounds solution (every state, distance to the end included), so the search plays the
-shortest win and the longest loss.
+shortest win and the longest loss; in `standard` without sideways the strong solve's bit tables when
+built (`foxgeese solve standard --geese N`: win or loss with the geese to move, no distance), read
+where the geese are to move and few enough are left.
 
 Layout: `Searcher` (Python) owns every array: the move stack (a stretch per ply), the table
 (bounded: `tt_bits`), killers, history, the path of keys, and `counters` (nodes, limits, flags).
@@ -30,8 +32,9 @@ import numpy as np
 from numba import njit
 
 from foxgeese.players.compiled import core
-from foxgeese.players.compiled.bits import now_ns, popcount
+from foxgeese.players.compiled.bits import lowest, now_ns, popcount
 from foxgeese.players.compiled.evaluation import evaluate
+from foxgeese.players.solver.strategy_kernels import geese_win
 
 WIN = 1_000_000  # as players/minimax.py: scores compare
 MAX_PLY = 200
@@ -40,16 +43,31 @@ INFINITY = WIN + 1
 EXACT, LOWER, UPPER = 0, 1, 2
 TIME_CHECK_NODES = 512
 STACK = 1 << 18  # moves on the stack, all plies together (capture chains branch)
+EVAL_BITS = 16  # remembered evaluations
 PATH = 512  # keys on the path: the game's since its last irreversible move, then the search's
 
-# counters[...]
+# The arrays are few and packed: numba passes each array of an argument as seven machine words, and
+# a recursive call pays for every one (a namedtuple of 40 arrays: 90 ns a call).
+# moves[row, i]: the move stack
+FRM, TO, TAKEN, PARENT, RANK, NOISE = range(6)
+# tt[i, field]: the transposition table
+TT_KEY, TT_MOVE, TT_SCORE, TT_DEPTH, TT_FLAG = range(5)
+# work[...]: the counters first, then the other small arrays
 NODES, MAX_NODES, DEADLINE, STOPPED, TIMED_OUT, NEXT_CHECK, EXTENSION_LIMIT, TT_CUTOFFS, PATH_LEN, OVERFLOW, \
     PROBE = range(11)
-COUNTERS = 11
+PLY_START = 16  # [ply]: where that ply's moves start on the stack
+KILLERS = PLY_START + MAX_PLY + 2  # [2 * ply + k]: two killer move codes per ply
+HISTORY = KILLERS + 2 * (MAX_PLY + 2)  # [from * 64 + to]
+PATH_AT = HISTORY + 64 * 64  # the keys of the path
+WORK = PATH_AT + PATH
 
 # Probe kinds
-NO_TABLE, HARE_TABLE = 0, 1
+NO_TABLE, HARE_TABLE, STRONG_TABLE = 0, 1, 2
 TABLE_WIN = 32000  # players/solver/table_files.py WIN: a table score is TABLE_WIN - plies
+# The strong solve's bit tables know win or loss, no distance: such a result scores KNOWN_WIN less
+# the ply, above every evaluation and below every mate score.
+KNOWN_WIN = MATE_BOUND - 1 - MAX_PLY
+STRONG_SLOTS = 14  # goose counts 4..17, one array each (a 1-word stand-in where none is built)
 # Arguments passed as typed values, not literals: a literal would give a recursive function a second
 # compiled signature, and numba's cache cannot load recursive functions with more than one.
 ONE_PLY, PREY_TO_MOVE, NO_STALL = np.int64(1), np.int64(core.PREY), np.int64(0)
@@ -58,52 +76,52 @@ ONE_PLY, PREY_TO_MOVE, NO_STALL = np.int64(1), np.int64(core.PREY), np.int64(0)
 class SearchArrays(NamedTuple):
     """Everything a search writes, owned by one `Searcher` (numba takes it as one argument)."""
 
-    frm: np.ndarray
-    to: np.ndarray
-    taken: np.ndarray
-    parent: np.ndarray
-    rank: np.ndarray
-    ply_start: np.ndarray  # [ply]: where that ply's moves start on the stack
-    tt_key: np.ndarray  # -1: empty
-    tt_move: np.ndarray
-    tt_score: np.ndarray
-    tt_depth: np.ndarray
-    tt_flag: np.ndarray
-    killers: np.ndarray  # [ply, 2] move codes
-    history: np.ndarray  # [from * 64 + to]
-    path: np.ndarray
-    counters: np.ndarray
-    noise: np.ndarray  # root ties: a permutation of the root moves (seeded play), else 0..n-1
+    moves: np.ndarray  # int64[6, STACK]: FRM, TO, TAKEN, PARENT, RANK, NOISE (root ties: a permutation)
+    tt: np.ndarray  # int64[2**tt_bits, 5]: TT_KEY (-1: empty), TT_MOVE, TT_SCORE, TT_DEPTH, TT_FLAG
+    evals: np.ndarray  # int64[2**EVAL_BITS, 2]: key (-1: empty), evaluation; searches meet positions again
+    work: np.ndarray  # int64[WORK]: counters, ply starts, killers, history, path
 
 
 class Probe(NamedTuple):
-    """A solved table for the search to read (kind NO_TABLE: none)."""
+    """A solved table for the search to read (kind NO_TABLE: none): the Hare and Hounds solution or
+    the standard game's strong-solve bit tables (`players/solver/strong.py`), in the solver's layouts."""
 
     kind: int
     scores: np.ndarray  # int16: Hare and Hounds scores, flat [stall, side, hare, hound-set rank]
     choose: np.ndarray  # [n, 4]: C(p, k), for the colex rank of a hound set
     sets: int  # hound sets
+    words: tuple  # STRONG_SLOTS int64 arrays: the geese-to-move bits of 4.. geese (memory-mapped)
+    top: int  # the most geese the bit tables cover (3: none)
+    grid7: np.ndarray  # int64[n]: a dense point's bit on the strong solve's 7x7 grid
+    board7: int
+    radix: np.ndarray  # the bit layout's arrays (bitlayout.Layout)
+    row_rank: np.ndarray
+    stride: np.ndarray
+    block_word: np.ndarray
 
 
 def new_arrays(tt_bits: int) -> SearchArrays:
-    size = 1 << tt_bits
-    return SearchArrays(
-        np.zeros(STACK, np.int64), np.zeros(STACK, np.int64), np.zeros(STACK, np.int64), np.zeros(STACK, np.int64),
-        np.zeros(STACK, np.int64), np.zeros(MAX_PLY + 2, np.int64),
-        np.full(size, -1, np.int64), np.zeros(size, np.int64), np.zeros(size, np.int32), np.zeros(size, np.int16),
-        np.zeros(size, np.int8), np.zeros((MAX_PLY + 2, 2), np.int64), np.zeros(64 * 64, np.int64),
-        np.zeros(PATH, np.int64), np.zeros(COUNTERS, np.int64), np.zeros(STACK, np.int64),
-    )
+    tt = np.zeros((1 << tt_bits, 5), np.int64)
+    tt[:, TT_KEY] = -1
+    evals = np.zeros((1 << EVAL_BITS, 2), np.int64)
+    evals[:, 0] = -1
+    return SearchArrays(np.zeros((6, STACK), np.int64), tt, evals, np.zeros(WORK, np.int64))
 
 
-def no_probe() -> Probe:
-    return Probe(NO_TABLE, np.zeros(1, np.int16), np.zeros((1, 4), np.int64), 0)
+def no_probe(kind: int = NO_TABLE, **fields: Any) -> Probe:
+    """A probe with stand-ins for the tables it does not read (every probe has one numba type)."""
+    blank = np.zeros(1, np.int64)
+    unread = np.zeros(1, np.int64)
+    unread.setflags(write=False)  # as the memory-mapped tables: one array type for the whole tuple
+    made = Probe(kind, np.zeros(1, np.int16), np.zeros((1, 4), np.int64), 0, tuple(unread for _ in range(STRONG_SLOTS)),
+                 3, blank, 0, np.zeros(7, np.int64), np.zeros((7, 128), np.int64), np.zeros((1, 7), np.int64), blank)
+    return made._replace(**fields)
 
 
 @njit(cache=True, inline="always")
 def tt_index(s, tkey):
     mixed = np.uint64(tkey) * np.uint64(0x9E3779B97F4A7C15)
-    return np.int64(mixed >> np.uint64(40)) & (s.tt_key.shape[0] - 1)
+    return np.int64(mixed >> np.uint64(40)) & (s.tt.shape[0] - 1)
 
 
 @njit(cache=True, inline="always")
@@ -134,42 +152,41 @@ def from_tt(score, ply):
 def tt_move_of(s, tkey):
     """The table's move for a key, or -1."""
     i = tt_index(s, tkey)
-    return s.tt_move[i] if s.tt_key[i] == tkey else -1
+    return s.tt[i, TT_MOVE] if s.tt[i, TT_KEY] == tkey else -1
 
 
 @njit(cache=True, inline="always")
 def store(s, tkey, depth, flag, score, move):
     i = tt_index(s, tkey)
-    s.tt_key[i] = tkey
-    s.tt_depth[i] = depth
-    s.tt_flag[i] = flag
-    s.tt_score[i] = score
-    s.tt_move[i] = move
+    s.tt[i, TT_KEY] = tkey
+    s.tt[i, TT_MOVE] = move
+    s.tt[i, TT_SCORE] = score
+    s.tt[i, TT_DEPTH] = depth
+    s.tt[i, TT_FLAG] = flag
 
 
 @njit(cache=True, inline="always")
-def limits_hit(s):
+def limits_hit(w):
     """Counts a node; True when the node budget or (checked every TIME_CHECK_NODES) the deadline ends the search."""
-    c = s.counters
-    c[NODES] += 1
-    if c[MAX_NODES] >= 0 and c[NODES] >= c[MAX_NODES]:
-        c[STOPPED] = 1
-    elif c[NODES] >= c[NEXT_CHECK]:
-        c[NEXT_CHECK] = c[NODES] + TIME_CHECK_NODES
-        if c[DEADLINE] >= 0 and now_ns() >= c[DEADLINE]:
-            c[STOPPED] = 1
-            c[TIMED_OUT] = 1
-    return c[STOPPED] != 0
+    w[NODES] += 1
+    if w[MAX_NODES] >= 0 and w[NODES] >= w[MAX_NODES]:
+        w[STOPPED] = 1
+    elif w[NODES] >= w[NEXT_CHECK]:
+        w[NEXT_CHECK] = w[NODES] + TIME_CHECK_NODES
+        if w[DEADLINE] >= 0 and now_ns() >= w[DEADLINE]:
+            w[STOPPED] = 1
+            w[TIMED_OUT] = 1
+    return w[STOPPED] != 0
 
 
 @njit(cache=True, inline="always")
-def on_path(s, position_key, quiet):
+def on_path(w, position_key, quiet):
     """Whether the position occurred on the game's or the search's path (only the last `quiet`
     plies can hold it: an irreversible move changes the pieces for good; same side: every other ply)."""
-    top = s.counters[PATH_LEN]
+    top = PATH_AT + w[PATH_LEN]
     back = 2
-    while back <= quiet and top - back >= 0:
-        if s.path[top - back] == position_key:
+    while back <= quiet and top - back >= PATH_AT:
+        if w[top - back] == position_key:
             return True
         back += 2
     return False
@@ -183,7 +200,7 @@ def ending_score(code, turn, ply):
     return WIN - ply if winner == turn else ply - WIN
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def probe_score(t, p, fox, prey, turn, stall, ply):
     """The exact score of a position from a solved table, in search units (mate distances from the
     root), or INFINITY where no table reaches."""
@@ -204,74 +221,92 @@ def probe_score(t, p, fox, prey, turn, stall, ply):
         if score < 0:
             return -(WIN - ply - (TABLE_WIN + score))
         return 0
+    if p.kind == STRONG_TABLE and turn == core.PREY:
+        k = popcount(prey)
+        if k <= p.top:
+            mask = np.int64(0)
+            bits = prey
+            while bits:
+                mask |= np.int64(1) << p.grid7[lowest(bits)]
+                bits &= bits - 1
+            if geese_win(p.words, mask, p.grid7[fox], p.board7, p.radix, p.row_rank, p.stride, p.block_word):
+                return KNOWN_WIN - ply
+            return ply - KNOWN_WIN
     return INFINITY
 
 
 @njit(cache=True, inline="always")
-def rank_moves(s, base, end, first, ply):
-    """players/minimax.py `_order`'s ranks: table move, captures by length, killers, history."""
-    k0 = s.killers[ply, 0]
-    k1 = s.killers[ply, 1]
-    for i in range(base, end):
-        code = core.encode(s.frm[i], s.to[i], s.taken[i])
-        if code == first:
-            s.rank[i] = np.int64(1) << 40
-        elif s.taken[i]:
-            s.rank[i] = (np.int64(1) << 30) + popcount(s.taken[i]) + 1
-        elif code == k0:
-            s.rank[i] = np.int64(1) << 25
-        elif code == k1:
-            s.rank[i] = (np.int64(1) << 25) - 1
-        else:
-            s.rank[i] = s.history[s.frm[i] * 64 + s.to[i]]
+def evaluate_cached(t, e, s, fox, prey, turn, stall):
+    """`evaluate`, remembered in a direct-mapped table (the evaluation is a function of the key and stall)."""
+    code = core.key(fox, prey, turn) * 16 + stall
+    i = np.int64((np.uint64(code) * np.uint64(0x9E3779B97F4A7C15)) >> np.uint64(64 - EVAL_BITS))
+    if s.evals[i, 0] == code:
+        return s.evals[i, 1]
+    score = evaluate(t, e, fox, prey, turn, stall)
+    s.evals[i, 0] = code
+    s.evals[i, 1] = score
+    return score
 
 
 @njit(cache=True, inline="always")
-def pick(s, i, end):
+def rank_moves(m, w, base, end, first, ply):
+    """players/minimax.py `_order`'s ranks: table move, captures by length, killers, history."""
+    k0 = w[KILLERS + 2 * ply]
+    k1 = w[KILLERS + 2 * ply + 1]
+    for i in range(base, end):
+        code = core.encode(m[FRM, i], m[TO, i], m[TAKEN, i])
+        if code == first:
+            m[RANK, i] = np.int64(1) << 40
+        elif m[TAKEN, i]:
+            m[RANK, i] = (np.int64(1) << 30) + popcount(m[TAKEN, i]) + 1
+        elif code == k0:
+            m[RANK, i] = np.int64(1) << 25
+        elif code == k1:
+            m[RANK, i] = (np.int64(1) << 25) - 1
+        else:
+            m[RANK, i] = w[HISTORY + m[FRM, i] * 64 + m[TO, i]]
+
+
+@njit(cache=True, inline="always")
+def pick(m, i, end):
     """Brings the best-ranked move of [i, end) to i (ties: the earliest, as a stable sort)."""
     best = i
     for j in range(i + 1, end):
-        if s.rank[j] > s.rank[best]:
+        if m[RANK, j] > m[RANK, best]:
             best = j
     if best != i:
-        s.frm[i], s.frm[best] = s.frm[best], s.frm[i]
-        s.to[i], s.to[best] = s.to[best], s.to[i]
-        s.taken[i], s.taken[best] = s.taken[best], s.taken[i]
-        s.rank[i], s.rank[best] = s.rank[best], s.rank[i]
+        for row in range(NOISE + 1):
+            m[row, i], m[row, best] = m[row, best], m[row, i]
 
 
-@njit(cache=True)
-def quiesce(t, e, s, fox, prey, turn, stall, alpha, beta, ply, base, end):
+@njit(cache=True, inline="always")
+def quiesce(t, e, s, fox, prey, turn, stall, alpha, beta, ply, base):
     """Stand pat, or the fox's captures (each answered by the evaluation), as `AlphaBeta._quiesce`."""
-    stand = evaluate(t, e, fox, prey, turn, stall)
-    if turn != core.PREDATOR or stand >= beta:
+    stand = evaluate_cached(t, e, s, fox, prey, turn, stall)
+    if turn != core.PREDATOR or stand >= beta or not core.has_jump(t, fox, prey):
         return stand
-    count = 0
+    m = s.moves
+    end = core.generate_captures(t, fox, prey, m[FRM], m[TO], m[TAKEN], m[PARENT], base)
+    if end < 0:
+        s.work[OVERFLOW] += 1
+        return stand
     for i in range(base, end):
-        if s.taken[i]:
-            s.rank[i] = popcount(s.taken[i])
-            count += 1
-        else:
-            s.rank[i] = -1
-    if count == 0:
-        return stand
+        m[RANK, i] = popcount(m[TAKEN, i])
     best = stand
     if stand > alpha:
         alpha = stand
     for i in range(base, end):
-        pick(s, i, end)
-        if s.rank[i] < 0:
-            break
-        child_prey = prey & ~s.taken[i]
-        child_fox = s.to[i]
-        s.counters[NODES] += 1
+        pick(m, i, end)
+        child_prey = prey & ~m[TAKEN, i]
+        child_fox = m[TO, i]
+        s.work[NODES] += 1
         code = core.ending(t, child_fox, child_prey, 0, 0)
         if code != core.GOING:
             score = ending_score(code, core.PREDATOR, ply + 1)
         elif not core.has_moves(t, child_fox, child_prey, core.PREY):
             score = WIN - ply - 1
         else:
-            score = -evaluate(t, e, child_fox, child_prey, PREY_TO_MOVE, NO_STALL)
+            score = -evaluate_cached(t, e, s, child_fox, child_prey, PREY_TO_MOVE, NO_STALL)
         if score > best:
             best = score
             if score > alpha:
@@ -284,30 +319,34 @@ def quiesce(t, e, s, fox, prey, turn, stall, alpha, beta, ply, base, end):
 @njit(cache=True)
 def negamax(t, e, p, s, fox, prey, turn, quiet, stall, depth, alpha, beta, ply):
     """`AlphaBeta._negamax` on the core; returns 0 at once once the search is stopped."""
-    if limits_hit(s):
+    w = s.work
+    m = s.moves
+    if limits_hit(w):
         return 0
     code = core.ending(t, fox, prey, quiet, stall)
     if code != core.GOING:
         return ending_score(code, turn, ply)
     position = core.key(fox, prey, turn)
-    if t.checks_repetition and on_path(s, position, quiet):
+    if t.checks_repetition and on_path(w, position, quiet):
         return 0
-    if s.counters[PROBE]:
+    if w[PROBE]:
         known = probe_score(t, p, fox, prey, turn, stall, ply)
         if known != INFINITY:
             return known
-    base = s.ply_start[ply]
-    end = core.generate(t, fox, prey, turn, s.frm, s.to, s.taken, s.parent, base)
-    if end < 0 or ply >= MAX_PLY:  # no room for the moves (never seen): a leaf
-        s.counters[OVERFLOW] += 1
-        return evaluate(t, e, fox, prey, turn, stall)
-    if end == base:
-        return ply - WIN
-    if depth <= 0:
-        if turn == core.PREY and ply < s.counters[EXTENSION_LIMIT] and t.captures and core.has_jump(t, fox, prey):
+    base = w[PLY_START + ply]
+    if depth <= 0:  # the horizon: no move list unless the fox can capture (quiesce) or the geese get one more
+        if not core.has_moves(t, fox, prey, turn):
+            return ply - WIN
+        if turn == core.PREY and ply < w[EXTENSION_LIMIT] and t.captures and core.has_jump(t, fox, prey):
             depth = 1
         else:
-            return quiesce(t, e, s, fox, prey, turn, stall, alpha, beta, ply, base, end)
+            return quiesce(t, e, s, fox, prey, turn, stall, alpha, beta, ply, base)
+    end = core.generate(t, fox, prey, turn, m[FRM], m[TO], m[TAKEN], m[PARENT], base)
+    if end < 0 or ply >= MAX_PLY:  # no room for the moves (never seen): a leaf
+        w[OVERFLOW] += 1
+        return evaluate_cached(t, e, s, fox, prey, turn, stall)
+    if end == base:
+        return ply - WIN
     if alpha < ply - WIN:
         alpha = ply - WIN
     if beta > WIN - ply - 1:
@@ -317,25 +356,25 @@ def negamax(t, e, p, s, fox, prey, turn, quiet, stall, depth, alpha, beta, ply):
     tkey = table_key(t, fox, prey, turn, stall)
     i = tt_index(s, tkey)
     first = -1
-    if s.tt_key[i] == tkey:
-        first = s.tt_move[i]
-        if s.counters[TT_CUTOFFS] and s.tt_depth[i] >= depth:
-            score = from_tt(np.int64(s.tt_score[i]), ply)
-            flag = s.tt_flag[i]
+    if s.tt[i, TT_KEY] == tkey:
+        first = s.tt[i, TT_MOVE]
+        if w[TT_CUTOFFS] and s.tt[i, TT_DEPTH] >= depth:
+            score = from_tt(s.tt[i, TT_SCORE], ply)
+            flag = s.tt[i, TT_FLAG]
             if flag == EXACT or (flag == LOWER and score >= beta) or (flag == UPPER and score <= alpha):
                 return score
     original_alpha = alpha
     best_score = -INFINITY
     best_move = np.int64(-1)
-    s.ply_start[ply + 1] = end
+    w[PLY_START + ply + 1] = end
     if end - base > 1:
-        rank_moves(s, base, end, first, ply)
-    s.path[s.counters[PATH_LEN]] = position
-    s.counters[PATH_LEN] += 1
+        rank_moves(m, w, base, end, first, ply)
+    w[PATH_AT + w[PATH_LEN]] = position
+    w[PATH_LEN] += 1
     for index in range(base, end):
         if end - base > 1:
-            pick(s, index, end)
-        frm, to, taken = s.frm[index], s.to[index], s.taken[index]
+            pick(m, index, end)
+        frm, to, taken = m[FRM, index], m[TO, index], m[TAKEN, index]
         f2, p2, t2, q2, s2 = core.play(t, fox, prey, turn, quiet, stall, frm, to, taken)
         if index == base:
             score = -negamax(t, e, p, s, f2, p2, t2, q2, s2, depth - 1, -beta, -alpha, ply + 1)
@@ -343,8 +382,8 @@ def negamax(t, e, p, s, fox, prey, turn, quiet, stall, depth, alpha, beta, ply):
             score = -negamax(t, e, p, s, f2, p2, t2, q2, s2, depth - 1, -alpha - 1, -alpha, ply + 1)
             if alpha < score < beta:
                 score = -negamax(t, e, p, s, f2, p2, t2, q2, s2, depth - 1, -beta, -alpha, ply + 1)
-        if s.counters[STOPPED]:
-            s.counters[PATH_LEN] -= 1
+        if w[STOPPED]:
+            w[PATH_LEN] -= 1
             return 0
         if score > best_score:
             best_score = score
@@ -353,12 +392,12 @@ def negamax(t, e, p, s, fox, prey, turn, quiet, stall, depth, alpha, beta, ply):
                 alpha = score
                 if score >= beta:
                     if taken == 0:
-                        if s.killers[ply, 0] != best_move:
-                            s.killers[ply, 1] = s.killers[ply, 0]
-                            s.killers[ply, 0] = best_move
-                        s.history[frm * 64 + to] += depth * depth
+                        if w[KILLERS + 2 * ply] != best_move:
+                            w[KILLERS + 2 * ply + 1] = w[KILLERS + 2 * ply]
+                            w[KILLERS + 2 * ply] = best_move
+                        w[HISTORY + frm * 64 + to] += depth * depth
                     break
-    s.counters[PATH_LEN] -= 1
+    w[PATH_LEN] -= 1
     if best_score <= original_alpha:
         flag = UPPER
     elif best_score >= beta:
@@ -373,18 +412,20 @@ def negamax(t, e, p, s, fox, prey, turn, quiet, stall, depth, alpha, beta, ply):
 def search_root(t, e, p, s, fox, prey, turn, quiet, stall, depth, previous_best):
     """One iteration at the root (`AlphaBeta._root`): (best move code, its score, status); status 0:
     done, 1: stopped after the first move (the best so far stands), 2: stopped before that."""
-    s.counters[EXTENSION_LIMIT] = depth + 6
-    end = core.generate(t, fox, prey, turn, s.frm, s.to, s.taken, s.parent, 0)
-    s.ply_start[1] = end
-    rank_moves(s, 0, end, previous_best, 0)
+    w = s.work
+    m = s.moves
+    w[EXTENSION_LIMIT] = depth + 6
+    end = core.generate(t, fox, prey, turn, m[FRM], m[TO], m[TAKEN], m[PARENT], 0)
+    w[PLY_START + 1] = end
+    rank_moves(m, w, 0, end, previous_best, 0)
     for i in range(end):  # ties in the order the noise gives (a stable sort of a shuffled list)
-        s.rank[i] = s.rank[i] * 65536 + (65535 - s.noise[i])
+        m[RANK, i] = m[RANK, i] * 65536 + (65535 - m[NOISE, i])
     alpha, beta = -INFINITY, INFINITY
-    best_move = core.encode(s.frm[0], s.to[0], s.taken[0])
+    best_move = core.encode(m[FRM, 0], m[TO, 0], m[TAKEN, 0])
     best_score = -INFINITY
     for index in range(end):
-        pick(s, index, end)
-        frm, to, taken = s.frm[index], s.to[index], s.taken[index]
+        pick(m, index, end)
+        frm, to, taken = m[FRM, index], m[TO, index], m[TAKEN, index]
         if index == 0:
             best_move = core.encode(frm, to, taken)
         f2, p2, t2, q2, s2 = core.play(t, fox, prey, turn, quiet, stall, frm, to, taken)
@@ -392,9 +433,9 @@ def search_root(t, e, p, s, fox, prey, turn, quiet, stall, depth, previous_best)
             score = -negamax(t, e, p, s, f2, p2, t2, q2, s2, depth - 1, -beta, -alpha, ONE_PLY)
         else:
             score = -negamax(t, e, p, s, f2, p2, t2, q2, s2, depth - 1, -alpha - 1, -alpha, ONE_PLY)
-            if score > alpha and not s.counters[STOPPED]:
+            if score > alpha and not w[STOPPED]:
                 score = -negamax(t, e, p, s, f2, p2, t2, q2, s2, depth - 1, -beta, -alpha, ONE_PLY)
-        if s.counters[STOPPED]:
+        if w[STOPPED]:
             return best_move, best_score, 1 if index > 0 else 2
         if score > best_score:
             best_move, best_score = core.encode(frm, to, taken), score
@@ -432,15 +473,16 @@ class Searcher:
     def clear(self) -> None:
         """Forget the table, killers and history (a new game)."""
         a = self.arrays
-        a.tt_key[:] = -1
-        a.killers[:] = 0
-        a.history[:] = 0
+        a.tt[:, TT_KEY] = -1
+        a.evals[:, 0] = -1
+        a.work[KILLERS:PATH_AT] = 0
 
     def root_moves(self, state: tuple[int, int, int, int, int]) -> list[tuple[int, int, int]]:
         """(from, to, taken) of every root move, in the core's order."""
         a = self.arrays
-        end = core.generate(self.tables, state[0], state[1], state[2], a.frm, a.to, a.taken, a.parent, 0)
-        return [(int(a.frm[i]), int(a.to[i]), int(a.taken[i])) for i in range(end)]
+        m = a.moves
+        end = core.generate(self.tables, state[0], state[1], state[2], m[FRM], m[TO], m[TAKEN], m[PARENT], 0)
+        return [(int(m[FRM, i]), int(m[TO, i]), int(m[TAKEN, i])) for i in range(end)]
 
     def search(self, state: tuple[int, int, int, int, int], history: list[int], *, depth: int | None = None,
                nodes: int | None = None, time_ms: float | None = None, soft_nodes: int | None = None,
@@ -448,21 +490,21 @@ class Searcher:
         started = time.monotonic()
         fox, prey, turn, quiet, stall = state
         a, t, e = self.arrays, self.tables, self.evals
-        c = a.counters
-        c[:] = 0
+        c = a.work
+        c[:PLY_START] = 0
         c[MAX_NODES] = -1 if nodes is None else nodes
         c[DEADLINE] = -1 if time_ms is None else time.monotonic_ns() + int(time_ms * 1e6)
         c[NEXT_CHECK] = TIME_CHECK_NODES
         c[TT_CUTOFFS] = int(self.tt_cutoffs)
         c[PROBE] = int(self.probe.kind != NO_TABLE)
         kept = history[-(PATH // 2):]
-        a.path[: len(kept)] = kept
+        c[PATH_AT: PATH_AT + len(kept)] = kept
         c[PATH_LEN] = len(kept)
         moves = self.root_moves(state)
         if not moves or core.ending(t, fox, prey, quiet, stall) != core.GOING:
             raise ValueError("the game is over: no move to search")
         order = noise if noise is not None else list(range(len(moves)))
-        a.noise[: len(moves)] = order
+        a.moves[NOISE, : len(moves)] = order
         first = order.index(0)  # the first move of the shuffled list: the first iteration's "best"
         best = RootResult(int(core.encode(*moves[first])), 0, 0, 0, False)
         max_depth = depth if depth is not None and soft_nodes is None else MAX_PLY // 2 - 2

@@ -33,7 +33,8 @@ from the pieces and counters; `outcome(t, fox, prey, turn, quiet, stall, history
 repetition (`history[:count]` are the keys since the last irreversible move, the position itself
 included; irreversible moves cannot be undone, so earlier positions never recur) and then trapped /
 immobilized (no move for the side to move). `key(fox, prey, turn)` is the repetition key; `has_jump`,
-`has_moves` and `count_moves` answer without writing moves.
+`has_moves` and `count_moves` answer without writing moves; `generate_captures` writes only the fox's
+capture chains (a search's quiescence).
 """
 
 from __future__ import annotations
@@ -80,7 +81,7 @@ def can_jump(prey, over, land):
     return over >= 0 and (prey >> over) & 1 == 1 and (prey >> land) & 1 == 0
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def has_jump(t, fox, prey):
     """Whether the fox on `fox` could capture now (always False where nobody captures)."""
     for k in range(8):
@@ -111,7 +112,7 @@ def _chains(t, at, prey, taken, parent, origin, frm, to, took, up, n):
     return n
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def generate(t, fox, prey, turn, frm, to, taken, parent, start):
     """The side to move's moves from index `start` on (see the module's docstring); the end index, or -1."""
     n = start
@@ -142,6 +143,12 @@ def generate(t, fox, prey, turn, frm, to, taken, parent, start):
     return n
 
 
+@njit(cache=True, inline="always")
+def generate_captures(t, fox, prey, frm, to, taken, parent, start):
+    """Only the fox's capture chains (as `generate` lists them), from index `start`; the end, or -1."""
+    return _chains(t, fox, prey, np.int64(0), np.int64(-1), fox, frm, to, taken, parent, start)
+
+
 @njit(cache=True)
 def _count_chains(t, at, prey):
     total = 0
@@ -155,7 +162,7 @@ def _count_chains(t, at, prey):
     return total
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def count_moves(t, fox, prey, turn):
     """How many moves `generate` would write."""
     if turn == PREDATOR:
@@ -172,7 +179,7 @@ def count_moves(t, fox, prey, turn):
     return total
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def has_moves(t, fox, prey, turn):
     """Whether the side to move has a move."""
     if turn == PREDATOR:
@@ -218,7 +225,7 @@ def undo(t, fox, prey, turn, quiet, stall, frm, to, taken, old_quiet, old_stall)
     return fox, prey ^ (ONE << frm) ^ (ONE << to), PREY, old_quiet, old_stall
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def ending(t, fox, prey, quiet, stall):
     """What the pieces and counters alone decide (engine `Rules.ending`): GOING or an ending code."""
     if t.checks_captured and popcount(prey) < MIN_GEESE:

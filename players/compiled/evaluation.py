@@ -78,7 +78,7 @@ def eval_tables(board: DenseBoard) -> EvalTables:
     return made
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def region(t, start, empty):
     """The points a piece on `start` can walk to over `empty` (its own point included)."""
     reach = ONE << start
@@ -93,7 +93,7 @@ def region(t, start, empty):
     return reach
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def fox_score(t, e, fox, geese, fox_to_move):
     """players.evaluation.FoxGeeseEvaluation.fox_score, on dense points."""
     empty = t.board_mask & ~geese & ~(ONE << fox)
@@ -149,7 +149,7 @@ def fox_score(t, e, fox, geese, fox_to_move):
     return score - e.offset
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def hare_score(t, e, hare, hounds, stall):
     """players.evaluation.HareHoundsEvaluation, from the hare's point of view."""
     empty = t.board_mask & ~hounds & ~(ONE << hare)
@@ -167,7 +167,7 @@ def hare_score(t, e, hare, hounds, stall):
     )
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def evaluate(t, e, fox, prey, turn, stall):
     """The static evaluation in centi-points from the side to move's point of view."""
     if e.kind == FOX_GEESE:

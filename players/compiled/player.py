@@ -10,7 +10,7 @@ Compiled code never runs on a user's clock: numba keeps it in its cache (`cache=
 compiles or loads it (the tournament runner and `foxgeese play` call it before any game, through
 `registry.warm`), and `new_game` runs a small search before the first `turn`. In Hare and Hounds
 the search reads the solved table (`hare_hounds_solution`) at every node: exact values, the
-shortest win.
+shortest win; in `standard` without sideways, the strong solve's bit tables when they are built.
 """
 
 from __future__ import annotations
@@ -34,7 +34,9 @@ from foxgeese.players.compiled.alphabeta import MATE_BOUND, WIN, Probe, Searcher
 from foxgeese.players.compiled.evaluation import eval_tables
 from foxgeese.players.compiled.tables import DenseBoard
 from foxgeese.players.score import Score
+from foxgeese.players.solver.bitlayout import grid_bit
 from foxgeese.players.solver.hare_hounds_solution import HOUNDS, load_solution
+from foxgeese.players.solver.strong import MIN_GEESE, StrongTables
 
 DEFAULT_DEPTH = 4  # as the Python minimax: with no limit, at least this deep...
 DEFAULT_SOFT_NODES = 100_000  # ...and deeper while the tree stays this small (30x the Python one's: its speed)
@@ -49,7 +51,11 @@ class CompiledSearch:
                  tt_cutoffs: bool = True, table_dir: str | None = None) -> None:
         self.variant = variant
         self.board = DenseBoard(variant)
-        probe = hare_probe(self.board, table_dir) if tables and variant.id == "hare-and-hounds" else None
+        probe = None
+        if tables and variant.id == "hare-and-hounds":
+            probe = hare_probe(self.board, table_dir)
+        elif tables and variant.id == "standard" and not variant.option_dict.get("sideways"):
+            probe = strong_probe(self.board, table_dir)
         self.searcher = Searcher(self.board.tables, eval_tables(self.board), tt_bits=tt_bits, probe=probe,
                                  tt_cutoffs=tt_cutoffs)
 
@@ -100,8 +106,32 @@ def hare_probe(board: DenseBoard, table_dir: str | None) -> Probe:
         for k in range(HOUNDS + 1):
             choose[p, k] = value if k <= p else 0
             value = value * (p - k) // (k + 1)
-    return Probe(alphabeta.HARE_TABLE, np.frombuffer(solution.scores, np.int16).copy(), choose,
-                 len(solution.points.masks))
+    return alphabeta.no_probe(alphabeta.HARE_TABLE, scores=np.frombuffer(solution.scores, np.int16).copy(),
+                              choose=choose, sets=len(solution.points.masks))
+
+
+def read_only(words: np.ndarray) -> np.ndarray:
+    """The table's words as a read-only int64 array (a view of the memory map: nothing is copied)."""
+    view = np.asarray(words).view(np.int64)
+    view.setflags(write=False)
+    return view
+
+
+def strong_probe(board: DenseBoard, table_dir: str | None) -> Probe | None:
+    """The strong solve's bit tables on disk (4 geese up to the most built), memory-mapped, or None."""
+    tables = StrongTables(table_dir)
+    top = min(tables.available(), MIN_GEESE + alphabeta.STRONG_SLOTS - 1)
+    if top < MIN_GEESE:
+        return None
+    layout = tables.layout
+    unread = np.zeros(1, np.int64)
+    unread.setflags(write=False)
+    words = tuple(read_only(tables.words(k)) if k <= top else unread
+                  for k in range(MIN_GEESE, MIN_GEESE + alphabeta.STRONG_SLOTS))
+    grid7 = np.array([grid_bit(g) for g in board.grid], np.int64)
+    return alphabeta.no_probe(alphabeta.STRONG_TABLE, words=words, top=top, grid7=grid7, board7=int(layout.board),
+                              radix=layout.radix, row_rank=layout.row_rank, stride=layout.stride,
+                              block_word=layout.block_word)
 
 
 class CompiledMinimaxPlayer(Player):
@@ -178,7 +208,10 @@ class CompiledMinimaxPlayer(Player):
 
 
 def verdict(score: int, mover: Side) -> Score:
-    """A search score as a `Score` from the mover's point of view (as `SearchResult.verdict`)."""
+    """A search score as a `Score` from the mover's point of view (as `SearchResult.verdict`); a
+    result from the bit tables is proven without a distance."""
+    if alphabeta.KNOWN_WIN - alphabeta.MAX_PLY <= abs(score) < MATE_BOUND:
+        return Score.proven_win(mover) if score > 0 else Score.proven_loss(mover)
     if abs(score) < MATE_BOUND:
         return Score(mover, score)
     mate = WIN - score if score > 0 else -(WIN + score)

@@ -18,8 +18,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from foxgeese.engine import Position, Side, Termination, Variant, get_variant
+from foxgeese.engine import Position, Side, Variant, get_variant
 from foxgeese.engine.board import GRID_WIDTH
+from foxgeese.players.compiled.tables import CoreTables, core_tables
 from foxgeese.research import batched_kernels as kernels
 from foxgeese.research.actions import PLANES, action_space
 from foxgeese.research.hunt import max_actions
@@ -29,70 +30,44 @@ MAX_LEGAL = 96  # more than any side ever has: 17 geese x 5 directions, or a fox
 
 @dataclass(frozen=True)
 class BatchTables:
-    """A variant's boards and actions as dense-point arrays for the kernels (-1 pads)."""
+    """A variant's rules (the compiled core's tables) and actions as dense-point arrays (-1 pads)."""
 
+    core: CoreTables  # the rules: moves, endings (foxgeese.players.compiled)
     grid: np.ndarray  # dense point -> grid point
-    step_from: np.ndarray  # [point, k]: step actions from it
-    jump_from: np.ndarray  # [point, k]: jump actions from it
-    prey_steps: np.ndarray  # [point, k]: step actions a prey there may take (forward, and sideways where allowed)
+    action_of: np.ndarray  # [from, to]: the action of that segment (a step or a jump), -1 where none
     action_from: np.ndarray
     action_to: np.ndarray
     jump_over: np.ndarray  # per action: the jumped point, -1 for steps and STOP
-    raises: np.ndarray  # per action: a prey step to a higher row
-    rows_up_to: np.ndarray  # [point]: the points on its row or lower
-    rules: np.ndarray  # captured, escaped, stalling, fifty moves, repetition
     stop: int
 
     @classmethod
     def for_variant(cls, variant: Variant) -> BatchTables:
         actions = action_space(variant)
-        grid = np.array(sorted(variant.board.points), dtype=np.int64)
+        rules = core_tables(variant)
+        grid = rules.grid
         dense = {int(g): d for d, g in enumerate(grid)}
         size = actions.size
+        action_of = np.full((len(grid), len(grid)), -1, np.int64)
         action_from = np.full(size, -1, np.int64)
         action_to = np.full(size, -1, np.int64)
         jump_over = np.full(size, -1, np.int64)
-        raises = np.zeros(size, np.int64)
-        step_lists: list[list[int]] = [[] for _ in grid]
-        jump_lists: list[list[int]] = [[] for _ in grid]
-        prey_lists: list[list[int]] = [[] for _ in grid]
-        prey_deltas = {dy * GRID_WIDTH + dx for dx, dy in variant.prey_directions}
         for action in range(size):
             pair = actions.pair(action)
             if pair is None:
                 continue
             a, b = pair
             action_from[action], action_to[action] = dense[a], dense[b]
+            action_of[dense[a], dense[b]] = action
             if actions.is_jump(action):
                 jump_over[action] = dense[(a + b) >> 1]
-                jump_lists[dense[a]].append(action)
-                continue
-            step_lists[dense[a]].append(action)
-            raises[action] = int(b // GRID_WIDTH > a // GRID_WIDTH)
-            if b - a in prey_deltas and abs(b % GRID_WIDTH - a % GRID_WIDTH) <= 1:
-                prey_lists[dense[a]].append(action)
-        rows_up_to = np.zeros(len(grid), np.uint64)
-        for d, g in enumerate(grid):
-            rows_up_to[d] = sum(1 << e for e, h in enumerate(grid) if h // GRID_WIDTH <= g // GRID_WIDTH)
-        endings = variant.endings
-        rules = np.array([Termination.CAPTURED in endings, Termination.ESCAPED in endings,
-                          Termination.STALLING in endings, Termination.FIFTY_MOVES in endings,
-                          Termination.REPETITION in endings], dtype=np.int64)
-        return cls(grid, _padded(step_lists), _padded(jump_lists), _padded(prey_lists), action_from, action_to,
-                   jump_over, raises, rows_up_to, rules, actions.stop if actions.stop is not None else -1)
+        return cls(rules, grid, action_of, action_from, action_to, jump_over,
+                   actions.stop if actions.stop is not None else -1)
 
     def dense_mask(self, grid_mask: int) -> int:
         return sum(1 << d for d, g in enumerate(self.grid) if grid_mask >> int(g) & 1)
 
     def grid_mask(self, dense_mask: int) -> int:
         return sum(1 << int(g) for d, g in enumerate(self.grid) if dense_mask >> d & 1)
-
-
-def _padded(lists: list[list[int]]) -> np.ndarray:
-    out = np.full((len(lists), max(1, max(len(x) for x in lists))), -1, np.int64)
-    for row, items in enumerate(lists):
-        out[row, : len(items)] = items
-    return out
 
 
 class BatchedHuntEnv:
@@ -110,17 +85,17 @@ class BatchedHuntEnv:
         pick = 0 if parallel else 1
         self._kernels = {name: forms[pick] for name, forms in kernels.KERNELS.items()}
         start = self.variant.start_position()
-        self.start = (int(np.searchsorted(tables.grid, start.predator)), np.uint64(tables.dense_mask(start.prey)),
+        self.start = (int(np.searchsorted(tables.grid, start.predator)), tables.dense_mask(start.prey),
                       int(start.turn))
         n = games
         self.fox = np.zeros(n, np.int64)
-        self.prey = np.zeros(n, np.uint64)
+        self.prey = np.zeros(n, np.int64)  # dense points, as the compiled core
         self.turn = np.zeros(n, np.int64)
         self.quiet = np.zeros(n, np.int64)
         self.stall = np.zeros(n, np.int64)
         self.chain = np.zeros(n, np.int64)
         self.steps = np.zeros(n, np.int64)
-        self.history = np.zeros((n, kernels.HISTORY), np.uint64)
+        self.history = np.zeros((n, kernels.HISTORY), np.int64)
         self.history_len = np.zeros(n, np.int64)
         self.masks = np.zeros((n, self.actions.size), np.uint8)
         self.legal = np.zeros((n, MAX_LEGAL), np.int16)  # small rows: the kernels touch them every step
@@ -141,8 +116,8 @@ class BatchedHuntEnv:
         which = np.ones(self.games, np.bool_) if which is None else np.asarray(which, np.bool_)
         reset = self._kernels["reset_games"]
         reset(which, *self.start, self.fox, self.prey, self.turn, self.quiet, self.stall, self.chain,
-              self.steps, self.history, self.history_len, t.step_from, t.jump_from, t.jump_over,
-              t.prey_steps, t.action_to, t.stop, self.masks, self.legal, self.counts)
+              self.steps, self.history, self.history_len, t.core, t.action_of, t.stop, self.masks, self.legal,
+              self.counts)
         return self.masks
 
     def step(self, actions: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -150,10 +125,9 @@ class BatchedHuntEnv:
         t = self.tables
         step = self._kernels["step_games"]
         step(np.asarray(actions, np.int64), self.fox, self.prey, self.turn, self.quiet, self.stall,
-             self.chain, self.steps, self.history, self.history_len, t.step_from, t.jump_from,
-             t.jump_over, t.prey_steps, t.action_to, t.action_from, t.raises, t.stop, t.rows_up_to,
-             t.rules, self.max_steps, *self.start, self.masks, self.legal, self.counts, self.ended,
-             self.rewards)
+             self.chain, self.steps, self.history, self.history_len, t.core, t.action_of, t.action_from,
+             t.action_to, t.jump_over, t.stop, self.max_steps, *self.start, self.masks, self.legal, self.counts,
+             self.ended, self.rewards)
         return self.masks, self.rewards, self.ended
 
     def random_actions(self) -> np.ndarray:

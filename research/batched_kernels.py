@@ -1,11 +1,12 @@
 """The batched environment's compiled kernels: N games stepped at once, one game per loop turn, the
-games split between the cores (`prange`). Points are dense indices (every board has at most 45
-points, so the prey are one uint64); the tables come from `batched.BatchTables`.
+games split between the cores (`prange`). The rules are the compiled core's (foxgeese.players.compiled.core,
+itself checked against the engine): these kernels only map its moves onto the environment's actions
+(segments: a step, one jump of a chain, STOP) and keep each game's arrays.
 
-State per game: fox point, prey mask, side to move (0 predator, 1 prey), the fifty-move counter
-(`quiet`), the stall counter, `chain` (1 while a capture chain is open), the actions played, and the
-keys since the last irreversible move (for repetition). The rules are the engine's (rules.py), in
-its order: captured, escaped, stalling, fifty moves, repetition, then no move for the side to move.
+State per game: fox point, prey mask (dense points, as the core), side to move (0 predator, 1 prey), the
+fifty-move counter (`quiet`), the stall counter, `chain` (1 while a capture chain is open), the actions
+played, and the keys since the last irreversible move (for repetition). The tables come from
+`batched.BatchTables` (`core`: the core's `CoreTables`; `action_of[from, to]`: the action of a segment).
 """
 
 from __future__ import annotations
@@ -13,7 +14,8 @@ from __future__ import annotations
 import numpy as np
 from numba import njit, prange
 
-from foxgeese.players.solver.kernels import lowest, popcount
+from foxgeese.players.compiled import core
+from foxgeese.players.compiled.bits import lowest
 
 # Outcome codes of a finished game (`ended`): who won, or a draw; 0 while it goes on.
 GOING, PREDATOR_WINS, PREY_WINS, DRAW, TRUNCATED = 0, 1, 2, 3, 4
@@ -21,89 +23,74 @@ HISTORY = 128  # keys kept since the last irreversible move: more than the 101 t
 
 
 @njit(inline="always")
-def _fill_legal(i, fox, prey, turn, chain, step_from, jump_from, jump_over, prey_steps, action_to, stop,
-                masks, legal, counts):
-    """Writes game i's mask and legal action list; returns how many actions are legal. Only the
-    previous legal actions are cleared: the rest of the row is zero already."""
+def _mark(i, a, masks, legal, n):
+    masks[i, a] = 1
+    legal[i, n] = a
+    return n + 1
+
+
+@njit(inline="always")
+def _fill_legal(i, fox, prey, turn, chain, t, action_of, stop, masks, legal, counts):
+    """Writes game i's mask and legal action list (the core's moves, as segments); returns how many
+    actions are legal. Only the previous legal actions are cleared: the rest of the row is zero already."""
     for k in range(counts[i]):
         masks[i, legal[i, k]] = 0
     n = 0
-    one = np.uint64(1)
     if turn == 0:
         if chain == 0:
-            for k in range(step_from.shape[1]):
-                a = step_from[fox, k]
-                if a < 0:
-                    break
-                if not (prey >> np.uint64(action_to[a])) & one:
-                    masks[i, a] = 1
-                    legal[i, n] = a
-                    n += 1
-        for k in range(jump_from.shape[1]):
-            a = jump_from[fox, k]
-            if a < 0:
+            targets = t.neighbours[fox] & ~prey
+            while targets:
+                n = _mark(i, action_of[fox, lowest(targets)], masks, legal, n)
+                targets &= targets - 1
+        for k in range(8):
+            over = t.jump_over[fox, k]
+            if over < 0:
                 break
-            if (prey >> np.uint64(jump_over[a])) & one and not (prey >> np.uint64(action_to[a])) & one:
-                masks[i, a] = 1
-                legal[i, n] = a
-                n += 1
+            if core.can_jump(prey, over, t.jump_land[fox, k]):
+                n = _mark(i, action_of[fox, t.jump_land[fox, k]], masks, legal, n)
         if chain == 1:
-            masks[i, stop] = 1
-            legal[i, n] = stop
-            n += 1
+            n = _mark(i, stop, masks, legal, n)
     else:
-        occupied = prey | (one << np.uint64(fox))
+        empty = t.board_mask & ~prey & ~(np.int64(1) << fox)
         bits = prey
         while bits:
-            d = lowest(bits)
-            bits &= bits - one
-            for k in range(prey_steps.shape[1]):
-                a = prey_steps[d, k]
-                if a < 0:
-                    break
-                if not (occupied >> np.uint64(action_to[a])) & one:
-                    masks[i, a] = 1
-                    legal[i, n] = a
-                    n += 1
+            p = lowest(bits)
+            bits &= bits - 1
+            targets = t.prey_reach[p] & empty
+            while targets:
+                n = _mark(i, action_of[p, lowest(targets)], masks, legal, n)
+                targets &= targets - 1
     counts[i] = n
     return n
 
 
 @njit(inline="always")
 def _restart(i, start_fox, start_prey, start_turn, fox, prey, turn, quiet, stall, chain, steps, history, history_len,
-             step_from, jump_from, jump_over, prey_steps, action_to, stop, masks, legal, counts):
+             t, action_of, stop, masks, legal, counts):
     """Puts game i back at the start (a reset, or the next game after one ends) and writes its mask."""
     fox[i], prey[i], turn[i] = start_fox, start_prey, start_turn
     quiet[i], stall[i], chain[i], steps[i] = 0, 0, 0, 0
-    history[i, 0] = _key(start_fox, start_prey, start_turn)
+    history[i, 0] = core.key(start_fox, start_prey, start_turn)
     history_len[i] = 1
-    _fill_legal(i, fox[i], prey[i], turn[i], chain[i], step_from, jump_from, jump_over, prey_steps,
-                action_to, stop, masks, legal, counts)
+    _fill_legal(i, fox[i], prey[i], turn[i], chain[i], t, action_of, stop, masks, legal, counts)
 
 
 def _reset_games(which, start_fox, start_prey, start_turn, fox, prey, turn, quiet, stall, chain, steps, history,
-                history_len, step_from, jump_from, jump_over, prey_steps, action_to, stop, masks, legal, counts):
+                 history_len, t, action_of, stop, masks, legal, counts):
     """Puts every game with `which[i]` back at the start and writes its mask."""
     for i in prange(fox.shape[0]):
         if which[i]:
             _restart(i, start_fox, start_prey, start_turn, fox, prey, turn, quiet, stall, chain, steps, history,
-                     history_len, step_from, jump_from, jump_over, prey_steps, action_to, stop, masks, legal, counts)
+                     history_len, t, action_of, stop, masks, legal, counts)
 
 
-@njit(inline="always")
-def _key(fox, prey, turn):
-    return (prey << np.uint64(7)) | np.uint64(fox << 1 | turn)
-
-
-def _step_games(actions, fox, prey, turn, quiet, stall, chain, steps, history, history_len,
-               step_from, jump_from, jump_over, prey_steps, action_to, action_from, raises, stop, rows_up_to,
-               rules, max_steps, start_fox, start_prey, start_turn, masks, legal, counts, ended, rewards):
+def _step_games(actions, fox, prey, turn, quiet, stall, chain, steps, history, history_len, t, action_of,
+                action_from, action_to, jump_over, stop, max_steps, start_fox, start_prey, start_turn, masks, legal,
+                counts, ended, rewards):
     """One action in every game; a game that ends is reported in `ended`/`rewards` and starts again.
 
-    `rules`: captures, escaped, stalling, fifty moves, repetition (0/1 each). `rewards[i]` is
-    (predator, prey): +1 win, -1 loss, 0 draw or truncation. An action outside the mask loses.
+    `rewards[i]` is (predator, prey): +1 win, -1 loss, 0 draw or truncation. An action outside the mask loses.
     """
-    one = np.uint64(1)
     for i in prange(fox.shape[0]):
         a = actions[i]
         ended[i] = GOING
@@ -119,43 +106,23 @@ def _step_games(actions, fox, prey, turn, quiet, stall, chain, steps, history, h
                 chain[i] = 0
                 quiet[i] = 0
                 turn[i] = 1
-            elif jump_over[a] >= 0:
-                prey[i] ^= one << np.uint64(jump_over[a])
+            elif jump_over[a] >= 0:  # one jump of a chain: the core's move, one segment at a time
+                prey[i] &= ~(np.int64(1) << jump_over[a])
                 fox[i] = action_to[a]
-                chain[i] = 1
                 quiet[i] = 0
-                further = False
-                for k in range(jump_from.shape[1]):
-                    b = jump_from[fox[i], k]
-                    if b < 0:
-                        break
-                    if (prey[i] >> np.uint64(jump_over[b])) & one and not (prey[i] >> np.uint64(action_to[b])) & one:
-                        further = True
-                        break
-                if further:
+                if core.has_jump(t, fox[i], prey[i]):
+                    chain[i] = 1
                     done_move = False
                 else:
                     chain[i] = 0
                     turn[i] = 1
-            elif mover == 0:
-                fox[i] = action_to[a]
-                quiet[i] += 1
-                turn[i] = 1
             else:
-                prey[i] ^= (one << np.uint64(action_from[a])) | (one << np.uint64(action_to[a]))
-                if raises[a]:
-                    quiet[i] = 0
-                    stall[i] = 0
-                else:
-                    quiet[i] += 1
-                    if rules[2]:
-                        stall[i] += 1
-                turn[i] = 0
+                fox[i], prey[i], turn[i], quiet[i], stall[i] = core.play(
+                    t, fox[i], prey[i], mover, quiet[i], stall[i], action_from[a], action_to[a], 0)
             if done_move:
-                ended[i] = _ending(i, fox, prey, turn, quiet, stall, history, history_len, rows_up_to, rules)
+                ended[i] = _ending(i, fox, prey, turn, quiet, stall, history, history_len, t)
         if ended[i] == GOING:
-            n = _fill_legal(i, fox[i], prey[i], turn[i], chain[i], step_from, jump_from, jump_over, prey_steps,
-                            action_to, stop, masks, legal, counts)
+            n = _fill_legal(i, fox[i], prey[i], turn[i], chain[i], t, action_of, stop, masks, legal, counts)
             if n == 0:
                 ended[i] = PREY_WINS if turn[i] == 0 else PREDATOR_WINS
             elif steps[i] >= max_steps:
@@ -166,35 +133,25 @@ def _step_games(actions, fox, prey, turn, quiet, stall, chain, steps, history, h
             elif ended[i] == PREY_WINS:
                 rewards[i, 0], rewards[i, 1] = -1.0, 1.0
             _restart(i, start_fox, start_prey, start_turn, fox, prey, turn, quiet, stall, chain, steps, history,
-                     history_len, step_from, jump_from, jump_over, prey_steps, action_to, stop, masks, legal, counts)
+                     history_len, t, action_of, stop, masks, legal, counts)
 
 
 @njit(inline="always")
-def _ending(i, fox, prey, turn, quiet, stall, history, history_len, rows_up_to, rules):
-    """The engine's endings after a whole move (rules.py `outcome`, less "no move": the mask tells that)."""
-    p = prey[i]
-    if rules[0] and popcount(p) < 4:
-        return PREDATOR_WINS
-    if rules[1] and p != 0 and (p & rows_up_to[fox[i]]) == 0:
-        return PREDATOR_WINS
-    if rules[2] and stall[i] >= 10:
-        return PREDATOR_WINS
-    if rules[3] and quiet[i] >= 100:
-        return DRAW
-    if rules[4]:
+def _ending(i, fox, prey, turn, quiet, stall, history, history_len, t):
+    """The core's endings after a whole move, repetition included ("no move": the mask tells that)."""
+    code = core.ending(t, fox[i], prey[i], quiet[i], stall[i])
+    if code == core.GOING and t.checks_repetition:
         if quiet[i] == 0:
-            history_len[i] = 0
-        key = _key(fox[i], p, turn[i])
-        seen = 1
-        for k in range(history_len[i]):
-            if history[i, k] == key:
-                seen += 1
+            history_len[i] = 0  # an irreversible move: no earlier position can come back
         if history_len[i] < history.shape[1]:
-            history[i, history_len[i]] = key
+            history[i, history_len[i]] = core.key(fox[i], prey[i], turn[i])
             history_len[i] += 1
-        if seen >= 3:
-            return DRAW
-    return GOING
+        if core.repetitions(history[i], history_len[i], core.key(fox[i], prey[i], turn[i])) >= core.REPETITION_COUNT:
+            code = core.REPETITION
+    if code == core.GOING:
+        return GOING
+    winner = core.WINNER[code]
+    return DRAW if winner < 0 else (PREDATOR_WINS if winner == core.PREDATOR else PREY_WINS)
 
 
 def _random_actions(legal, counts, draws, out):
@@ -205,13 +162,12 @@ def _random_actions(legal, counts, draws, out):
 
 def _observe_games(fox, prey, turn, quiet, stall, chain, role, cell_row, cell_column, board, out):
     """The planes of actions.py for `role` (0 predator, 1 prey) in every game: out[i, plane, row, column]."""
-    one = np.uint64(1)
     for i in prange(fox.shape[0]):
         out[i, :, :, :] = 0.0
         mine, theirs = (0, 1) if role == 0 else (1, 0)
         out[i, mine, cell_row[fox[i]], cell_column[fox[i]]] = 1.0
         for d in range(cell_row.shape[0]):
-            if (prey[i] >> np.uint64(d)) & one:
+            if (prey[i] >> d) & 1:
                 out[i, theirs, cell_row[d], cell_column[d]] = 1.0
         out[i, 2, :, :] = board
         if turn[i] == role:

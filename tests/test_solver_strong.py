@@ -15,6 +15,8 @@ import pytest
 
 from foxgeese.engine import Position, Side, get_variant
 from foxgeese.engine.sampling import scattered_position
+from foxgeese.players.compiled import alphabeta
+from foxgeese.players.compiled.player import CompiledSearch
 from foxgeese.players.solver.bitlayout import grid_bit
 from foxgeese.players.solver.retrograde import build_tables
 from foxgeese.players.solver.strong import (
@@ -433,3 +435,32 @@ def test_the_runner_warns_when_the_tables_already_decide_every_opening(strong, t
     monkeypatch.setenv("FOXGEESE_TABLES", str(tmp_path / "none"))
     config.write_text(text)
     assert table_warnings(load_config(config), []) == []  # no tables: nothing decides the starts
+
+
+def test_the_compiled_search_reads_the_bit_tables(strong):
+    """`minimax`'s probe gives each geese-to-move position the table's result, and from a won
+    position (either side to move) the search plays a move that keeps the win."""
+    search = CompiledSearch(STANDARD, tt_bits=12, table_dir=str(strong.directory))
+    probe = search.searcher.probe
+    assert probe.kind == alphabeta.STRONG_TABLE and probe.top == TOP
+    rng = random.Random(5)
+    kept = 0
+    for index in range(400):
+        scattered = scattered_position(STANDARD, rng, prey_count=rng.randint(4, TOP))
+        turn = Side.PREY if index % 2 else Side.PREDATOR
+        position = Position(STANDARD, scattered.predator, scattered.prey, turn, 0, 0)
+        fox, prey, _, _, _ = search.board.state(position.state)
+        if turn == Side.PREY:
+            score = alphabeta.probe_score(search.board.tables, probe, fox, prey, 1, 0, 0)
+            assert (score > 0) == strong.geese_win(position), position.text()
+        moves = position.legal_moves()
+        if position.outcome() is not None or not moves:
+            continue
+        search.searcher.clear()
+        result = search.searcher.search(search.board.state(position.state), [], depth=2)
+        move = search.engine_move(moves, result.move)
+        mover_wins = strong.geese_win(position) == (turn == Side.PREY)
+        if mover_wins:
+            assert strong.mover_wins_after(position, move), (position.text(), str(move))
+            kept += 1
+    assert kept > 50

@@ -209,6 +209,7 @@ class Runner:
         """Plays every missing game (or until an SPRT decides); raises TournamentError on user errors."""
         for bot in bot_configs(self.loaded).values():
             bot.check()  # a missing program fails here, before any game
+            bot.warm()  # compiled players: compiled here once (the first run on a machine), not in each worker
         if self.executor == "ray":  # a wrong address fails here, in seconds, before the directory is made
             check_address(self.ray_address or (self.config.ray.address if self.config.ray else None))
         self.directory.mkdir(parents=True, exist_ok=True)

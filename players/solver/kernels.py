@@ -35,6 +35,7 @@ from numba import njit, prange, types
 from numba.core import cgutils
 from numba.extending import intrinsic
 
+from foxgeese.players.compiled.bits import lowest, popcount
 from foxgeese.players.solver.bitlayout import Layout, row_bit_tables
 
 SIDE = 7
@@ -47,28 +48,6 @@ def _fast_pext() -> bool:
 
 
 FAST_PEXT = _fast_pext()
-
-
-@intrinsic
-def _ctpop(typingctx, x):
-    if not isinstance(x, types.Integer):
-        return None
-
-    def codegen(context, builder, signature, args):
-        return builder.ctpop(args[0])
-
-    return x(x), codegen
-
-
-@intrinsic
-def _cttz(typingctx, x):
-    if not isinstance(x, types.Integer):
-        return None
-
-    def codegen(context, builder, signature, args):
-        return builder.cttz(args[0], ir.Constant(ir.IntType(1), 0))
-
-    return x(x), codegen
 
 
 def _bmi2(name):
@@ -89,17 +68,6 @@ _pdep_bmi2 = _bmi2("llvm.x86.bmi.pdep.64")
 
 
 EXTRACT_ROWS, DEPOSIT_ROWS = row_bit_tables()  # the fallback's row tables
-
-
-@njit(inline="always")
-def popcount(x):
-    return _ctpop(x)  # type: ignore[call-arg]  # numba's stubs count @intrinsic's typing context as an argument
-
-
-@njit(inline="always")
-def lowest(x):
-    """The index of the lowest set bit of x (x != 0)."""
-    return _cttz(x)  # type: ignore[call-arg]  # numba's stubs count @intrinsic's typing context as an argument
 
 
 @njit(inline="always")

@@ -1,0 +1,1 @@
+"""Compiled (numba) rules core and searches: one compiled copy of the engine's rules, checked against it."""

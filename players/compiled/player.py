@@ -41,7 +41,7 @@ from foxgeese.players.solver.strong import MIN_GEESE, StrongTables
 
 DEFAULT_DEPTH = 4  # as the Python minimax: with no limit, at least this deep...
 DEFAULT_SOFT_NODES = 100_000  # ...and deeper while the tree stays this small (30x the Python one's: its speed)
-TT_BITS = 20  # a million table entries (24 MB) per searcher
+TT_BITS = 20  # a million table entries (40 MB) per searcher
 WARM_DEPTH = 2
 
 
@@ -62,7 +62,7 @@ class CompiledSearch:
 
     def history(self, game: Game) -> list[int]:
         """The keys of the game's positions since its last irreversible move, oldest first."""
-        positions = game.positions[-(game.position.quiet + 1):]
+        positions = getattr(game, "positions", [game.position])[-(game.position.quiet + 1):]
         keys = []
         for position in positions:
             fox, prey, turn, _, _ = self.board.state(position.state)

@@ -30,6 +30,7 @@ from typing import Any, NamedTuple
 
 import numpy as np
 from numba import njit
+from numba.typed import List
 
 from foxgeese.players.compiled import core
 from foxgeese.players.compiled.bits import lowest, now_ns, popcount
@@ -67,7 +68,6 @@ TABLE_WIN = 32000  # players/solver/table_files.py WIN: a table score is TABLE_W
 # The strong solve's bit tables know win or loss, no distance: such a result scores KNOWN_WIN less
 # the ply, above every evaluation and below every mate score.
 KNOWN_WIN = MATE_BOUND - 1 - MAX_PLY
-STRONG_SLOTS = 14  # goose counts 4..17, one array each (a 1-word stand-in where none is built)
 # Arguments passed as typed values, not literals: a literal would give a recursive function a second
 # compiled signature, and numba's cache cannot load recursive functions with more than one.
 ONE_PLY, PREY_TO_MOVE, NO_STALL = np.int64(1), np.int64(core.PREY), np.int64(0)
@@ -90,7 +90,8 @@ class Probe(NamedTuple):
     scores: np.ndarray  # int16: Hare and Hounds scores, flat [stall, side, hare, hound-set rank]
     choose: np.ndarray  # [n, 4]: C(p, k), for the colex rank of a hound set
     sets: int  # hound sets
-    words: tuple  # STRONG_SLOTS int64 arrays: the geese-to-move bits of 4.. geese (memory-mapped)
+    words: Any  # numba.typed.List of read-only int64 arrays: the geese-to-move bits of 4.. geese
+    #             (memory-mapped; a list is one pointer to pass, a tuple of arrays seven words each)
     top: int  # the most geese the bit tables cover (3: none)
     grid7: np.ndarray  # int64[n]: a dense point's bit on the strong solve's 7x7 grid
     board7: int
@@ -112,8 +113,8 @@ def no_probe(kind: int = NO_TABLE, **fields: Any) -> Probe:
     """A probe with stand-ins for the tables it does not read (every probe has one numba type)."""
     blank = np.zeros(1, np.int64)
     unread = np.zeros(1, np.int64)
-    unread.setflags(write=False)  # as the memory-mapped tables: one array type for the whole tuple
-    made = Probe(kind, np.zeros(1, np.int16), np.zeros((1, 4), np.int64), 0, tuple(unread for _ in range(STRONG_SLOTS)),
+    unread.setflags(write=False)  # as the memory-mapped tables: one list type for every probe
+    made = Probe(kind, np.zeros(1, np.int16), np.zeros((1, 4), np.int64), 0, List([unread]),
                  3, blank, 0, np.zeros(7, np.int64), np.zeros((7, 128), np.int64), np.zeros((1, 7), np.int64), blank)
     return made._replace(**fields)
 

@@ -28,7 +28,7 @@ killers, the root's answer): `encode(frm, to, taken)`, `decode(code)`.
     fox, prey, turn, quiet, stall = undo(t, f2, p2, t2, q2, s2, frm[i], to[i], taken[i], quiet, stall)
 
 Endings (`ENDING_*` codes, `WINNER` says who wins, -1 a draw), in the engine's order (rules.py
-`outcome`): `ending(t, prey, fox, quiet, stall)` decides captured, escaped, stalling and fifty moves
+`outcome`): `ending(t, fox, prey, quiet, stall)` decides captured, escaped, stalling and fifty moves
 from the pieces and counters; `outcome(t, fox, prey, turn, quiet, stall, history, count)` adds
 repetition (`history[:count]` are the keys since the last irreversible move, the position itself
 included; irreversible moves cannot be undone, so earlier positions never recur) and then trapped /

@@ -23,17 +23,21 @@ FOX_GEESE, HARE_HOUNDS = 0, 1
 ONE = np.int64(1)
 
 
+# Rows of the packed arrays (few arrays: a search passes every one on each recursive call).
+CONE, BELOW = 0, 1  # points[...]: the points a prey there could ever stand on (itself included); the
+#                     board's points in its column on lower rows
+AHEAD, BEHIND = 0, 1  # lines[..., p, j]: per line through p, the point on one side (-1 pads) and the
+#                       point on the other (a jump from ahead over p lands behind)
+ROW, ABOVE, UNDER = 0, 1, 2  # rows[..., r]: the points of row r, of higher rows, of lower rows
+
+
 class EvalTables(NamedTuple):
     kind: int  # FOX_GEESE or HARE_HOUNDS
     start_geese: int
     start_points: int  # dense mask of the prey's start points
-    cone: np.ndarray  # int64[n]: the points a prey there could ever stand on (itself included)
-    below: np.ndarray  # int64[n]: the board's points in its column on lower rows
-    ahead: np.ndarray  # int64[n, 8]: per line through a point, the point on one side (-1 pads) ...
-    behind: np.ndarray  # int64[n, 8]: ... and the point on the other (a jump from ahead over it lands here)
-    row_mask: np.ndarray  # int64[rows]: the points of a row
-    above: np.ndarray  # int64[rows]: the points on higher rows
-    under: np.ndarray  # int64[rows]: the points on lower rows
+    points: np.ndarray  # int64[2, n]: CONE, BELOW
+    lines: np.ndarray  # int64[2, n, 8]: AHEAD, BEHIND
+    rows: np.ndarray  # int64[3, rows]: ROW, ABOVE, UNDER
     top: int  # the board's top row
     offset: int  # the start position's fox score: scores count from the start
 
@@ -70,8 +74,8 @@ def eval_tables(board: DenseBoard) -> EvalTables:
     above = np.array([sum(1 << p for p in range(n) if t.row[p] > r) for r in range(rows)], np.int64)
     under = np.array([sum(1 << p for p in range(n) if t.row[p] < r) for r in range(rows)], np.int64)
     kind = FOX_GEESE if variant.captures else HARE_HOUNDS
-    made = EvalTables(kind, variant.prey_start.bit_count(), board.mask(variant.prey_start), cone, below, ahead,
-                      behind, row_mask, above, under, rows - 1, 0)
+    made = EvalTables(kind, variant.prey_start.bit_count(), board.mask(variant.prey_start), np.stack([cone, below]),
+                      np.stack([ahead, behind]), np.stack([row_mask, above, under]), rows - 1, 0)
     if kind == FOX_GEESE:
         start = board.state(variant.start_position().state)
         made = made._replace(offset=int(fox_score(t, made, start[0], start[1], True)))
@@ -107,15 +111,15 @@ def fox_score(t, e, fox, geese, fox_to_move):
     while bits:
         g = lowest(bits)
         bits &= bits - 1
-        cone |= e.cone[g]
+        cone |= e.points[CONE, g]
         one_step |= t.prey_reach[g]
-        behind |= e.below[g]
+        behind |= e.points[BELOW, g]
         mobility += popcount(t.prey_reach[g] & empty)
         for j in range(8):  # goose g is weak when the fox's region holds one end of a line through it, the other empty
-            a = e.ahead[g, j]
+            a = e.lines[AHEAD, g, j]
             if a < 0:
                 break
-            if (reach >> a) & 1 and (empty >> e.behind[g, j]) & 1:
+            if (reach >> a) & 1 and (empty >> e.lines[BEHIND, g, j]) & 1:
                 weak += 1
                 break
     free = reach & ~cone
@@ -128,8 +132,8 @@ def fox_score(t, e, fox, geese, fox_to_move):
             threats += 1
     lowest_row = t.row[lowest(reach)]
     depth = 0
-    for r in range(e.row_mask.shape[0]):
-        depth += (e.top - r) * popcount(reach & e.row_mask[r])
+    for r in range(e.rows.shape[1]):
+        depth += (e.top - r) * popcount(reach & e.rows[ROW, r])
     lone = geese & ~one_step & ~e.start_points
     score = (
         weights.GOOSE * (e.start_geese - popcount(geese))
@@ -138,7 +142,7 @@ def fox_score(t, e, fox, geese, fox_to_move):
         + weights.FOX_MOBILITY * popcount(t.neighbours[fox] & empty)
         + weights.WEAK_GOOSE * weak
         + weights.BEHIND * popcount(reach & behind)
-        + weights.PASSED_GOOSE * popcount(geese & e.above[lowest_row])
+        + weights.PASSED_GOOSE * popcount(geese & e.rows[ABOVE, lowest_row])
         + weights.LONE_GOOSE * popcount(lone)
     )
     if free:
@@ -156,9 +160,9 @@ def hare_score(t, e, hare, hounds, stall):
     lowest_row = t.row[lowest(hounds)] if hounds else -1
     hare_row = t.row[hare]
     room = region(t, hare, empty)
-    way_past = lowest_row > 0 and (room & e.under[lowest_row]) != 0
+    way_past = lowest_row > 0 and (room & e.rows[UNDER, lowest_row]) != 0
     return (
-        weights.HOUND_PASSED * popcount(hounds & e.above[hare_row])
+        weights.HOUND_PASSED * popcount(hounds & e.rows[ABOVE, hare_row])
         + weights.HARE_MOBILITY * popcount(t.neighbours[hare] & empty)
         + weights.HARE_ROOM * (popcount(room) - 1)
         + (weights.WAY_PAST if way_past else 0)

@@ -19,6 +19,7 @@ import random
 from typing import Any
 
 import numpy as np
+from numba.typed import List
 
 from foxgeese.engine import Clock, Game, Move, Side, Variant, get_variant
 from foxgeese.players.base import (
@@ -40,7 +41,7 @@ from foxgeese.players.solver.strong import MIN_GEESE, StrongTables
 
 DEFAULT_DEPTH = 4  # as the Python minimax: with no limit, at least this deep...
 DEFAULT_SOFT_NODES = 100_000  # ...and deeper while the tree stays this small (30x the Python one's: its speed)
-TT_BITS = 20  # a million table entries (24 MB) per searcher
+TT_BITS = 20  # a million table entries (40 MB) per searcher
 WARM_DEPTH = 2
 
 
@@ -61,7 +62,7 @@ class CompiledSearch:
 
     def history(self, game: Game) -> list[int]:
         """The keys of the game's positions since its last irreversible move, oldest first."""
-        positions = game.positions[-(game.position.quiet + 1):]
+        positions = getattr(game, "positions", [game.position])[-(game.position.quiet + 1):]
         keys = []
         for position in positions:
             fox, prey, turn, _, _ = self.board.state(position.state)
@@ -120,14 +121,11 @@ def read_only(words: np.ndarray) -> np.ndarray:
 def strong_probe(board: DenseBoard, table_dir: str | None) -> Probe | None:
     """The strong solve's bit tables on disk (4 geese up to the most built), memory-mapped, or None."""
     tables = StrongTables(table_dir)
-    top = min(tables.available(), MIN_GEESE + alphabeta.STRONG_SLOTS - 1)
+    top = tables.available()
     if top < MIN_GEESE:
         return None
     layout = tables.layout
-    unread = np.zeros(1, np.int64)
-    unread.setflags(write=False)
-    words = tuple(read_only(tables.words(k)) if k <= top else unread
-                  for k in range(MIN_GEESE, MIN_GEESE + alphabeta.STRONG_SLOTS))
+    words = List([read_only(tables.words(k)) for k in range(MIN_GEESE, top + 1)])
     grid7 = np.array([grid_bit(g) for g in board.grid], np.int64)
     return alphabeta.no_probe(alphabeta.STRONG_TABLE, words=words, top=top, grid7=grid7, board7=int(layout.board),
                               radix=layout.radix, row_rank=layout.row_rank, stride=layout.stride,

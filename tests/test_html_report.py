@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner, Result
 
+from foxgeese.engine.outcome import RULE_MEANINGS, ending_meaning
 from foxgeese.main import main
 from foxgeese.tournaments.config import load_config
 from foxgeese.tournaments.html_report import html_report
@@ -19,6 +20,12 @@ from foxgeese.tournaments.runner import Runner
 
 BOT = Path(__file__).parent / "bots" / "tournament_bot.py"
 LEGEND = re.compile(r"[FH] (fox|hare), [GD] (geese|hounds); \w+ to move$")  # under each board drawn
+
+
+def _rule_endings(directory: Path, variant: str) -> set[str]:
+    """The rule endings (captured, trapped, ...) of the variant's games in the tournament's journal."""
+    return {game["termination"] for game in game_entries(read_journal(directory))
+            if game["variant"] == variant and game["termination"] in RULE_MEANINGS}
 
 
 @pytest.fixture(scope="module")
@@ -61,7 +68,8 @@ def test_the_report_holds_every_section_and_every_game_replays(tournament: Path)
     assert "<th>as fox</th><th>as geese</th>" in page and "<th>as hare</th><th>as hounds</th>" in page
     assert "illegal-move" in page
     # each ending named is said in words, under the crosstable and the endings per bot
-    assert "immobilized: the geese are to move and have no legal move" in page
+    for ending in _rule_endings(tournament, "standard"):
+        assert f"{ending}: {ending_meaning(ending)}" in page
     assert "illegal-move: the loser sent an illegal move" in page
     assert page.count('class="elo-row"') == 3
     # Self-contained: no address outside the page.
@@ -180,4 +188,7 @@ def test_the_report_through_a_pipe_is_80_columns(tournament: Path) -> None:
                           capture_output=True, text=True, timeout=120, env=env)
     assert done.returncode == 0, done.stderr
     assert max(map(len, _tables(done.stdout))) <= 80 and "…" not in done.stdout, done.stdout
-    assert "  immobilized: the geese are to move and have no legal move" in done.stdout  # the endings' legend
+    endings = _rule_endings(tournament, "standard")
+    assert endings, "the standard games ended by no rule"
+    for ending in endings:  # the endings' legend
+        assert f"  {ending}: {ending_meaning(ending)}" in done.stdout

@@ -373,6 +373,26 @@ class MCTS:
         return max(alive, key=lambda n: (n.visits, n.value()))
 
 
+def validate_options(*, playouts: int | None, time: float | None, c: float, rollout: int | None, epsilon: float,
+                     contempt: float, implicit: float | None) -> None:
+    """A ValueError naming the first option out of range (the compiled `mcts` shares these options)."""
+    for label, value in (("playouts", playouts), ("time", time)):
+        if value is not None and (isinstance(value, bool) or not isinstance(value, (int, float)) or value <= 0):
+            raise ValueError(f"{label} must be a positive number, not {value!r}")
+    if not isinstance(c, (int, float)) or c < 0:
+        raise ValueError(f"c must be a non-negative number, not {c!r}")
+    if rollout is not None and (isinstance(rollout, bool) or not isinstance(rollout, int) or rollout < 0):
+        raise ValueError(f"rollout must be a whole number of plies, not {rollout!r}")
+    if not isinstance(epsilon, (int, float)) or not 0 <= epsilon <= 1:
+        raise ValueError(f"epsilon must be between 0 and 1, not {epsilon!r}")
+    if isinstance(contempt, bool) or not isinstance(contempt, (int, float)) or not 0 <= contempt < 0.5:
+        raise ValueError(f"contempt must be a number from 0 to below 0.5, not {contempt!r}")
+    if implicit is not None and (
+        isinstance(implicit, bool) or not isinstance(implicit, (int, float)) or not 0 <= implicit <= 1
+    ):
+        raise ValueError(f"implicit must be a weight from 0 to 1, not {implicit!r}")
+
+
 class MctsPlayer(Player):
     """UCT player. Limits: `playouts` and/or `time` (ms per move); the clock caps the time.
     `c` is the exploration constant, `rollout` the playout length before the static evaluation
@@ -397,21 +417,8 @@ class MctsPlayer(Player):
         contempt: float = DEFAULT_CONTEMPT,
         implicit: float | None = None,
     ) -> None:
-        for label, value in (("playouts", playouts), ("time", time)):
-            if value is not None and (isinstance(value, bool) or not isinstance(value, (int, float)) or value <= 0):
-                raise ValueError(f"{label} must be a positive number, not {value!r}")
-        if not isinstance(c, (int, float)) or c < 0:
-            raise ValueError(f"c must be a non-negative number, not {c!r}")
-        if rollout is not None and (isinstance(rollout, bool) or not isinstance(rollout, int) or rollout < 0):
-            raise ValueError(f"rollout must be a whole number of plies, not {rollout!r}")
-        if not isinstance(epsilon, (int, float)) or not 0 <= epsilon <= 1:
-            raise ValueError(f"epsilon must be between 0 and 1, not {epsilon!r}")
-        if isinstance(contempt, bool) or not isinstance(contempt, (int, float)) or not 0 <= contempt < 0.5:
-            raise ValueError(f"contempt must be a number from 0 to below 0.5, not {contempt!r}")
-        if implicit is not None and (
-            isinstance(implicit, bool) or not isinstance(implicit, (int, float)) or not 0 <= implicit <= 1
-        ):
-            raise ValueError(f"implicit must be a weight from 0 to 1, not {implicit!r}")
+        validate_options(playouts=playouts, time=time, c=c, rollout=rollout, epsilon=epsilon, contempt=contempt,
+                         implicit=implicit)
         self.playouts = None if playouts is None else int(playouts)
         self.time = time
         self.c = float(c)

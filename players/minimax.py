@@ -106,6 +106,9 @@ class AlphaBeta:
         self.stall_in_key = rules.checks_stalling
         self.check_repetition = rules.checks_repetition
         self.extension_limit = 0
+        # False: the table orders moves but never ends a node, so a fixed-depth value is a function of
+        # the position alone, whatever the move order (what the compiled search is compared with).
+        self.tt_cutoffs = True
 
     # -- keys and table ------------------------------------------------------------------
     def tt_key(self, state: State) -> int:
@@ -258,7 +261,7 @@ class AlphaBeta:
         tt_move = None
         if entry is not None:
             e_depth, flag, e_score, tt_move = entry
-            if e_depth >= depth:
+            if e_depth >= depth and self.tt_cutoffs:
                 score = self._from_tt(e_score, ply)
                 if flag == EXACT or (flag == LOWER and score >= beta) or (flag == UPPER and score <= alpha):
                     return score

@@ -18,8 +18,12 @@ from foxgeese.players.base import Player
 _PLAYERS: dict[str, str] = {
     "random": "foxgeese.players.random_player:RandomPlayer",
     "human": "foxgeese.players.human:HumanPlayer",
-    "minimax": "foxgeese.players.minimax:MinimaxPlayer",
-    "mcts": "foxgeese.players.mcts:MctsPlayer",
+    "minimax": "foxgeese.players.compiled.player:CompiledMinimaxPlayer",
+    # The Python alpha-beta: the reference the compiled one is checked against (same options).
+    "minimax-py": "foxgeese.players.minimax:MinimaxPlayer",
+    "mcts": "foxgeese.players.compiled.mcts:MctsPlayer",
+    # The Python MCTS: the reference the compiled one is checked against (same options, less the new ones).
+    "mcts-py": "foxgeese.players.mcts:MctsPlayer",
     "solver": "foxgeese.players.solver.player:SolverPlayer",
     # A value table trained by foxgeese.research.learn (`learned:weights=PATH`). Named by its module
     # path, not imported: the research package sits above players, and loads only when asked for.
@@ -152,3 +156,17 @@ def make_player(spec: str) -> Player:
         return cls(**options)
     except (TypeError, ValueError) as error:
         raise PlayerSpecError(f"bad options for {name}: {error}") from None
+
+
+def warm(spec: str) -> None:
+    """Readies a built-in player's compiled code before any game: compiled and cached the first time
+    on a machine (half a minute for the compiled searches), loaded from numba's cache after that.
+    Whoever launches built-in bots calls it first (the tournament workers, `foxgeese play`, the web
+    server), so compiling never falls inside a bot's `ready` window or on its clock. Players with
+    nothing to compile have no `warm`; `cmd:` bots are their own business."""
+    if spec.strip().startswith("cmd:"):
+        return
+    name, _ = parse_spec(spec)
+    ready = getattr(player_class(name), "warm", None)
+    if callable(ready):
+        ready()

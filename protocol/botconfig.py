@@ -76,6 +76,11 @@ class BotConfig:
         """Extra environment variables for the bot, on top of the referee's own."""
         return dict(self.env)
 
+    def warm(self) -> None:
+        """Readies a built-in player's compiled code (`registry.warm`) before its first game."""
+        if self.command[:4] == tuple(builtin_command("", [])[:4]) and not self.interactive:
+            registry.warm(self.spec)
+
     def check(self) -> None:
         """Raises BotSpecError if the program cannot be found, before any game starts."""
         if self.is_remote:

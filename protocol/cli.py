@@ -210,6 +210,8 @@ def play(variant_id: str, fox: str | None, geese: str | None, hare: str | None, 
             except (InvalidMoveError, IllegalMoveError) as error:
                 raise UsageProblem(f"--opening: ply {len(book.moves) + 1}: {error}") from None
         _check_log_dir(log_dir)
+        for config in seats.values():  # compiled players' code compiled or loaded now, off the clocks
+            config.warm()
         referee = Referee(endpoint=endpoint, bind_public=bind_public, lag_margin_ms=lag_margin_ms,
                           log_dir=log_dir, trace=_print_message if trace else None, heartbeat_s=heartbeat_s)
     except (UnknownVariantError, BotSpecError, TimeControlError, RefereeConfigError) as error:

@@ -56,14 +56,14 @@ def _fill_legal(i, fox, prey, turn, chain, t, action_of, stop, masks, legal, cou
             n = _mark(i, stop, masks, legal, n)
     else:
         empty = t.board_mask & ~prey & ~(np.int64(1) << fox)
-        for k in range(t.prey_to.shape[0]):
-            bits = prey
-            while bits:
-                p = lowest(bits)
-                bits &= bits - 1
-                q = t.prey_to[k, p]
-                if q >= 0 and (empty >> q) & 1:
-                    n = _mark(i, action_of[p, q], masks, legal, n)
+        bits = prey
+        while bits:
+            p = lowest(bits)
+            bits &= bits - 1
+            targets = t.prey_reach[p] & empty
+            while targets:
+                n = _mark(i, action_of[p, lowest(targets)], masks, legal, n)
+                targets &= targets - 1
     counts[i] = n
     return n
 

@@ -1,5 +1,5 @@
 """The compiled rules core against the engine: random games of every variant and option, compared at
-every ply: the moves (paths, in the engine's order), their count, the state after each move and back
+every ply: the moves (paths; the fox's in the engine's order), their count, the state after each move and back
 (play, undo), and the ending (with the history that repetition needs). Half the games start from
 scattered positions with counters near their limits, so stalling and the fifty-move draw show up."""
 
@@ -78,13 +78,17 @@ def test_random_games_follow_the_engine(variant_id, options):
                                              else int(expected.termination.winner))
                 break
             engine_moves = game.position.legal_moves()
-            assert core_moves(board, state, buffers) == engine_moves, game.position.text()
+            listed = core_moves(board, state, buffers)
+            if turn == core.PREDATOR:  # the fox's moves in the engine's order; the prey's by prey, then target
+                assert listed == engine_moves, game.position.text()
+            else:
+                assert sorted(listed) == sorted(engine_moves), game.position.text()
             assert core.count_moves(t, fox, prey, turn) == len(engine_moves)
             assert core.has_moves(t, fox, prey, turn)
             if turn == core.PREDATOR:
                 assert core.has_jump(t, fox, prey) == any(m.is_capture for m in engine_moves)
             rules = variant.rules
-            for i, move in enumerate(engine_moves):
+            for i, move in enumerate(listed):
                 after = core.play(t, fox, prey, turn, quiet, stall, frm[i], to[i], taken[i])
                 assert board.engine_state(*after) == rules.play(game.position.state, move)
                 assert core.undo(t, *after, frm[i], to[i], taken[i], quiet, stall) == state

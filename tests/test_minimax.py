@@ -12,6 +12,7 @@ from foxgeese.engine.rules import PREDATOR, rules_for
 from foxgeese.engine.sampling import played_position
 from foxgeese.players import evaluation, minimax
 from foxgeese.players.base import time_budget_ms
+from foxgeese.players.compiled.player import CompiledMinimaxPlayer
 from foxgeese.players.evaluation import evaluation_for
 from foxgeese.players.minimax import AlphaBeta, MinimaxPlayer
 from foxgeese.players.random_player import RandomPlayer
@@ -84,10 +85,14 @@ def test_the_diagrams_are_what_they_claim(label, text, variant, turn, plies):
         assert not wins_within(position, plies - 2)
 
 
+SEARCHES = pytest.mark.parametrize("searcher", [MinimaxPlayer, CompiledMinimaxPlayer], ids=["python", "compiled"])
+
+
+@SEARCHES
 @pytest.mark.parametrize("label, text, variant, turn, plies", CASES, ids=[c[0] for c in CASES])
-def test_minimax_plays_the_forced_win_and_reports_the_mate(label, text, variant, turn, plies):
+def test_minimax_plays_the_forced_win_and_reports_the_mate(label, text, variant, turn, plies, searcher):
     position = diagram(text, variant, turn)
-    choice = MinimaxPlayer(depth=plies + 1).choose(Game.from_position(position), Clock())
+    choice = searcher(depth=plies + 1).choose(Game.from_position(position), Clock())
     assert choice.info["mate"] == plies
     after = position.play(choice.move)
     outcome = after.outcome()
@@ -99,20 +104,22 @@ def test_minimax_plays_the_forced_win_and_reports_the_mate(label, text, variant,
         )
 
 
+@SEARCHES
 @pytest.mark.parametrize("label, text, variant, turn, plies", CASES, ids=[c[0] for c in CASES])
-def test_minimax_converts_the_win_against_any_defence(label, text, variant, turn, plies):
+def test_minimax_converts_the_win_against_any_defence(label, text, variant, turn, plies, searcher):
     position = diagram(text, variant, turn)
     for seed in range(3):
-        game = play_out(position, MinimaxPlayer(depth=plies + 1), RandomPlayer(seed=seed))
+        game = play_out(position, searcher(depth=plies + 1), RandomPlayer(seed=seed))
         outcome = game.outcome()
         assert outcome is not None and outcome.winner.value == turn
         assert len(game.moves) <= plies
 
 
-def test_the_faster_win_is_preferred():
+@SEARCHES
+def test_the_faster_win_is_preferred(searcher):
     # Both the single jump d3xd5 (then more) and the chain d3xd5xd7 win; the chain wins now.
     position = diagram(FOX_CHAIN, "standard", "fox")
-    choice = MinimaxPlayer(depth=5).choose(Game.from_position(position), Clock())
+    choice = searcher(depth=5).choose(Game.from_position(position), Clock())
     assert str(choice.move) == "d3xd5xd7"
     assert choice.info["mate"] == 1
 
@@ -126,10 +133,11 @@ def test_the_losing_side_sees_the_loss_coming():
     assert result.mate is not None and result.mate < 0  # the geese know they are lost
 
 
+@SEARCHES
 @pytest.mark.parametrize("limit", [{"depth": 3}, {"nodes": 2000}, {"time": 60}])
-def test_every_limit_stops_the_search_with_a_legal_move(limit):
+def test_every_limit_stops_the_search_with_a_legal_move(limit, searcher):
     game = Game(get_variant("standard"))
-    choice = MinimaxPlayer(**limit).choose(game, Clock())
+    choice = searcher(**limit).choose(game, Clock())
     assert choice.move in game.legal_moves()
     assert choice.info["nodes"] > 0 and choice.info["pv"][0] == str(choice.move)
     if "nodes" in limit:

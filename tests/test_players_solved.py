@@ -14,6 +14,7 @@ import pytest
 
 from foxgeese.engine import Clock, Game, get_variant
 from foxgeese.engine.sampling import played_position
+from foxgeese.players.compiled.player import CompiledSearch
 from foxgeese.players.mcts import MctsPlayer
 from foxgeese.players.minimax import MinimaxPlayer
 from foxgeese.players.solver import hare_hounds_solution
@@ -50,6 +51,22 @@ def test_minimax_keeps_every_proven_win(solved):
         assert keeps_the_win(solved, position, choice.move), (position.text(), str(choice.move))
         if len(position.legal_moves()) > 1:  # (a forced move is played after a 2-ply look)
             assert choice.info["mate"] == distance  # and it sees exactly how far the win is
+
+
+def test_the_compiled_search_without_the_table_keeps_every_proven_win(solved):
+    """The compiled alpha-beta on its own (the player reads the solution at every node)."""
+    variant = get_variant("hare-and-hounds")
+    search = CompiledSearch(variant, tt_bits=14, tables=False)
+    for position in won_positions(solved, 40, 15, seed=5):
+        distance = WIN - solved.score(position)
+        game = Game.from_position(position)
+        search.searcher.clear()
+        result = search.searcher.search(search.board.state(position.state), search.history(game),
+                                        depth=distance + 1)
+        move = search.engine_move(position.legal_moves(), result.move)
+        assert keeps_the_win(solved, position, move), (position.text(), str(move))
+        if len(position.legal_moves()) > 1:
+            assert 1_000_000 - result.score == distance
 
 
 def test_mcts_keeps_short_proven_wins(solved):

@@ -76,8 +76,8 @@ def test_play_user_errors_are_one_line(tmp_path):
         assert words in result.stderr.strip().splitlines()[-1], (args, result.stderr)
         assert result.stdout == "", args
     assert foxgeese("play", *cases[0][0]).stderr.strip().splitlines() == [
-        "foxgeese: unknown player 'nosuchplayer' in 'nosuchplayer'; valid: random, human, minimax, mcts, solver, "
-        "learned, or cmd:COMMAND LINE for an external bot"]
+        "foxgeese: unknown player 'nosuchplayer' in 'nosuchplayer'; valid: random, human, minimax, minimax-py, mcts, "
+        "solver, learned, or cmd:COMMAND LINE for an external bot"]
 
 
 def test_referees_in_threads_play_at_the_same_time(tmp_path):

@@ -133,6 +133,8 @@ class GamePlayer:
     def __init__(self, setup: WorkerSetup) -> None:
         base = Path(setup.base_dir)
         self.bots = {player.name: player.bot_config(base) for player in setup.players}
+        for bot in self.bots.values():  # compiled players' code compiled or loaded here, off every clock
+            bot.warm()
         self.referee = Referee(log_dir=setup.log_dir, **setup.referee_options)
         self._tables: dict[Any, dict[str, Any]] = {}  # the adjudicating tables' fingerprint per variant
 

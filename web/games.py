@@ -192,6 +192,8 @@ class WebGame:
             configs = {side: (BotConfig(seat.name) if seat.is_human
                               else BotConfig.from_spec(seat.spec, name=seat.name, sandbox=seat.sandbox))
                        for side, seat in self.seats.items()}
+            for config in configs.values():  # compiled players' code compiled or loaded now, off the clocks
+                config.warm()
             with Referee(hello_timeout_s=30.0, join_timeout_s=30.0) as referee:
                 for side, seat in self.seats.items():
                     if seat.is_human:

@@ -16,9 +16,9 @@ Moves go into four int64 arrays the caller owns (a search keeps one stack of the
 ply): `frm`, `to`, `taken` (mask of the captured prey, 0 for a step) and `parent` (for a capture
 chain the index of the chain it extends, -1 for its first jump or a step: `path` follows it back).
 `generate(t, fox, prey, turn, frm, to, taken, parent, start)` writes the side to move's moves from
-index `start` on, in the engine's order (fox steps by target, then every capture chain, every stop
-included, depth first in the board's jump order; prey steps direction by direction, by target),
-and returns the end index, or -1 when the arrays are too short. A move as one int64 (for tables,
+index `start` on (fox steps by target, then every capture chain, every stop included, depth first
+in the board's jump order, as the engine; prey steps by prey, then by target: the engine's moves in
+another order), and returns the end index, or -1 when the arrays are too short. A move as one int64 (for tables,
 killers, the root's answer): `encode(frm, to, taken)`, `decode(code)`.
 
     end = generate(t, fox, prey, turn, frm, to, taken, parent, start)
@@ -113,7 +113,7 @@ def _chains(t, at, prey, taken, parent, origin, frm, to, took, up, n):
 
 @njit(cache=True)
 def generate(t, fox, prey, turn, frm, to, taken, parent, start):
-    """The side to move's moves from index `start` on, in the engine's order; the end index, or -1."""
+    """The side to move's moves from index `start` on (see the module's docstring); the end index, or -1."""
     n = start
     cap = frm.shape[0]
     if turn == PREDATOR:
@@ -124,21 +124,21 @@ def generate(t, fox, prey, turn, frm, to, taken, parent, start):
             frm[n], to[n], taken[n], parent[n] = fox, lowest(targets), 0, -1
             targets &= targets - 1
             n += 1
-        if t.captures:
+        if has_jump(t, fox, prey):
             n = _chains(t, fox, prey, np.int64(0), np.int64(-1), fox, frm, to, taken, parent, n)
         return n
     empty = t.board_mask & ~prey & ~(ONE << fox)
-    for k in range(t.prey_to.shape[0]):
-        bits = prey
-        while bits:
-            p = lowest(bits)
-            bits &= bits - 1
-            q = t.prey_to[k, p]
-            if q >= 0 and (empty >> q) & 1:
-                if n >= cap:
-                    return -1
-                frm[n], to[n], taken[n], parent[n] = p, q, 0, -1
-                n += 1
+    bits = prey
+    while bits:
+        p = lowest(bits)
+        bits &= bits - 1
+        targets = t.prey_reach[p] & empty
+        while targets:
+            if n >= cap:
+                return -1
+            frm[n], to[n], taken[n], parent[n] = p, lowest(targets), 0, -1
+            targets &= targets - 1
+            n += 1
     return n
 
 
@@ -165,14 +165,10 @@ def count_moves(t, fox, prey, turn):
         return total
     empty = t.board_mask & ~prey & ~(ONE << fox)
     total = 0
-    for k in range(t.prey_to.shape[0]):
-        bits = prey
-        while bits:
-            p = lowest(bits)
-            bits &= bits - 1
-            q = t.prey_to[k, p]
-            if q >= 0 and (empty >> q) & 1:
-                total += 1
+    bits = prey
+    while bits:
+        total += popcount(t.prey_reach[lowest(bits)] & empty)
+        bits &= bits - 1
     return total
 
 
@@ -184,12 +180,9 @@ def has_moves(t, fox, prey, turn):
     empty = t.board_mask & ~prey & ~(ONE << fox)
     bits = prey
     while bits:
-        p = lowest(bits)
+        if t.prey_reach[lowest(bits)] & empty:
+            return True
         bits &= bits - 1
-        for k in range(t.prey_to.shape[0]):
-            q = t.prey_to[k, p]
-            if q >= 0 and (empty >> q) & 1:
-                return True
     return False
 
 

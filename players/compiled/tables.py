@@ -28,8 +28,7 @@ class CoreTables(NamedTuple):
     ray: np.ndarray  # int64[n, 8]: the neighbour in each of board.DIRECTIONS, -1 where no line goes
     jump_over: np.ndarray  # int64[n, 8]: the fox's jumps from a point (board.jumps order), -1 pads
     jump_land: np.ndarray  # int64[n, 8]
-    prey_to: np.ndarray  # int64[k, n]: the target of a prey step in the variant's k-th direction, or -1
-    prey_raises: np.ndarray  # int64[k]: 1 if that direction raises a row
+    prey_reach: np.ndarray  # int64[n]: the points a prey there may step onto (empty or not)
     rows_up_to: np.ndarray  # int64[n]: the points on its row or a lower one
     row: np.ndarray  # int64[n]: a point's row
     board_mask: int  # all n points
@@ -79,10 +78,14 @@ def core_tables(variant: Variant) -> CoreTables:
             q = board.neighbour(g, direction)
             if q is not None:
                 prey_to[k, d] = dense[q]
-    prey_raises = np.array([int(dy > 0) for _, dy in directions], np.int64)
+    prey_reach = np.zeros(n, np.int64)
+    for k in range(len(directions)):
+        for d in range(n):
+            if prey_to[k, d] >= 0:
+                prey_reach[d] |= 1 << int(prey_to[k, d])
     endings = variant.endings
     return CoreTables(
-        n, np.array(grid, np.int64), neighbours, ray, jump_over, jump_land, prey_to, prey_raises, rows_up_to, row,
+        n, np.array(grid, np.int64), neighbours, ray, jump_over, jump_land, prey_reach, rows_up_to, row,
         (1 << n) - 1, variant.captures, Termination.CAPTURED in endings, Termination.ESCAPED in endings,
         Termination.STALLING in endings, Termination.FIFTY_MOVES in endings, Termination.REPETITION in endings,
     )

@@ -25,8 +25,8 @@ import numpy as np
 from foxgeese.engine import Clock, Game, Move, Position, Side, Variant, get_variant
 from foxgeese.files import atomic_write
 from foxgeese.players.base import Choice, Player, reseed
+from foxgeese.players.network import Network, Weights, is_network_file
 from foxgeese.research.labels import Labeller
-from foxgeese.research.network import Network, Weights, is_network_file
 from foxgeese.research.selfplay import child_scores
 
 
@@ -151,8 +151,8 @@ def learning_curve(variant: Variant, episodes: int, every: int, *, seed: int = 1
 
 class LearnedPlayer(Player):
     """Plays from trained weights (`learned:weights=PATH[,seed=N]`): a value table of this module, or
-    the value and policy networks of research/network.py (one per variant trained: each move's
-    position after it valued in one batch, the best for the mover; see selfplay.py)."""
+    the networks of players/network.py (research/selfplay.py trains them, one per variant): each
+    move's position after it valued in one batch, the best for the mover."""
 
     name = "learned"
 

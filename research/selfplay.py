@@ -17,18 +17,79 @@ one batch (an ending is worth its result); the best for the mover, ties by the s
 
 from __future__ import annotations
 
+import ctypes
 import random
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 import numpy as np
 
 from foxgeese.engine import Game, Move, Position, Side, Variant
+from foxgeese.players.network import Network, features
+from foxgeese.research.actions import action_space
 from foxgeese.research.batched import BatchedHuntEnv
 from foxgeese.research.labels import Labeller
-from foxgeese.research.network import Adam, BlasThreads, Network, features
+
+
+def fresh_network(variant: Variant, rng: np.random.Generator, hidden: int = 128) -> Network:
+    """An untrained network over the variant's actions (research/actions.py's enumeration)."""
+    space = action_space(variant)
+    pairs = np.array([space.pair(a) or (-1, -1) for a in range(space.size)], np.int64)
+    return Network.fresh(variant, pairs, rng, hidden)
+
+
+class Adam:
+    """Adam on a network's parameters (its moments belong to it)."""
+
+    def __init__(self, params: dict[str, np.ndarray], rate: float = 1e-3, beta1: float = 0.9,
+                 beta2: float = 0.999) -> None:
+        self.params, self.rate, self.beta1, self.beta2 = params, rate, beta1, beta2
+        self.m = {key: np.zeros_like(value) for key, value in params.items()}
+        self.v = {key: np.zeros_like(value) for key, value in params.items()}
+        self.t = 0
+
+    def step(self, grads: dict[str, np.ndarray], clip: float = 5.0) -> None:
+        self.t += 1
+        norm = float(np.sqrt(sum(float((g * g).sum()) for g in grads.values())))
+        scale = min(1.0, clip / (norm + 1e-12))
+        correction = np.sqrt(1 - self.beta2 ** self.t) / (1 - self.beta1 ** self.t)
+        for key, grad in grads.items():
+            grad = grad * scale
+            self.m[key] = self.beta1 * self.m[key] + (1 - self.beta1) * grad
+            self.v[key] = self.beta2 * self.v[key] + (1 - self.beta2) * grad * grad
+            self.params[key] -= (self.rate * correction * self.m[key] / (np.sqrt(self.v[key]) + 1e-8)).astype(
+                np.float32)
+
+
+class BlasThreads:
+    """`with BlasThreads(1):` numpy's OpenBLAS on one thread (restored after). Its threads, on a busy
+    machine, cost a batch of 256 positions 100 times the millisecond one thread takes; where the
+    library is not numpy's bundled OpenBLAS this does nothing."""
+
+    def __init__(self, count: int = 1) -> None:
+        self.count = count
+        self.library: Any = None
+        self.before = 0
+
+    def __enter__(self) -> BlasThreads:
+        folder = Path(np.__file__).resolve().parent.parent / "numpy.libs"
+        for path in sorted(folder.glob("libscipy_openblas*.so*")):
+            try:
+                library = ctypes.CDLL(str(path))
+                self.before = int(library.scipy_openblas_get_num_threads64_())
+                library.scipy_openblas_set_num_threads64_(self.count)
+                self.library = library
+            except (OSError, AttributeError):
+                continue
+            break
+        return self
+
+    def __exit__(self, *_: object) -> None:
+        if self.library is not None:
+            self.library.scipy_openblas_set_num_threads64_(self.before)
 
 
 @dataclass
@@ -71,7 +132,7 @@ class SelfPlay:
         self.rng = np.random.default_rng(config.seed)
         self.starts = starts
         self.env.reset(start=self._draw_starts())
-        self.optimiser = Adam(network.params, config.rate)
+        self.optimiser = Adam(network.trainable(), config.rate)
         self.labeller = labeller
         self.total_steps = 0
 

@@ -23,10 +23,19 @@ from pathlib import Path
 import numpy as np
 
 from foxgeese.engine import get_variant
+from foxgeese.players.network import Network, Weights, variant_name
 from foxgeese.research.batched import BatchedHuntEnv
 from foxgeese.research.labels import Labeller
-from foxgeese.research.network import BlasThreads, Network, Weights, variant_name
-from foxgeese.research.selfplay import TrainConfig, decisions, network_accuracy, score_against_random, start_pool, train
+from foxgeese.research.selfplay import (
+    BlasThreads,
+    TrainConfig,
+    decisions,
+    fresh_network,
+    network_accuracy,
+    score_against_random,
+    start_pool,
+    train,
+)
 
 
 def environment_alone(variant: str, games: int, seconds: float = 2.0) -> float:
@@ -72,7 +81,7 @@ def main() -> None:
               f"(by prey count: {dict(sorted(counts.items()))}); "
               f"{'exact labels and near-perfect starts' if labelled else 'no tables: self-play alone'}; "
               f"{time.perf_counter() - began:.0f} s to set up", flush=True)
-        network = Network.fresh(variant, np.random.default_rng(args.seed))
+        network = fresh_network(variant, np.random.default_rng(args.seed))
         sides = (variant.predator_name, variant.prey_name)
         header = f"{'steps':>11} {'seconds':>8} {'steps/s':>8} {'v-loss':>7} {'entropy':>7} " + \
                  ("accuracy " if judged else "") + " ".join(f"{'vs random as ' + s:>18}" for s in sides)

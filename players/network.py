@@ -1,5 +1,7 @@
 """A small value and policy network in numpy alone (no network library): what the `learned` player
-plays by and the compiled `mcts` can search with.
+plays by and the compiled `mcts` searches with (`mcts:evaluator=learned,weights=PATH`). Training is
+research/selfplay.py's; this module only reads weights and evaluates positions (players sit below
+research, so the action enumeration a network's logits follow is stored in its file).
 
 Why numpy: the network is small (two hidden layers of 128) and its inputs are a few dozen bits, so
 a hand-written forward and backward pass costs about a millisecond for a batch of 256 positions on
@@ -14,12 +16,12 @@ the open capture chain, the fifty-move counter / 100, the stall counter / 10, a 
 
 A weights file (`.npz`) holds one network per variant it was trained for: `format`, and for each
 variant `NAME/W1`, `NAME/b1`, ... with `NAME/variant` its id and options (NAME is the variant's
-text, e.g. `standard geese=13,sideways=0`).
+text, e.g. `standard geese=13,sideways=0`) and `NAME/actions`, the (from, to) grid points of each
+action (-1, -1 for STOP): research/actions.py's enumeration.
 """
 
 from __future__ import annotations
 
-import ctypes
 import json
 from pathlib import Path
 from typing import Any
@@ -29,10 +31,9 @@ import numpy as np
 from foxgeese.engine import Position, Side, Variant, get_variant
 from foxgeese.files import atomic_write
 from foxgeese.players.compiled.tables import core_tables, dense_points
-from foxgeese.research.actions import action_space
 
 FORMAT = "foxgeese-network-1"
-LAYERS = ("W1", "b1", "W2", "b2", "Wv", "bv", "Wp", "bp")
+LAYERS = ("W1", "b1", "W2", "b2", "Wv", "bv", "Wp", "bp", "actions")
 EXTRA = 5  # turn, chain, quiet, stall, bias
 
 
@@ -60,7 +61,9 @@ def features(points: int, fox: np.ndarray, prey: np.ndarray, turn: np.ndarray, c
 
 
 class Network:
-    """One variant's MLP: inputs -> 128 -> 128 (ReLU) -> value (tanh) and action logits."""
+    """One variant's MLP: inputs -> 128 -> 128 (ReLU) -> value (tanh) and action logits.
+
+    `params`: the layers, and `actions` (int64 [actions, 2]): each logit's (from, to) grid points."""
 
     def __init__(self, variant: Variant, params: dict[str, np.ndarray]) -> None:
         self.variant, self.params = variant, params
@@ -69,18 +72,24 @@ class Network:
         self.points = len(self.grid)
 
     @classmethod
-    def fresh(cls, variant: Variant, rng: np.random.Generator, hidden: int = 128) -> Network:
+    def fresh(cls, variant: Variant, actions: np.ndarray, rng: np.random.Generator, hidden: int = 128) -> Network:
+        """Random weights (He initialisation; small heads) for `actions`, the (from, to) of each action."""
         inputs = 2 * len(dense_points(variant)) + EXTRA
-        actions = action_space(variant).size
 
         def layer(rows: int, columns: int) -> np.ndarray:
             return (rng.standard_normal((rows, columns)) * np.sqrt(2.0 / rows)).astype(np.float32)
 
+        size = len(actions)
         params = {"W1": layer(inputs, hidden), "b1": np.zeros(hidden, np.float32),
                   "W2": layer(hidden, hidden), "b2": np.zeros(hidden, np.float32),
                   "Wv": layer(hidden, 1) * 0.1, "bv": np.zeros(1, np.float32),
-                  "Wp": layer(hidden, actions) * 0.1, "bp": np.zeros(actions, np.float32)}
+                  "Wp": layer(hidden, size) * 0.1, "bp": np.zeros(size, np.float32),
+                  "actions": np.asarray(actions, np.int64)}
         return cls(variant, params)
+
+    def trainable(self) -> dict[str, np.ndarray]:
+        """The layers (not the action table)."""
+        return {key: value for key, value in self.params.items() if key != "actions"}
 
     # -- forward and backward ----------------------------------------------------------------------
 
@@ -164,7 +173,8 @@ class Weights:
                     name = key.removesuffix("/variant")
                     described = json.loads(str(data[key]))
                     variant = get_variant(described["variant"], **described["options"])
-                    params = {layer: np.asarray(data[f"{name}/{layer}"], np.float32) for layer in LAYERS}
+                    params = {layer: np.asarray(data[f"{name}/{layer}"], np.float32) for layer in LAYERS[:-1]}
+                    params["actions"] = np.asarray(data[f"{name}/actions"], np.int64)
                     networks[name] = Network(variant, params)
         if not networks:
             raise ValueError(f"{path} holds no network")
@@ -180,60 +190,9 @@ def is_network_file(path: str | Path) -> bool:
         return False
 
 
-class Adam:
-    """Adam on a network's parameters (its moments belong to it)."""
-
-    def __init__(self, params: dict[str, np.ndarray], rate: float = 1e-3, beta1: float = 0.9,
-                 beta2: float = 0.999) -> None:
-        self.params, self.rate, self.beta1, self.beta2 = params, rate, beta1, beta2
-        self.m = {key: np.zeros_like(value) for key, value in params.items()}
-        self.v = {key: np.zeros_like(value) for key, value in params.items()}
-        self.t = 0
-
-    def step(self, grads: dict[str, np.ndarray], clip: float = 5.0) -> None:
-        self.t += 1
-        norm = float(np.sqrt(sum(float((g * g).sum()) for g in grads.values())))
-        scale = min(1.0, clip / (norm + 1e-12))
-        correction = np.sqrt(1 - self.beta2 ** self.t) / (1 - self.beta1 ** self.t)
-        for key, grad in grads.items():
-            grad = grad * scale
-            self.m[key] = self.beta1 * self.m[key] + (1 - self.beta1) * grad
-            self.v[key] = self.beta2 * self.v[key] + (1 - self.beta2) * grad * grad
-            self.params[key] -= (self.rate * correction * self.m[key] / (np.sqrt(self.v[key]) + 1e-8)).astype(
-                np.float32)
-
-
 def mover_value(value: np.ndarray, turn: np.ndarray) -> np.ndarray:
     """The predator's value seen by the side to move (turn 0 predator, 1 prey)."""
     return np.where(np.asarray(turn) == int(Side.PREDATOR), value, -value)
-
-
-class BlasThreads:
-    """`with BlasThreads(1):` numpy's OpenBLAS on one thread (restored after). Its threads, on a busy
-    machine, cost a batch of 256 positions 100 times the millisecond one thread takes; where the
-    library is not numpy's bundled OpenBLAS this does nothing."""
-
-    def __init__(self, count: int = 1) -> None:
-        self.count = count
-        self.library: Any = None
-        self.before = 0
-
-    def __enter__(self) -> BlasThreads:
-        folder = Path(np.__file__).resolve().parent.parent / "numpy.libs"
-        for path in sorted(folder.glob("libscipy_openblas*.so*")):
-            try:
-                library = ctypes.CDLL(str(path))
-                self.before = int(library.scipy_openblas_get_num_threads64_())
-                library.scipy_openblas_set_num_threads64_(self.count)
-                self.library = library
-            except (OSError, AttributeError):
-                continue
-            break
-        return self
-
-    def __exit__(self, *_: object) -> None:
-        if self.library is not None:
-            self.library.scipy_openblas_set_num_threads64_(self.before)
 
 
 class NetworkEvaluator:
@@ -284,12 +243,10 @@ class NetworkEvaluator:
     def _tables(self, network: Network) -> tuple[np.ndarray, tuple[np.ndarray, np.ndarray]]:
         name = variant_name(network.variant)
         if name not in self._actions:
-            actions = action_space(network.variant)
             action_of = np.full((network.points, network.points), -1, np.int64)
-            for action in range(actions.size):
-                pair = actions.pair(action)
-                if pair is not None:
-                    action_of[network.dense[pair[0]], network.dense[pair[1]]] = action
+            for action, (frm, to) in enumerate(network.params["actions"].tolist()):
+                if frm >= 0:
+                    action_of[network.dense[frm], network.dense[to]] = action
             core = core_tables(network.variant)
             self._actions[name] = action_of
             self._jumps[name] = (core.jump_over, core.jump_land)

@@ -103,6 +103,8 @@ class TrainConfig:
     lam: float = 0.95
     batch: int = 1024
     labels: int = 512  # positions of each iteration labelled from the tables (with a labeller)
+    random_side: float = 0.5  # share of games where one side (either, at random) plays random moves
+    target: float = 0.9  # value targets are cut to [-target, target]: a saturated tanh learns nothing
     seed: int = 1
 
 
@@ -132,9 +134,18 @@ class SelfPlay:
         self.rng = np.random.default_rng(config.seed)
         self.starts = starts
         self.env.reset(start=self._draw_starts())
+        self.random_seat = np.full(config.games, -1, np.int64)  # per game: the side playing random moves, -1 none
+        self._draw_seats(np.ones(config.games, np.bool_))
         self.optimiser = Adam(network.trainable(), config.rate)
         self.labeller = labeller
         self.total_steps = 0
+
+    def _draw_seats(self, which: np.ndarray) -> None:
+        """New games (`which`): with probability `random_side` one side, either, plays random moves
+        (a weak policy's self-play alone never wins as one side, and then the value learns nothing)."""
+        draws = self.rng.random(len(which))
+        seat = np.where(draws < self.config.random_side, (draws * 1e6).astype(np.int64) % 2, -1)
+        self.random_seat = np.where(which, seat, self.random_seat)
 
     def _draw_starts(self) -> list[Position] | None:
         if not self.starts:
@@ -168,6 +179,7 @@ class SelfPlay:
         rewards = np.empty((t_count, n), np.float32)
         done = np.empty((t_count, n), np.bool_)
         turns = np.empty((t_count, n), np.int64)
+        learned = np.empty((t_count, n), np.bool_)  # the network chose the action (not a random seat)
         states = np.empty((t_count, 5, n), np.int64)  # fox, prey, quiet, stall, chain: for labels
         spent = {"environment": 0.0, "network": 0.0}
         for t in range(t_count):
@@ -176,6 +188,11 @@ class SelfPlay:
             value, logits, _ = network.forward(x)
             legal[t], counts[t] = env.legal, env.counts
             chosen, places[t] = self.sample(logits, legal[t], counts[t])
+            learned[t] = self.random_seat != env.turn
+            if not learned[t].all():
+                random_place = (self.rng.random(n) * counts[t]).astype(np.int64)
+                places[t] = np.where(learned[t], places[t], random_place)
+                chosen = legal[t][np.arange(n), places[t]]
             inputs[t], values[t], turns[t] = x, value, env.turn
             states[t] = env.fox, env.prey, env.quiet, env.stall, env.chain
             spent["network"] += time.perf_counter() - clock
@@ -183,6 +200,8 @@ class SelfPlay:
             _, reward, ended = env.step(chosen)
             spent["environment"] += time.perf_counter() - clock
             rewards[t], done[t] = reward[:, 0], ended != 0
+            if done[t].any():
+                self._draw_seats(done[t])
         clock = time.perf_counter()
         advantage = np.empty_like(values)
         following = network.value(self._inputs())
@@ -192,17 +211,20 @@ class SelfPlay:
             delta = rewards[t] + going * following - values[t]
             running = delta + config.lam * going * running
             advantage[t], following = running, values[t]
-        targets = advantage + values
+        targets = np.clip(advantage + values, -config.target, config.target)
         weights = np.ones_like(values)
         labelled = self._label(states, turns, targets, weights) if self.labeller is not None else 0
         spent["bookkeeping"] = time.perf_counter() - clock
         clock = time.perf_counter()
         sign = np.where(turns == 0, 1.0, -1.0).astype(np.float32)
+        chosen_by_network = learned.reshape(-1)
         mover_advantage = (advantage * sign).reshape(-1)
+        centre = mover_advantage[chosen_by_network].mean() if chosen_by_network.any() else 0.0
+        mover_advantage = (mover_advantage - centre) * chosen_by_network
         width = int(counts.max())
         value_loss, entropy = self._learn(inputs.reshape(t_count * n, -1), legal[:, :, :width].reshape(t_count * n, -1),
                                           counts.reshape(-1), places.reshape(-1), targets.reshape(-1),
-                                          weights.reshape(-1), mover_advantage - mover_advantage.mean())
+                                          weights.reshape(-1), mover_advantage)
         spent["learning"] = time.perf_counter() - clock
         if self.starts:  # the next games start elsewhere (those going on play on)
             self.env.set_start(self._draw_starts())
@@ -226,7 +248,7 @@ class SelfPlay:
             sign = self.labeller.value(position).sign
             if sign is None:
                 continue
-            targets[t, i] = sign if turns[t, i] == 0 else -sign
+            targets[t, i] = self.config.target * (sign if turns[t, i] == 0 else -sign)
             weights[t, i] = 4.0
             count += 1
         return count
@@ -365,14 +387,16 @@ def walk(variant: Variant, plies: int, rng: random.Random, labeller: Labeller | 
 
 
 def decisions(variant: Variant, count: int, seed: int, labeller: Labeller, geese: range | None = None,
-              tries: int = 40, plies: int = 80) -> list[Decision]:
+              tries: int = 40, plies: int = 80, seconds: float | None = None) -> list[Decision]:
     """Up to `count` fixed decisions (seeded): the labelled, unfinished positions of `walk`s (with a
-    number of geese in `geese`) where some legal move throws the exact value away, at most a few a
-    walk; each with the moves that keep it."""
+    number of geese in `geese`) where some legal move throws the exact value away, at most 8 a
+    walk; each with the moves that keep it. `seconds`: stop looking after that much CPU time (the
+    set then depends on the machine's speed, not only on the seed)."""
     rng = random.Random(seed)
     found: dict[int, Decision] = {}
+    began = time.process_time()
     for _ in range(max(1, count * tries // 20)):
-        if len(found) >= count:
+        if len(found) >= count or seconds is not None and time.process_time() - began > seconds:
             break
         game = walk(variant, plies, rng, labeller)
         replay, positions = Game(variant), []
@@ -382,7 +406,7 @@ def decisions(variant: Variant, count: int, seed: int, labeller: Labeller, geese
         rng.shuffle(positions)
         taken = 0
         for position in positions:
-            if len(found) >= count or taken >= 3:
+            if len(found) >= count or taken >= 8:
                 break
             taken += _judge(position, labeller, geese, found)
     return list(found.values())

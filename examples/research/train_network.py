@@ -59,7 +59,9 @@ def main() -> None:
     parser.add_argument("--tables", default=None, help="table directory for exact labels")
     parser.add_argument("--geese", default="8-13", help="geese counts of the decisions judged (standard)")
     parser.add_argument("--decisions", type=int, default=300)
+    parser.add_argument("--search-seconds", type=float, default=120.0, help="CPU time to look for decisions")
     parser.add_argument("--games", type=int, default=256, help="games stepped at once")
+    parser.add_argument("--starts", type=int, default=1000, help="near-perfect walks the games start from")
     parser.add_argument("--steps", type=int, default=32, help="actions per game per iteration")
     parser.add_argument("--seed", type=int, default=1)
     args = parser.parse_args()
@@ -73,9 +75,9 @@ def main() -> None:
         labelled = labeller.value(variant.start_position()).known or variant.id == "standard" and any(
             labeller.value(p).known for p in start_pool(variant, 20, args.seed + 7, None))
         began = time.perf_counter()
-        judged = decisions(variant, args.decisions, args.seed, labeller, geese if variant.id == "standard" else None) \
-            if labelled else []
-        pool = start_pool(variant, 2000, args.seed + 1, labeller) if labelled else None
+        judged = decisions(variant, args.decisions, args.seed, labeller, geese if variant.id == "standard" else None,
+                           seconds=args.search_seconds) if labelled else []
+        pool = start_pool(variant, args.starts, args.seed + 1, labeller) if labelled else None
         counts = Counter(d.position.prey.bit_count() for d in judged)
         print(f"\n== {variant_name(variant)}: {len(judged)} decisions judged against the tables "
               f"(by prey count: {dict(sorted(counts.items()))}); "

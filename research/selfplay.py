@@ -28,6 +28,7 @@ from typing import Any
 import numpy as np
 
 from foxgeese.engine import Game, Move, Position, Side, Variant
+from foxgeese.engine.sampling import scattered_position
 from foxgeese.players.network import Network, features
 from foxgeese.research.actions import action_space
 from foxgeese.research.batched import BatchedHuntEnv
@@ -103,6 +104,7 @@ class TrainConfig:
     lam: float = 0.95
     batch: int = 1024
     labels: int = 512  # positions of each iteration labelled from the tables (with a labeller)
+    supervised: int = 4  # minibatches from the labelled set (`SelfPlay(labelled=...)`) after each iteration
     random_side: float = 0.5  # share of games where one side (either, at random) plays random moves
     target: float = 0.9  # value targets are cut to [-target, target]: a saturated tanh learns nothing
     seed: int = 1
@@ -125,9 +127,12 @@ class SelfPlay:
     """Trains `network` by self-play in its variant (a batched environment of its own)."""
 
     def __init__(self, network: Network, config: TrainConfig | None = None, labeller: Labeller | None = None,
-                 starts: list[Position] | None = None) -> None:
+                 starts: list[Position] | None = None,
+                 labelled: tuple[np.ndarray, np.ndarray] | None = None) -> None:
         """`starts`: positions the games start from (each game one of them, drawn again at every
-        iteration); default the variant's start."""
+        iteration); default the variant's start. `labelled`: (inputs, the predator's exact values)
+        the value also learns from, `supervised` minibatches an iteration (`label_set`)."""
+        self.labelled = labelled
         self.network = network
         self.config = config = config or TrainConfig()
         self.env = BatchedHuntEnv(network.variant, games=config.games, seed=config.seed, parallel=False)
@@ -225,6 +230,8 @@ class SelfPlay:
         value_loss, entropy = self._learn(inputs.reshape(t_count * n, -1), legal[:, :, :width].reshape(t_count * n, -1),
                                           counts.reshape(-1), places.reshape(-1), targets.reshape(-1),
                                           weights.reshape(-1), mover_advantage)
+        if self.labelled is not None and len(self.labelled[0]):
+            self._supervise()
         spent["learning"] = time.perf_counter() - clock
         if self.starts:  # the next games start elsewhere (those going on play on)
             self.env.set_start(self._draw_starts())
@@ -252,6 +259,17 @@ class SelfPlay:
             weights[t, i] = 4.0
             count += 1
         return count
+
+    def _supervise(self) -> None:
+        """`supervised` minibatches of the labelled set: the value towards the exact values."""
+        assert self.labelled is not None
+        inputs, values = self.labelled
+        actions = self.network.params["bp"].shape[0]
+        for _ in range(self.config.supervised):
+            rows = self.rng.integers(0, len(inputs), min(self.config.batch, len(inputs)))
+            value, _, cache = self.network.forward(inputs[rows])
+            d_value = (4.0 * (value - values[rows]) / len(rows)).astype(np.float32)
+            self.optimiser.step(self.network.backward(cache, d_value, np.zeros((len(rows), actions), np.float32)))
 
     def _learn(self, inputs: np.ndarray, legal: np.ndarray, counts: np.ndarray, places: np.ndarray,
                targets: np.ndarray, weights: np.ndarray, advantage: np.ndarray) -> tuple[float, float]:
@@ -412,6 +430,45 @@ def decisions(variant: Variant, count: int, seed: int, labeller: Labeller, geese
     return list(found.values())
 
 
+def scattered_decisions(variant: Variant, count: int, seed: int, labeller: Labeller, geese: range,
+                        seconds: float | None = None) -> list[Decision]:
+    """Up to `count` fixed decisions per number of geese in `geese` among uniformly scattered
+    positions (engine.sampling: any side to move, the pieces anywhere), seeded; `seconds` of CPU at
+    most per number of geese. Where play rarely reaches a losing alternative (below 13 geese in
+    standard the fox has won whatever it does), this finds the positions that have one."""
+    rng = random.Random(seed)
+    out: list[Decision] = []
+    for prey in geese:
+        found: dict[int, Decision] = {}
+        began = time.process_time()
+        for _ in range(count * 2000):
+            if len(found) >= count or seconds is not None and time.process_time() - began > seconds:
+                break
+            _judge(scattered_position(variant, rng, prey_count=prey), labeller, None, found)
+        out.extend(found.values())
+    return out
+
+
+def label_set(network: Network, labeller: Labeller, chosen: list[Decision],
+              target: float = 0.9) -> tuple[np.ndarray, np.ndarray]:
+    """(inputs, the predator's exact values, cut to `target`) of the decisions' positions and of every
+    unfinished position one move after them: both sides of each losing alternative, where a value
+    must tell them apart."""
+    positions: list[Position] = []
+    values: list[float] = []
+    for decision in chosen:
+        for position in [decision.position] + [decision.position.play(m) for m in decision.position.legal_moves()]:
+            if position.outcome() is not None:
+                continue
+            sign = labeller.value(position).sign
+            if sign is not None:
+                positions.append(position)
+                values.append(target * (sign if position.turn == Side.PREDATOR else -sign))
+    if not positions:
+        return np.zeros((0, 2 * network.points + 5), np.float32), np.zeros(0, np.float32)
+    return features(network.points, *network.dense_arrays(positions)), np.array(values, np.float32)
+
+
 def _judge(position: Position, labeller: Labeller, geese: range | None, found: dict[int, Decision]) -> int:
     """Adds `position` to `found` if it is a decision (1), else 0."""
     if position.outcome() is not None or (geese is not None and position.prey.bit_count() not in geese):
@@ -446,12 +503,13 @@ def network_accuracy(network: Network, chosen: list[Decision], seed: int = 1) ->
 
 
 def train(network: Network, seconds: float, *, config: TrainConfig | None = None, labeller: Labeller | None = None,
-          starts: list[Position] | None = None, every: float = 60.0,
+          starts: list[Position] | None = None, labelled: tuple[np.ndarray, np.ndarray] | None = None,
+          every: float = 60.0,
           report: Callable[[dict[str, Any]], None] | None = None,
           probe: Callable[[Network], dict[str, Any]] | None = None) -> list[dict[str, Any]]:
     """Self-play for `seconds` of wall time; every `every` seconds (and at both ends) a curve point:
     steps so far, the loop's steps/s, value loss, entropy, plus what `probe(network)` measures."""
-    trainer = SelfPlay(network, config, labeller, starts)
+    trainer = SelfPlay(network, config, labeller, starts, labelled)
     curve: list[dict[str, Any]] = []
     began = time.perf_counter()
     last_report, window_steps, window_time, loss, entropy = -1e9, 0, 0.0, float("nan"), float("nan")

@@ -3,9 +3,10 @@
     python examples/research/score_learned.py --weights learned.npz --tables DIR
     python examples/research/score_learned.py --weights learned.npz --skip-ladder --decisions 100
 
-1. Accuracy: fixed decisions of `standard` (positions of near-perfect walks with a number of geese
-   in `--geese`, where some legal move throws the exact value away; research/selfplay.decisions,
-   another seed than training's), and the share where each player's move keeps the exact value:
+1. Accuracy: fixed decisions of `standard` with a number of geese in `--geese`, where some legal
+   move throws the exact value away (positions of near-perfect walks, research/selfplay.decisions,
+   another seed than training's; and per geese count positions scattered uniformly,
+   selfplay.scattered_decisions), and the share where each player's move keeps the exact value:
    the learned player, and minimax and MCTS given the same time per decision (the learned player's
    mean, at least `--min-ms`), by geese count, with 95% Wilson intervals.
 2. The ladder: a short round robin through the real referee (`foxgeese tournament run`) of the
@@ -27,7 +28,7 @@ from pathlib import Path
 from foxgeese.engine import Clock, Game, Position, get_variant
 from foxgeese.players.registry import make_player
 from foxgeese.research.labels import Labeller
-from foxgeese.research.selfplay import Decision, decisions
+from foxgeese.research.selfplay import Decision, decisions, scattered_decisions
 
 LADDER = """name: learned-ladder
 variants:
@@ -70,8 +71,10 @@ def accuracy(args: argparse.Namespace) -> None:
         judged = [Decision(Position.from_text(row["position"]), frozenset(row["keeping"]))
                   for row in json.loads(saved.read_text())]
     else:
-        judged = decisions(variant, args.decisions, args.seed, labeller, range(int(low), int(high or low) + 1),
-                           seconds=args.search_seconds)
+        counts = range(int(low), int(high or low) + 1)
+        judged = decisions(variant, args.decisions, args.seed, labeller, counts, seconds=args.search_seconds)
+        judged += scattered_decisions(variant, args.scattered, args.seed, labeller, counts,
+                                      seconds=args.search_seconds / len(counts))
         if saved is not None:
             saved.write_text(json.dumps([{"position": d.position.text(), "keeping": sorted(d.keeping)}
                                          for d in judged], indent=1))
@@ -127,7 +130,8 @@ def main() -> None:
     parser.add_argument("--decisions-file", default=None, help="read the decisions here, or find and save them")
     parser.add_argument("--tables", default=None)
     parser.add_argument("--geese", default="8-13")
-    parser.add_argument("--decisions", type=int, default=300)
+    parser.add_argument("--decisions", type=int, default=300, help="from near-perfect walks")
+    parser.add_argument("--scattered", type=int, default=40, help="per geese count, from scattered positions")
     parser.add_argument("--search-seconds", type=float, default=600.0, help="CPU time to look for decisions")
     parser.add_argument("--seed", type=int, default=11)
     parser.add_argument("--min-ms", type=float, default=20.0, help="least time per decision for minimax and MCTS")

@@ -31,7 +31,9 @@ from foxgeese.research.selfplay import (
     TrainConfig,
     decisions,
     fresh_network,
+    label_set,
     network_accuracy,
+    scattered_decisions,
     score_against_random,
     start_pool,
     train,
@@ -62,6 +64,9 @@ def main() -> None:
     parser.add_argument("--search-seconds", type=float, default=120.0, help="CPU time to look for decisions")
     parser.add_argument("--games", type=int, default=256, help="games stepped at once")
     parser.add_argument("--starts", type=int, default=1000, help="near-perfect walks the games start from")
+    parser.add_argument("--label-decisions", type=int, default=400, help="standard: scattered decisions per geese "
+                        "count whose positions and children the value learns")
+    parser.add_argument("--label-seconds", type=float, default=240.0, help="CPU time to find them")
     parser.add_argument("--steps", type=int, default=32, help="actions per game per iteration")
     parser.add_argument("--seed", type=int, default=1)
     args = parser.parse_args()
@@ -77,6 +82,9 @@ def main() -> None:
         began = time.perf_counter()
         judged = decisions(variant, args.decisions, args.seed, labeller, geese if variant.id == "standard" else None,
                            seconds=args.search_seconds) if labelled else []
+        if labelled and variant.id == "standard":
+            judged += scattered_decisions(variant, args.decisions // len(geese), args.seed, labeller, geese,
+                                          seconds=args.search_seconds / len(geese))
         pool = start_pool(variant, args.starts, args.seed + 1, labeller) if labelled else None
         counts = Counter(d.position.prey.bit_count() for d in judged)
         print(f"\n== {variant_name(variant)}: {len(judged)} decisions judged against the tables "
@@ -84,6 +92,14 @@ def main() -> None:
               f"{'exact labels and near-perfect starts' if labelled else 'no tables: self-play alone'}; "
               f"{time.perf_counter() - began:.0f} s to set up", flush=True)
         network = fresh_network(variant, np.random.default_rng(args.seed))
+        labelled_set = None
+        if labelled and variant.id == "standard":
+            clock = time.process_time()
+            near = scattered_decisions(variant, args.label_decisions, args.seed + 100, labeller, geese,
+                                       seconds=args.label_seconds / len(geese))
+            labelled_set = label_set(network, labeller, near)
+            print(f"labelled set: {len(labelled_set[1]):,} positions around {len(near)} scattered decisions "
+                  f"(another seed than the judged ones), {time.process_time() - clock:.0f} CPU s", flush=True)
         sides = (variant.predator_name, variant.prey_name)
         header = f"{'steps':>11} {'seconds':>8} {'steps/s':>8} {'v-loss':>7} {'entropy':>7} " + \
                  ("accuracy " if judged else "") + " ".join(f"{'vs random as ' + s:>18}" for s in sides)
@@ -101,6 +117,7 @@ def main() -> None:
 
         config = TrainConfig(games=args.games, steps=args.steps, seed=args.seed)
         curve = train(network, args.seconds, config=config, labeller=labeller if labelled else None, starts=pool,
+                      labelled=labelled_set,
                       every=args.every, report=report, probe=probe)
         networks[variant_name(variant)] = network
         Weights(networks).save(path)

@@ -30,12 +30,10 @@ from foxgeese.players.registry import make_player
 from foxgeese.research.labels import Labeller
 from foxgeese.research.selfplay import Decision, decisions, scattered_decisions
 
+VARIANTS = {"standard": "  - id: standard\n    book: standard-balanced\n", "great-cross": "  - id: great-cross\n"}
 LADDER = """name: learned-ladder
 variants:
-  - id: standard
-    book: standard-balanced
-  - id: great-cross
-players:
+{variants}players:
   - {{name: random, spec: "random:seed=1"}}
   - {{name: minimax1, spec: "minimax:depth=1"}}
   - {{name: minimax2, spec: "minimax:depth=2"}}
@@ -117,7 +115,8 @@ def ladder(args: argparse.Namespace) -> None:
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
     config = out / "learned-ladder.yaml"
-    config.write_text(LADDER.format(weights=Path(args.weights).resolve(), games=args.games))
+    config.write_text(LADDER.format(weights=Path(args.weights).resolve(), games=args.games,
+                                    variants="".join(VARIANTS[v] for v in args.ladder)))
     run = [sys.executable, "-m", "foxgeese", "tournament", "run", str(config), "--out", str(out / "run"),
            "--quiet"]
     subprocess.run(run, check=True)
@@ -137,6 +136,7 @@ def main() -> None:
     parser.add_argument("--min-ms", type=float, default=20.0, help="least time per decision for minimax and MCTS")
     parser.add_argument("--games", type=int, default=4, help="games per pairing and variant on the ladder")
     parser.add_argument("--out", default="learned-score")
+    parser.add_argument("--ladder", nargs="+", default=["standard", "great-cross"], choices=sorted(VARIANTS))
     parser.add_argument("--skip-ladder", action="store_true")
     parser.add_argument("--skip-accuracy", action="store_true")
     args = parser.parse_args()

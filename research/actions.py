@@ -11,10 +11,11 @@ then STOP (only in variants with captures). See docs/research.md for the planes.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
-from foxgeese.engine import Side, Variant
+from foxgeese.engine import Side, Variant, get_variant
 from foxgeese.engine.board import GRID_WIDTH, point_name
 from foxgeese.engine.position import FIFTY_MOVE_PLIES, STALLING_MOVES
 
@@ -63,8 +64,14 @@ class ActionSpace:
         return [self.name(action) for action in range(self.size)]
 
 
-def action_space(variant: Variant) -> ActionSpace:
-    """The variant's action enumeration (about 0.4 ms to make: an environment makes one and keeps it)."""
+def action_space(variant: Variant | str, **options: Any) -> ActionSpace:
+    """The variant's action enumeration (about 0.4 ms to make: an environment makes one and keeps it).
+
+    `variant`: a `Variant`, or a variant id with its options (`action_space("standard", geese=17)`)."""
+    if isinstance(variant, str):
+        variant = get_variant(variant, **options)
+    elif options:
+        raise ValueError(f"options {sorted(options)} go with a variant id, not a Variant ({variant})")
     board = variant.board
     steps = tuple(sorted((p, q) for p in board.points for q in board.points if board.joined(p, q)))
     jumps: tuple[tuple[int, int], ...] = ()
@@ -75,7 +82,9 @@ def action_space(variant: Variant) -> ActionSpace:
     return ActionSpace(variant, steps, jumps, index, _board_plane(variant))
 
 
-def observation_shape(variant: Variant) -> tuple[int, int, int]:
+def observation_shape(variant: Variant | str, **options: Any) -> tuple[int, int, int]:
+    if isinstance(variant, str):
+        variant = get_variant(variant, **options)
     return (len(PLANES), variant.board.rows, variant.board.columns)
 
 

@@ -2,28 +2,36 @@
 
     env = BatchedHuntEnv("standard", games=4096, seed=1)   # parallel=False: one core, no thread barrier
     masks = env.reset()                      # (N, actions) uint8: the legal actions of each game
+    masks = env.reset(start=text)            # every game from one position (a text or a Position),
+    masks = env.reset(start=[text, ...])     # or one per game; later games start there too
     actions = env.random_actions()           # or your policy's, one per game
     masks, rewards, ended = env.step(actions)  # rewards (N, 2): predator, prey; ended: outcome codes
 
 Actions are the segments of actions.py (the same enumeration as every other environment); each
 game's side to move is `env.turn` (0 predator, 1 prey), and `env.legal`/`env.counts` list the legal
 actions. A game that ends (see `batched_kernels` for the codes) is reported once and starts again
-at once (auto-reset). `observations(role)` gives the planes on demand. The rules are the engine's:
-tests/test_research_batched.py plays them side by side on random games.
+at once (auto-reset) from that game's start; `outcome(game)` says how the last step ended it, in
+the schema of every environment (`{"winner": ..., "termination": ...}`). `observations(role)` gives
+the planes on demand (`role`: a Side or its name). `position(game)` is the engine's Position, its
+counters and ply included. The rules are the engine's: tests/test_research_batched.py plays them side
+by side on random games, from the start and from given positions.
 """
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
-from foxgeese.engine import Position, Side, Variant, get_variant
+from foxgeese.engine import Position, Side, Termination, Variant, get_variant
 from foxgeese.engine.board import GRID_WIDTH
+from foxgeese.players.compiled import core
 from foxgeese.players.compiled.tables import CoreTables, core_tables
 from foxgeese.research import batched_kernels as kernels
 from foxgeese.research.actions import PLANES, action_space
-from foxgeese.research.hunt import max_actions
+from foxgeese.research.hunt import max_actions, outcome_info, side_of
 
 MAX_LEGAL = 96  # more than any side ever has: 17 geese x 5 directions, or a fox's 8 steps, 8 jumps and STOP
 
@@ -73,10 +81,11 @@ class BatchTables:
 class BatchedHuntEnv:
     """N games of one variant; see the module docstring."""
 
-    def __init__(self, variant: str = "standard", *, games: int = 1024, geese: int | None = None,
+    def __init__(self, variant: str | Variant = "standard", *, games: int = 1024, geese: int | None = None,
                  sideways: bool | None = None, max_steps: int | None = None, seed: int | None = None,
-                 parallel: bool = True) -> None:
-        self.variant = get_variant(variant, geese=geese, sideways=sideways)
+                 parallel: bool = True, start: str | Position | Sequence[str | Position] | None = None) -> None:
+        self.variant = variant if isinstance(variant, Variant) else get_variant(variant, geese=geese,
+                                                                                  sideways=sideways)
         self.tables = tables = BatchTables.for_variant(self.variant)
         self.actions = action_space(self.variant)
         self.games = games
@@ -84,10 +93,9 @@ class BatchedHuntEnv:
         self.rng = np.random.default_rng(seed)
         pick = 0 if parallel else 1
         self._kernels = {name: forms[pick] for name, forms in kernels.KERNELS.items()}
-        start = self.variant.start_position()
-        self.start = (int(np.searchsorted(tables.grid, start.predator)), tables.dense_mask(start.prey),
-                      int(start.turn))
         n = games
+        self.start = np.zeros((n, 6), np.int64)  # per game: fox, prey, turn, quiet, stall, ply
+        self.set_start(start)
         self.fox = np.zeros(n, np.int64)
         self.prey = np.zeros(n, np.int64)  # dense points, as the compiled core
         self.turn = np.zeros(n, np.int64)
@@ -95,12 +103,14 @@ class BatchedHuntEnv:
         self.stall = np.zeros(n, np.int64)
         self.chain = np.zeros(n, np.int64)
         self.steps = np.zeros(n, np.int64)
+        self.ply = np.zeros(n, np.int64)
         self.history = np.zeros((n, kernels.HISTORY), np.int64)
         self.history_len = np.zeros(n, np.int64)
         self.masks = np.zeros((n, self.actions.size), np.uint8)
         self.legal = np.zeros((n, MAX_LEGAL), np.int16)  # small rows: the kernels touch them every step
         self.counts = np.zeros(n, np.int64)
         self.ended = np.zeros(n, np.int64)
+        self.ending = np.zeros(n, np.int64)  # how: batched_kernels' ending codes
         self.rewards = np.zeros((n, 2), np.float32)
         self._draws = np.zeros(n, np.float64)
         self._chosen = np.zeros(n, np.int64)
@@ -110,13 +120,45 @@ class BatchedHuntEnv:
         self._board = np.ascontiguousarray(self.actions.board_plane)
         self.observation_shape = (len(PLANES), rows, columns)
 
-    def reset(self, which: np.ndarray | None = None) -> np.ndarray:
-        """Every game (or those where `which` is true) back at the start; returns the masks."""
+    def set_start(self, start: str | Position | Sequence[str | Position] | None,
+                   which: np.ndarray | None = None) -> None:
+        """Each game's start (`which`: only those games) from one position or one per game: where
+        `reset` and the next game after an ending put it (games in play go on)."""
+        if start is None:
+            start = self.variant.start_position()
+        rows = np.flatnonzero(np.ones(self.games, np.bool_) if which is None else which)
+        if isinstance(start, (str, Position)):
+            self.start[rows] = self._start_row(start)
+            return
+        starts = list(start)
+        if len(starts) != self.games:
+            raise ValueError(f"start= gives {len(starts)} positions for {self.games} games: one, or one per game")
+        for game in rows:
+            self.start[game] = self._start_row(starts[game])
+
+    def _start_row(self, start: str | Position) -> list[int]:
+        position = Position.from_text(start) if isinstance(start, str) else start
+        if position.variant is not self.variant:
+            raise ValueError(f"start position {position.text()!r} is of {position.variant}, not {self.variant}")
+        if position.outcome() is not None:
+            raise ValueError(f"start position {position.text()!r} has ended: a game cannot start there")
+        t = self.tables
+        return [int(np.searchsorted(t.grid, position.predator)), t.dense_mask(position.prey), int(position.turn),
+                position.quiet, position.stall, position.ply]
+
+    def reset(self, which: np.ndarray | None = None,
+              start: str | Position | Sequence[str | Position] | None = None) -> np.ndarray:
+        """Every game (or those where `which` is true) back at its start; returns the masks.
+
+        `start` (a position text or `Position`, or one per game) becomes those games' start first:
+        counters and ply as the position says, repetition counted from it."""
         t = self.tables
         which = np.ones(self.games, np.bool_) if which is None else np.asarray(which, np.bool_)
+        if start is not None:
+            self.set_start(start, which)
         reset = self._kernels["reset_games"]
-        reset(which, *self.start, self.fox, self.prey, self.turn, self.quiet, self.stall, self.chain,
-              self.steps, self.history, self.history_len, t.core, t.action_of, t.stop, self.masks, self.legal,
+        reset(which, self.start, self.fox, self.prey, self.turn, self.quiet, self.stall, self.chain, self.steps,
+              self.ply, self.history, self.history_len, t.core, t.action_of, t.stop, self.masks, self.legal,
               self.counts)
         return self.masks
 
@@ -125,10 +167,26 @@ class BatchedHuntEnv:
         t = self.tables
         step = self._kernels["step_games"]
         step(np.asarray(actions, np.int64), self.fox, self.prey, self.turn, self.quiet, self.stall,
-             self.chain, self.steps, self.history, self.history_len, t.core, t.action_of, t.action_from,
-             t.action_to, t.jump_over, t.stop, self.max_steps, *self.start, self.masks, self.legal, self.counts,
-             self.ended, self.rewards)
+             self.chain, self.steps, self.ply, self.history, self.history_len, t.core, t.action_of, t.action_from,
+             t.action_to, t.jump_over, t.stop, self.max_steps, self.start, self.masks, self.legal, self.counts,
+             self.ended, self.ending, self.rewards)
         return self.masks, self.rewards, self.ended
+
+    def outcome(self, game: int) -> dict[str, Any] | None:
+        """How the last step ended game `game`, in every environment's schema (hunt.outcome_info):
+        `{"winner": "geese", "termination": "trapped"}`; an action outside the mask is
+        `"illegal-move"`, a game cut at `max_steps` `{"winner": "draw", "termination": "truncated"}`;
+        None if it goes on."""
+        code = int(self.ending[game])
+        if code == core.GOING:
+            return None
+        if code == kernels.TRUNCATION:
+            return {"winner": "draw", "termination": "truncated"}
+        if code == kernels.ILLEGAL_ACTION:
+            winner = Side.PREDATOR if self.ended[game] == kernels.PREDATOR_WINS else Side.PREY
+            return {"winner": self.variant.side_name(winner), "termination": "illegal-move"}
+        ending = next(t for t in Termination if t.value == core.ENDING_NAMES[code])
+        return outcome_info(self.variant.outcome(ending))
 
     def random_actions(self) -> np.ndarray:
         """A uniformly random legal action per game (the benchmark's and a random agent's policy)."""
@@ -136,15 +194,18 @@ class BatchedHuntEnv:
         self._kernels["random_actions"](self.legal, self.counts, self._draws, self._chosen)
         return self._chosen
 
-    def observations(self, role: Side) -> np.ndarray:
-        """(N, planes, rows, columns) float32: actions.py's planes as `role` sees each game."""
+    def observations(self, role: Side | str) -> np.ndarray:
+        """(N, planes, rows, columns) float32: actions.py's planes as `role` (a Side or its name:
+        "fox", "geese", "hare", "hounds") sees each game."""
+        role = side_of(self.variant, role)
         out = np.zeros((self.games, *self.observation_shape), np.float32)
         self._kernels["observe_games"](self.fox, self.prey, self.turn, self.quiet, self.stall, self.chain, int(role),
                               self._cell_row, self._cell_column, self._board, out)
         return out
 
     def position(self, game: int) -> Position:
-        """Game `game`'s position as an engine Position (between whole moves; counters included)."""
+        """Game `game`'s position as an engine Position (between whole moves; counters and ply included)."""
         t = self.tables
         return Position(self.variant, int(t.grid[self.fox[game]]), t.grid_mask(int(self.prey[game])),
-                        Side(int(self.turn[game])), int(self.quiet[game]), int(self.stall[game]))
+                        Side(int(self.turn[game])), int(self.quiet[game]), int(self.stall[game]),
+                        int(self.ply[game]))

@@ -5,7 +5,9 @@ itself checked against the engine): these kernels only map its moves onto the en
 
 State per game: fox point, prey mask (dense points, as the core), side to move (0 predator, 1 prey), the
 fifty-move counter (`quiet`), the stall counter, `chain` (1 while a capture chain is open), the actions
-played, and the keys since the last irreversible move (for repetition). The tables come from
+played, the plies (whole moves) since the game's start, and the keys since the last irreversible move
+(for repetition). Each game has its own start (`start[i]`: fox, prey, turn, quiet, stall, ply), where a
+reset and the next game after an ending put it. The tables come from
 `batched.BatchTables` (`core`: the core's `CoreTables`; `action_of[from, to]`: the action of a segment).
 """
 
@@ -19,6 +21,8 @@ from foxgeese.players.compiled.bits import lowest
 
 # Outcome codes of a finished game (`ended`): who won, or a draw; 0 while it goes on.
 GOING, PREDATOR_WINS, PREY_WINS, DRAW, TRUNCATED = 0, 1, 2, 3, 4
+# How it ended (`ending`): the core's ending codes (core.CAPTURED ... core.IMMOBILIZED), and these two.
+ILLEGAL_ACTION, TRUNCATION = 8, 9
 HISTORY = 128  # keys kept since the last irreversible move: more than the 101 the fifty-move rule allows
 
 
@@ -65,40 +69,43 @@ def _fill_legal(i, fox, prey, turn, chain, t, action_of, stop, masks, legal, cou
 
 
 @njit(inline="always")
-def _restart(i, start_fox, start_prey, start_turn, fox, prey, turn, quiet, stall, chain, steps, history, history_len,
-             t, action_of, stop, masks, legal, counts):
-    """Puts game i back at the start (a reset, or the next game after one ends) and writes its mask."""
-    fox[i], prey[i], turn[i] = start_fox, start_prey, start_turn
-    quiet[i], stall[i], chain[i], steps[i] = 0, 0, 0, 0
-    history[i, 0] = core.key(start_fox, start_prey, start_turn)
+def _restart(i, start, fox, prey, turn, quiet, stall, chain, steps, ply, history, history_len, t, action_of, stop,
+             masks, legal, counts):
+    """Puts game i back at its start (a reset, or the next game after one ends) and writes its mask;
+    its repetition history is the start alone (as the engine's `Game.from_position`)."""
+    fox[i], prey[i], turn[i] = start[i, 0], start[i, 1], start[i, 2]
+    quiet[i], stall[i], ply[i], chain[i], steps[i] = start[i, 3], start[i, 4], start[i, 5], 0, 0
+    history[i, 0] = core.key(fox[i], prey[i], turn[i])
     history_len[i] = 1
     _fill_legal(i, fox[i], prey[i], turn[i], chain[i], t, action_of, stop, masks, legal, counts)
 
 
-def _reset_games(which, start_fox, start_prey, start_turn, fox, prey, turn, quiet, stall, chain, steps, history,
-                 history_len, t, action_of, stop, masks, legal, counts):
-    """Puts every game with `which[i]` back at the start and writes its mask."""
+def _reset_games(which, start, fox, prey, turn, quiet, stall, chain, steps, ply, history, history_len, t, action_of,
+                 stop, masks, legal, counts):
+    """Puts every game with `which[i]` back at its start and writes its mask."""
     for i in prange(fox.shape[0]):
         if which[i]:
-            _restart(i, start_fox, start_prey, start_turn, fox, prey, turn, quiet, stall, chain, steps, history,
-                     history_len, t, action_of, stop, masks, legal, counts)
+            _restart(i, start, fox, prey, turn, quiet, stall, chain, steps, ply, history, history_len, t, action_of,
+                     stop, masks, legal, counts)
 
 
-def _step_games(actions, fox, prey, turn, quiet, stall, chain, steps, history, history_len, t, action_of,
-                action_from, action_to, jump_over, stop, max_steps, start_fox, start_prey, start_turn, masks, legal,
-                counts, ended, rewards):
-    """One action in every game; a game that ends is reported in `ended`/`rewards` and starts again.
+def _step_games(actions, fox, prey, turn, quiet, stall, chain, steps, ply, history, history_len, t, action_of,
+                action_from, action_to, jump_over, stop, max_steps, start, masks, legal, counts, ended, ending,
+                rewards):
+    """One action in every game; a game that ends is reported in `ended`/`ending`/`rewards` and starts again.
 
     `rewards[i]` is (predator, prey): +1 win, -1 loss, 0 draw or truncation. An action outside the mask loses.
     """
     for i in prange(fox.shape[0]):
         a = actions[i]
         ended[i] = GOING
+        ending[i] = core.GOING
         rewards[i, 0] = 0.0
         rewards[i, 1] = 0.0
         mover = turn[i]
         if a < 0 or a >= masks.shape[1] or masks[i, a] == 0:
             ended[i] = PREY_WINS if mover == 0 else PREDATOR_WINS
+            ending[i] = ILLEGAL_ACTION
         else:
             steps[i] += 1
             done_move = True
@@ -120,25 +127,29 @@ def _step_games(actions, fox, prey, turn, quiet, stall, chain, steps, history, h
                 fox[i], prey[i], turn[i], quiet[i], stall[i] = core.play(
                     t, fox[i], prey[i], mover, quiet[i], stall[i], action_from[a], action_to[a], 0)
             if done_move:
-                ended[i] = _ending(i, fox, prey, turn, quiet, stall, history, history_len, t)
+                ply[i] += 1
+                ending[i] = _ending(i, fox, prey, turn, quiet, stall, history, history_len, t)
+                ended[i] = _result(ending[i])
         if ended[i] == GOING:
             n = _fill_legal(i, fox[i], prey[i], turn[i], chain[i], t, action_of, stop, masks, legal, counts)
             if n == 0:
-                ended[i] = PREY_WINS if turn[i] == 0 else PREDATOR_WINS
+                ending[i] = core.TRAPPED if turn[i] == 0 else core.IMMOBILIZED
+                ended[i] = _result(ending[i])
             elif steps[i] >= max_steps:
                 ended[i] = TRUNCATED
+                ending[i] = TRUNCATION
         if ended[i] != GOING:
             if ended[i] == PREDATOR_WINS:
                 rewards[i, 0], rewards[i, 1] = 1.0, -1.0
             elif ended[i] == PREY_WINS:
                 rewards[i, 0], rewards[i, 1] = -1.0, 1.0
-            _restart(i, start_fox, start_prey, start_turn, fox, prey, turn, quiet, stall, chain, steps, history,
-                     history_len, t, action_of, stop, masks, legal, counts)
+            _restart(i, start, fox, prey, turn, quiet, stall, chain, steps, ply, history, history_len, t, action_of,
+                     stop, masks, legal, counts)
 
 
 @njit(inline="always")
 def _ending(i, fox, prey, turn, quiet, stall, history, history_len, t):
-    """The core's endings after a whole move, repetition included ("no move": the mask tells that)."""
+    """The core's ending code after a whole move, repetition included ("no move": the mask tells that)."""
     code = core.ending(t, fox[i], prey[i], quiet[i], stall[i])
     if code == core.GOING and t.checks_repetition:
         if quiet[i] == 0:
@@ -148,6 +159,12 @@ def _ending(i, fox, prey, turn, quiet, stall, history, history_len, t):
             history_len[i] += 1
         if core.repetitions(history[i], history_len[i], core.key(fox[i], prey[i], turn[i])) >= core.REPETITION_COUNT:
             code = core.REPETITION
+    return code
+
+
+@njit(inline="always")
+def _result(code):
+    """The outcome code (`ended`) of a core ending code."""
     if code == core.GOING:
         return GOING
     winner = core.WINNER[code]

@@ -8,6 +8,9 @@ The opponent is a built-in player called in-process, or (a `cmd:` SPEC, or `refe
 playing through the real referee (opponents.py). Actions, planes and labels are the PettingZoo
 environment's (actions.py, labels.py). An action outside the mask ends the game as a loss for the
 agent (`info["illegal_action"]`), so a masked policy never meets it and an unmasked one learns it.
+At the end `info["outcome"]` is the schema of every environment (hunt.outcome_info):
+`{"winner": "hounds", "termination": "trapped"}`, with the referee's endings where it decided
+(`"illegal-move"`, `"time-forfeit"`, `"crash"`, ...).
 """
 
 from __future__ import annotations
@@ -19,8 +22,9 @@ import numpy as np
 from gymnasium import spaces
 
 from foxgeese.engine import Move, Position, Side, get_variant
+from foxgeese.protocol.record import RefereeTermination
 from foxgeese.research.actions import action_space, observation_shape
-from foxgeese.research.hunt import HuntGame, Rewards, max_actions
+from foxgeese.research.hunt import TRUNCATED, HuntGame, Rewards, max_actions, position_of
 from foxgeese.research.labels import Labeller
 from foxgeese.research.opponents import RefereeOpponent, make_opponent
 
@@ -37,11 +41,11 @@ class HuntGymEnv(gymnasium.Env):
                  time_control: str = "move=60", sandbox: bool = False, transport: str = "auto",
                  rewards: Rewards | None = None,
                  max_steps: int | None = None, labels: bool = True, labeller: Labeller | None = None,
-                 start: str | None = None, render_mode: str | None = None) -> None:
+                 start: str | Position | None = None, render_mode: str | None = None) -> None:
         self.variant = get_variant(variant, geese=geese, sideways=sideways)
         self.role = self.variant.side_by_name(role or self.variant.predator_name)
         self.role_name = self.variant.side_name(self.role)
-        self.start = None if start is None else Position.from_text(start)
+        self.start = None if start is None else position_of(start, self.variant)
         self.actions = action_space(self.variant)
         self.reward_values = rewards or Rewards()
         self.max_steps = max_steps if max_steps is not None else max_actions(self.variant)
@@ -57,7 +61,7 @@ class HuntGymEnv(gymnasium.Env):
         self.action_space = spaces.Discrete(self.actions.size)
         self.hunt = HuntGame(self.variant, self.start, self.actions)
         self.verdict: str | None = None  # the winner's name or "draw" once the game is over
-        self.ending = ""
+        self.ending = ""  # the termination: the engine's, the referee's (e.g. "illegal-move"), "truncated"
 
     # -- Gymnasium API -----------------------------------------------------------------------------
 
@@ -78,7 +82,7 @@ class HuntGymEnv(gymnasium.Env):
             raise RuntimeError("the game is over: call reset()")
         action = int(action)
         if action not in self.hunt.legal_actions():
-            self._end(self.variant.side_name(self.role.other), "illegal action")
+            self._end(self.variant.side_name(self.role.other), RefereeTermination.ILLEGAL_MOVE.value)
             if isinstance(self.opponent, RefereeOpponent):
                 self.opponent.abandon()
             info = self._info()
@@ -91,6 +95,8 @@ class HuntGymEnv(gymnasium.Env):
         truncated = not terminated and self.hunt.steps >= self.max_steps
         if truncated and isinstance(self.opponent, RefereeOpponent):
             self.opponent.abandon()
+        if truncated:
+            self._end(TRUNCATED["winner"], TRUNCATED["termination"])
         return self._observation(), self._reward(), terminated, truncated, self._info()
 
     def render(self) -> str | None:
@@ -114,7 +120,7 @@ class HuntGymEnv(gymnasium.Env):
         while self._check_over() is None and self.hunt.to_move != self.role:
             move = self.opponent.move(self.hunt.game)
             if move is None:
-                self._end(self.role_name, "resigned")
+                self._end(self.role_name, RefereeTermination.RESIGNATION.value)
                 return
             self.hunt.play_move(move)
 
@@ -159,7 +165,7 @@ class HuntGymEnv(gymnasium.Env):
         hunt = self.hunt
         info: dict[str, Any] = {"position": hunt.text(), "to_move": self.variant.side_name(hunt.to_move)}
         if self.verdict is not None:
-            info["winner"], info["ending"] = self.verdict, self.ending
+            info["outcome"] = {"winner": self.verdict, "termination": self.ending}
         if self.labeller is not None:
             label = (self.labeller.chain_value(hunt.position, hunt.chain) if hunt.chain
                      else self.labeller.value(hunt.position))

@@ -9,6 +9,7 @@ the engine's own.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
@@ -24,6 +25,37 @@ class Rewards:
     win: float = 1.0
     draw: float = 0.0
     loss: float = -1.0
+
+
+def outcome_info(outcome: Outcome) -> dict[str, Any]:
+    """The one outcome schema of every environment's info (PettingZoo, Gymnasium, OpenSpiel, batched):
+    `{"winner": "fox" | "geese" | "hare" | "hounds" | "draw", "termination": "trapped" | ...}`, the
+    engine's `Winner` and `Termination` values (the referee's endings, e.g. `"illegal-move"`, where
+    it decided the game)."""
+    return {"winner": outcome.winner.value, "termination": outcome.termination.value}
+
+
+TRUNCATED = {"winner": "draw", "termination": "truncated"}
+"""The outcome of a game an environment cut at its `max_steps` (the rules never go that far by default)."""
+
+
+def position_of(start: str | Position, variant: Variant | None = None) -> Position:
+    """A position given as text or as a `Position`; with `variant`, it must be one of that variant."""
+    position = Position.from_text(start) if isinstance(start, str) else start
+    if variant is not None and position.variant is not variant:
+        raise ValueError(f"start position {position.text()!r} is of {position.variant}, not {variant}")
+    return position
+
+
+def side_of(variant: Variant, role: Side | str) -> Side:
+    """A side given as a `Side` or by its name in `variant` ("fox", "geese", "hare", "hounds"), or as
+    "predator"/"prey"; ValueError naming the valid names otherwise."""
+    if isinstance(role, Side):
+        return role
+    name = str(role).strip().lower()
+    if name in ("predator", "prey"):
+        return Side.PREDATOR if name == "predator" else Side.PREY
+    return variant.side_by_name(name)
 
 
 def max_actions(variant: Variant) -> int:
@@ -91,7 +123,9 @@ class HuntGame:
     def outcome(self) -> Outcome | None:
         return None if self.chain else self.game.outcome()
 
-    def observation(self, role: Side) -> np.ndarray:
+    def observation(self, role: Side | str) -> np.ndarray:
+        """The planes as `role` (a Side or its name) sees the game."""
+        role = side_of(self.variant, role)
         predator, prey = self.pieces()
         position = self.position
         return observe(self.actions, role, predator, prey, position.turn, position.quiet, position.stall,

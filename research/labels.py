@@ -10,6 +10,8 @@ not opened, so a label costs a look-up, never a layout build).
 Like the tables, labels ignore the fifty-move counter and repetition history (docs/solver.md).
 
 A learner is scored by `keeps_value`: whether its move keeps the mover's value (win > draw > loss).
+Every method takes what a researcher has: a `Position` or a position text (as the environments'
+`info["position"]` holds it, ` chain=d4xd6` mid-chain included), a move as a `Move` or its text.
 """
 
 from __future__ import annotations
@@ -67,7 +69,14 @@ class Labeller:
         self._strong: StrongTables | None = None
         self._wdl: dict[Any, WdlTables] = {}
 
-    def value(self, position: Position) -> Label:
+    def value(self, position: Position | str) -> Label:
+        """The value for the side to move; a text with ` chain=...` (an open capture chain, as the
+        environments write it) is the fox's value mid-chain (`chain_value`)."""
+        if isinstance(position, str):
+            base, _, chain = position.strip().partition(" chain=")
+            if chain:
+                return self.chain_value(base, chain)
+            position = Position.from_text(base)
         ended = position.outcome()
         if ended is not None:
             side = ended.termination.winner
@@ -107,9 +116,10 @@ class Labeller:
             return self._wdl[key].value(position)
         return None
 
-    def after(self, position: Position, move: Move) -> Label:
-        """What `move` is worth to the side making it."""
-        return self.value(position.play(move)).for_mover()
+    def after(self, position: Position | str, move: Move | str) -> Label:
+        """What `move` is worth to the side making it (it must be legal: the engine's text of it)."""
+        position = _position(position)
+        return self.value(position.play(_move(position, move))).for_mover()
 
     def best(self, position: Position, moves: list[Move]) -> Label:
         """The best value among `moves` for the mover (unknown if an unknown move could be better)."""
@@ -122,17 +132,40 @@ class Labeller:
             return UNKNOWN
         return top
 
-    def chain_value(self, position: Position, chain: tuple[int, ...]) -> Label:
-        """The fox's value mid-chain: the best way to finish the capture chain `chain` begun in `position`."""
-        moves = [m for m in position.legal_moves() if m.is_capture and m.path[: len(chain)] == chain]
+    def chain_value(self, position: Position | str, chain: tuple[int, ...] | Move | str) -> Label:
+        """The fox's value mid-chain: the best way to finish the capture chain `chain` begun in `position`.
+
+        `chain`: the jumps so far as text (`"d4xd6"`, as `info["position"]` ends ` chain=d4xd6`), a
+        capture `Move`, or the points of its path (the fox's start first)."""
+        position = _position(position)
+        path = Move.parse(chain).path if isinstance(chain, str) else chain.path if isinstance(chain, Move) else chain
+        path = tuple(path)
+        moves = [m for m in position.legal_moves() if m.is_capture and m.path[: len(path)] == path]
+        if not moves:
+            raise ValueError(f"{chain!r} begins no capture of the fox in {position.text()}")
         return self.best(position, moves)
 
-    def keeps_value(self, position: Position, move: Move) -> bool | None:
+    def keeps_value(self, position: Position | str, move: Move | str) -> bool | None:
         """Whether `move` keeps the mover's value (win stays win, draw stays at least draw); None: unknown."""
+        position = _position(position)
         before, after = self.value(position), self.after(position, move)
         if not before.known or not after.known:
             return None
         return _RANK[after.value] >= _RANK[before.value]
+
+
+def _position(position: Position | str) -> Position:
+    return Position.from_text(position) if isinstance(position, str) else position
+
+
+def _move(position: Position, move: Move | str) -> Move:
+    """A move given as text, checked to be legal in `position` (a Move is taken as it is)."""
+    if isinstance(move, Move):
+        return move
+    parsed = Move.parse(move)
+    if parsed not in position.legal_moves():
+        raise ValueError(f"{move!r} is not a legal move in {position.text()}")
+    return parsed
 
 
 def _order(label: Label) -> tuple[int, int]:

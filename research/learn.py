@@ -25,7 +25,9 @@ import numpy as np
 from foxgeese.engine import Clock, Game, Move, Position, Side, Variant, get_variant
 from foxgeese.files import atomic_write
 from foxgeese.players.base import Choice, Player, reseed
+from foxgeese.players.network import Network, Weights, is_network_file
 from foxgeese.research.labels import Labeller
+from foxgeese.research.selfplay import child_scores
 
 
 def key_of(position: Position) -> int:
@@ -148,29 +150,48 @@ def learning_curve(variant: Variant, episodes: int, every: int, *, seed: int = 1
 
 
 class LearnedPlayer(Player):
-    """Plays from a trained value table (`learned:weights=PATH[,seed=N]`)."""
+    """Plays from trained weights (`learned:weights=PATH[,seed=N]`): a value table of this module, or
+    the networks of players/network.py (research/selfplay.py trains them, one per variant): each
+    move's position after it valued in one batch, the best for the mover."""
 
     name = "learned"
 
     def __init__(self, *, weights: str = "", seed: int | None = None) -> None:
         if not weights:
-            raise ValueError("learned needs weights=PATH (a file saved by foxgeese.research.learn)")
+            raise ValueError("learned needs weights=PATH (a file saved by foxgeese.research.learn or "
+                             "examples/research/train_network.py)")
+        self.table: ValueTable | None = None
+        self.weights: Weights | None = None
+        self.network: Network | None = None
         try:
-            self.table = ValueTable.load(weights)
+            if is_network_file(weights):
+                self.weights = Weights.load(weights)
+                self.variants = [network.variant.id for network in self.weights.networks.values()]
+            else:
+                self.table = ValueTable.load(weights)
+                self.variants = [self.table.variant.id]
         except (OSError, ValueError, KeyError) as error:
             raise ValueError(f"cannot read weights {weights}: {error}") from None
         self.seed = seed
         self.rng = random.Random(seed)
-        self.variants = [self.table.variant.id]
 
     def new_game(self, variant: Variant, side: Side, seed: int | None = None) -> None:
         super().new_game(variant, side, seed)
-        if variant is not self.table.variant:
+        if self.weights is not None:
+            self.network = self.weights.for_variant(variant)
+        elif self.table is not None and variant is not self.table.variant:
             raise ValueError(f"these weights are for {self.table.variant}, not {variant}")
         reseed(self.rng, self.seed, seed)
 
     def choose(self, game: Game, clock: Clock | None = None) -> Choice:
         if game.outcome() is not None:
             raise ValueError("the game is over: no move to choose")
+        if self.weights is not None:
+            network = self.network or self.weights.for_variant(game.position.variant)
+            (moves, scores), = child_scores(network, [game.copy()])
+            top = float(scores.max())
+            best = [move for move, score in zip(moves, scores) if score >= top - 1e-6]
+            return Choice(self.rng.choice(best), {"score": int(round(top * 100))})
+        assert self.table is not None
         best, top = self.table.best_moves(game.position)
         return Choice(self.rng.choice(best), {"score": int(round(top * 100))})

@@ -8,8 +8,10 @@ Player 0 is the predator (fox, hare), player 1 the prey (geese, hounds). Actions
 of actions.py (a capture chain is several actions by the same player). Returns are +1/-1 at the
 end, 0 for a draw and for a game cut at `max_game_length` (`hunt.max_actions`, which the rules
 never reach). `str(state)` is the position text (plus ` chain=...` mid-chain);
-`state_from_text(game, text)` reads it back (without the action history). The observation
-tensor is the planes of actions.py from the observing player's side.
+`state_from_text(game, text)` reads it back (without the action history), `load_state(text)` reads
+it into the game of its own variant (`game_string(variant)`). `state.outcome()` is the outcome in
+the schema of every environment (`{"winner": ..., "termination": ...}`). The observation tensor is
+the planes of actions.py from the observing player's side.
 """
 
 from __future__ import annotations
@@ -19,10 +21,10 @@ from typing import Any
 import numpy as np
 import pyspiel
 
-from foxgeese.engine import Side, get_variant
+from foxgeese.engine import Position, Side, get_variant
 from foxgeese.engine.variants import Variant
 from foxgeese.research.actions import PLANES, action_space, observation_shape
-from foxgeese.research.hunt import HuntGame, max_actions
+from foxgeese.research.hunt import TRUNCATED, HuntGame, max_actions, outcome_info
 
 SHORT_NAME = "python_foxgeese"
 _DEFAULTS = {"variant": "standard", "geese": 13, "sideways": False}
@@ -108,6 +110,13 @@ class HuntState(pyspiel.State):
             return [0.0, 0.0]
         return [1.0, -1.0] if ended.termination.winner == Side.PREDATOR else [-1.0, 1.0]
 
+    def outcome(self) -> dict[str, Any] | None:
+        """How the game ended, in every environment's schema (hunt.outcome_info); None while it goes on."""
+        ended = self.hunt.outcome()
+        if ended is not None:
+            return outcome_info(ended)
+        return dict(TRUNCATED) if self.is_terminal() else None
+
     def position_text(self) -> str:
         return self.hunt.text()
 
@@ -155,14 +164,31 @@ def move_perft(state: pyspiel.State, depth: int) -> int:
     return total
 
 
-def state_from_text(game: HuntGame_, text: str) -> HuntState:
-    """The state of a position text (as `str(state)` writes it); it must be of the game's variant."""
-    hunt = HuntGame.from_text(text)
+def state_from_text(game: HuntGame_, text: str | Position) -> HuntState:
+    """The state of a position text (as `str(state)` writes it) or `Position`; it must be of the
+    game's variant (`load_state` loads the game of the text's own variant)."""
+    hunt = HuntGame.from_text(text if isinstance(text, str) else text.text())
     if hunt.variant is not game.variant:
-        raise ValueError(f"{text!r} is a position of {hunt.variant}, not of {game.variant}")
+        raise ValueError(f"{hunt.text()!r} is a position of {hunt.variant}, not of {game.variant}; "
+                         f"load_state(text) loads {game_string(hunt.variant)} for it")
     return HuntState(game, hunt)
+
+
+def game_string(variant: Variant) -> str:
+    """The `pyspiel.load_game` string of a variant: `python_foxgeese(variant=standard,geese=13,sideways=false)`."""
+    if variant.id != "standard":
+        return f"{SHORT_NAME}(variant={variant.id})"
+    options = variant.option_dict
+    return f"{SHORT_NAME}(variant=standard,geese={options['geese']},sideways={str(bool(options['sideways'])).lower()})"
+
+
+def load_state(text: str | Position) -> HuntState:
+    """The state of a position text (or `Position`) in the game of its own variant."""
+    base = text if isinstance(text, Position) else Position.from_text(text.strip().partition(" chain=")[0])
+    return state_from_text(pyspiel.load_game(game_string(base.variant)), text)
 
 
 pyspiel.register_game(GAME_TYPE, HuntGame_)
 
-__all__ = ["GAME_TYPE", "PLANES", "SHORT_NAME", "HuntGame_", "HuntState", "move_perft", "state_from_text"]
+__all__ = ["GAME_TYPE", "PLANES", "SHORT_NAME", "HuntGame_", "HuntState", "game_string", "load_state", "move_perft",
+           "state_from_text"]

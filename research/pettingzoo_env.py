@@ -13,7 +13,8 @@ end: `Rewards` (win 1, draw 0, loss -1 by default), one for both roles or one pe
 (`rewards={"fox": Rewards(1, -0.5, -1), "geese": Rewards()}`). The game ends by the variant's rules
 (fifty moves, repetition, stalling); `max_steps` (default: `max_actions`, a bound the rules never
 exceed) truncates it. `info` holds the position text, the side to move and, with `labels`, the
-exact value of the position for the side to move (labels.py).
+exact value of the position for the side to move (labels.py), and at the end `outcome`, the one
+schema of every environment (hunt.outcome_info): `{"winner": "geese", "termination": "trapped"}`.
 """
 
 from __future__ import annotations
@@ -26,7 +27,7 @@ from pettingzoo import AECEnv
 
 from foxgeese.engine import Position, Side, draw_board, get_variant
 from foxgeese.research.actions import PLANES, action_space, observation_shape
-from foxgeese.research.hunt import HuntGame, Rewards, max_actions
+from foxgeese.research.hunt import TRUNCATED, HuntGame, Rewards, max_actions, outcome_info, position_of
 from foxgeese.research.labels import Labeller
 
 
@@ -37,10 +38,11 @@ class HuntAECEnv(AECEnv):
 
     def __init__(self, variant: str = "standard", *, geese: int | None = None, sideways: bool | None = None,
                  rewards: Rewards | dict[str, Rewards] | None = None, max_steps: int | None = None, labels: bool = True,
-                 labeller: Labeller | None = None, start: str | None = None, render_mode: str | None = None) -> None:
+                 labeller: Labeller | None = None, start: str | Position | None = None,
+                 render_mode: str | None = None) -> None:
         super().__init__()
         self.variant = get_variant(variant, geese=geese, sideways=sideways)
-        self.start = None if start is None else Position.from_text(start)
+        self.start = None if start is None else position_of(start, self.variant)
         self.actions = action_space(self.variant)
         given = rewards or Rewards()
         self.max_steps = max_steps if max_steps is not None else max_actions(self.variant)
@@ -81,9 +83,7 @@ class HuntAECEnv(AECEnv):
                 self.observation_spaces[agent].seed(seed + number)
         start = self.start
         if options and options.get("start"):
-            start = Position.from_text(options["start"])
-            if start.variant is not self.variant:
-                raise ValueError(f"start position is of {start.variant}, not {self.variant}")
+            start = position_of(options["start"], self.variant)
         self.hunt = HuntGame(self.variant, start, self.actions)
         self.agents = list(self.possible_agents)
         self.rewards = {agent: 0.0 for agent in self.agents}
@@ -128,7 +128,9 @@ class HuntAECEnv(AECEnv):
         shared: dict[str, Any] = {"position": hunt.text(), "to_move": self._agent_of(hunt.to_move)}
         ended = hunt.outcome()
         if ended is not None:
-            shared["outcome"] = {"winner": ended.winner.value, "termination": ended.termination.value}
+            shared["outcome"] = outcome_info(ended)
+        elif any(self.truncations.values()):
+            shared["outcome"] = dict(TRUNCATED)
         if self.labeller is not None:
             if hunt.chain:
                 label = self.labeller.chain_value(hunt.position, hunt.chain)

@@ -135,9 +135,9 @@ def test_gymnasium_game_against_a_cmd_bot_through_the_referee():
                 observation, reward, terminated, truncated, info = env.step(action)
                 done = terminated or truncated
             game = env.hunt.game
-            assert terminated and info["winner"] in ("hare", "hounds")
-            assert str(game.outcome().winner.value) == info["winner"]  # the referee and the engine agree
-            assert reward == (1.0 if info["winner"] == "hounds" else -1.0)
+            assert terminated and info["outcome"]["winner"] in ("hare", "hounds")
+            assert str(game.outcome().winner.value) == info["outcome"]["winner"]  # the referee and the engine agree
+            assert reward == (1.0 if info["outcome"]["winner"] == "hounds" else -1.0)
         observation, info = env.reset(seed=9)  # abandoned mid-game: the next reset starts afresh
         env.step(int(np.flatnonzero(observation["action_mask"])[0]))
         observation, info = env.reset(seed=10)
@@ -152,7 +152,8 @@ def test_an_illegal_action_loses_the_gymnasium_game():
     observation, _ = env.reset(seed=1)
     illegal = int(np.flatnonzero(observation["action_mask"] == 0)[0])
     _, reward, terminated, _, info = env.step(illegal)
-    assert terminated and reward == -1.0 and info["illegal_action"] and info["winner"] == "hare"
+    assert terminated and reward == -1.0 and info["illegal_action"]
+    assert info["outcome"] == {"winner": "hare", "termination": "illegal-move"}
 
 
 def test_max_steps_truncates_with_the_draw_reward():

@@ -30,6 +30,7 @@ import numpy as np
 from foxgeese.engine import Position, Side, Variant, get_variant
 from foxgeese.engine.rules import Rules, State
 from foxgeese.players.compiled.tables import DenseBoard
+from foxgeese.players.network import NetworkEvaluator, is_network_file
 
 
 @dataclass(frozen=True)
@@ -92,5 +93,11 @@ class ValueTableEvaluator:
 
 
 def load_evaluator(weights: str) -> LeafEvaluator:
-    """The evaluator that a weights file holds (today: research/learn.py's value tables)."""
+    """The evaluator that a weights file holds: players/network.py's networks (values and priors),
+    or research/learn.py's value tables."""
+    if is_network_file(weights):
+        try:
+            return NetworkEvaluator(weights)
+        except (OSError, ValueError, KeyError) as error:
+            raise ValueError(f"cannot read weights {weights}: {error}") from None
     return ValueTableEvaluator(weights)

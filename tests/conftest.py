@@ -18,6 +18,17 @@ from foxgeese.tournaments.config import load_config
 from foxgeese.tournaments.runner import Runner
 
 
+@pytest.fixture(scope="session", autouse=True)
+def compiled_searches_ready() -> None:
+    """The compiled searches compiled (a fresh clone: about a minute of CPU) or loaded from numba's
+    cache once per test process before any test, so no test's timed wait for a bot or a server holds
+    the first compile."""
+    from foxgeese.players import registry
+
+    for spec in ("minimax", "mcts"):
+        registry.warm(spec)
+
+
 @pytest.fixture(scope="session")
 def scale_reference(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict[str, Any]]:
     """The scaling tests' tournament played by one local worker: its directory and its games

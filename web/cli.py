@@ -10,6 +10,7 @@ import click
 import uvicorn
 from uvicorn.config import WS_PROTOCOLS
 
+from foxgeese.players import registry
 from foxgeese.protocol.sandbox import SandboxError, check_available
 from foxgeese.usage import UsageProblem
 from foxgeese.web.app import create_app
@@ -74,6 +75,10 @@ def serve(host: str, port: int, public: bool, allowed_hosts: tuple[str, ...], al
         listener.close()
         raise UsageProblem(f"--data {data_path or default_data_path()}: cannot open the database ({error}); "
                            "give a writable file with --data PATH") from None
+    # The built-in searches' compiled code, compiled once on a machine (about a minute) and loaded from
+    # numba's cache after that: here, before the address is given, not inside the first game.
+    for spec in ("minimax", "mcts"):
+        registry.warm(spec)
     listener.listen(64)
     bound = listener.getsockname()[1]
     shown = f"[{host}]" if ":" in host else host

@@ -27,7 +27,7 @@ import click
 from foxgeese import __version__
 from foxgeese.engine.userinput import shown
 from foxgeese.params import Integer
-from foxgeese.players.registry import PLAYER_NAMES, make_player, player_class, player_options
+from foxgeese.players.registry import PLAYER_NAMES, make_player, player_class, player_options, warm
 from foxgeese.protocol import codec
 from foxgeese.protocol.bot_start import endpoint_problem, is_key_value, spec_text
 from foxgeese.protocol.botconfig import TRANSPORTS, BotConfig, BotSpecError
@@ -109,6 +109,9 @@ def run_player_command(name: str) -> click.Command:
         spec = player_spec(name, options)
         player = make_builtin_player(spec)
         check_connect_endpoint(endpoint or os.environ.get(codec.ENV_ENDPOINT))
+        # Compiled code loaded before `hello` (its window is 15 s), not in `new_game` inside the
+        # 5 s `ready` window, which a loaded machine can overrun (load 6: 4 s for the alpha-beta).
+        warm(spec)
         try:
             run_bot(player, name=bot_name or spec, author="foxgeese", version=__version__,
                     endpoint=endpoint, token=token)

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import fcntl
+import hashlib
 import shutil
 import tempfile
 from collections.abc import Iterator
@@ -19,14 +21,23 @@ from foxgeese.tournaments.runner import Runner
 
 
 @pytest.fixture(scope="session", autouse=True)
-def compiled_searches_ready() -> None:
-    """The compiled searches compiled (a fresh clone: about a minute of CPU) or loaded from numba's
-    cache once per test process before any test, so no test's timed wait for a bot or a server holds
-    the first compile."""
+def compiled_searches_ready(worker_id: str) -> None:
+    """The compiled searches compiled (a fresh clone: over a minute of CPU for the alpha-beta) or
+    loaded from numba's cache once per test process before any test, so no test's timed wait for a
+    bot or a server holds the first compile. On a fresh clone the xdist workers share the work: each
+    compiles one search under a lock while the other compiles the other, then loads the one it waited
+    for from the cache the first wrote, instead of both compiling both."""
     from foxgeese.players import registry
 
-    for spec in ("minimax", "mcts"):
-        registry.warm(spec)
+    specs = ["minimax", "mcts"]
+    odd = worker_id.removeprefix("gw").isdigit() and int(worker_id.removeprefix("gw")) % 2 == 1
+    where = hashlib.sha256(str(Path(registry.__file__).resolve()).encode()).hexdigest()[:12]  # one per checkout
+    folder = Path(tempfile.gettempdir()) / f"foxgeese-warm-{where}"
+    folder.mkdir(exist_ok=True)
+    for spec in specs[::-1] if odd else specs:
+        with open(folder / f"{spec}.lock", "w") as lock:
+            fcntl.flock(lock, fcntl.LOCK_EX)  # released when the file closes
+            registry.warm(spec)
 
 
 @pytest.fixture(scope="session")

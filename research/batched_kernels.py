@@ -13,11 +13,17 @@ reset and the next game after an ending put it. The tables come from
 
 from __future__ import annotations
 
+import sys
+
 import numpy as np
 from numba import njit, prange
 
-from foxgeese.players.compiled import core
+from foxgeese.numba_cache import drop_stale_cache
+from foxgeese.players.compiled import bits, core
 from foxgeese.players.compiled.bits import lowest
+
+NUMBA_DEPENDS = (core, bits)  # compiled into this module's cache: an edit there drops it
+drop_stale_cache(sys.modules[__name__])
 
 # Outcome codes of a finished game (`ended`): who won, or a draw; 0 while it goes on.
 GOING, PREDATOR_WINS, PREY_WINS, DRAW, TRUNCATED = 0, 1, 2, 3, 4

@@ -20,17 +20,20 @@ from foxgeese.tournaments.config import load_config
 from foxgeese.tournaments.runner import Runner
 
 
-@pytest.fixture(scope="session", autouse=True)
-def compiled_searches_ready(worker_id: str) -> None:
+def pytest_sessionstart(session: pytest.Session) -> None:
     """The compiled searches compiled (a fresh clone: over a minute of CPU for the alpha-beta) or
     loaded from numba's cache once per test process before any test, so no test's timed wait for a
-    bot or a server holds the first compile. On a fresh clone the xdist workers share the work: each
-    compiles one search under a lock while the other compiles the other, then loads the one it waited
-    for from the cache the first wrote, instead of both compiling both."""
+    bot or a server holds the first compile (and no test's timeout counts it). On a fresh clone the
+    xdist workers share the work: each compiles one search under a lock while the other compiles the
+    other, then loads the one it waited for from the cache the first wrote. xdist's controller runs
+    no tests and warms nothing."""
+    worker = getattr(session.config, "workerinput", None)
+    if worker is None and session.config.getoption("numprocesses", None):
+        return
     from foxgeese.players import registry
 
     specs = ["minimax", "mcts"]
-    odd = worker_id.removeprefix("gw").isdigit() and int(worker_id.removeprefix("gw")) % 2 == 1
+    odd = worker is not None and int(str(worker["workerid"]).removeprefix("gw") or 0) % 2 == 1
     where = hashlib.sha256(str(Path(registry.__file__).resolve()).encode()).hexdigest()[:12]  # one per checkout
     folder = Path(tempfile.gettempdir()) / f"foxgeese-warm-{where}"
     folder.mkdir(exist_ok=True)

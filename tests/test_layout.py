@@ -29,7 +29,8 @@ ROOT = Path(__file__).resolve().parent.parent
 FOLDERS = {"cli": "foxgeese", "engine": "foxgeese.engine", "protocol": "foxgeese.protocol",
            "players": "foxgeese.players", "tournaments": "foxgeese.tournaments", "web": "foxgeese.web",
            "research": "foxgeese.research"}
-ROOT_HELPERS = {"foxgeese", "foxgeese.files", "foxgeese.usage", "foxgeese.params", "foxgeese.terminal"}
+ROOT_HELPERS = {"foxgeese", "foxgeese.files", "foxgeese.usage", "foxgeese.params", "foxgeese.terminal",
+                "foxgeese.numba_cache"}
 ALLOWED = {
     "engine": {"engine"},
     "players": {"engine", "players", "helpers"},

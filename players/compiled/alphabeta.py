@@ -25,6 +25,7 @@ compiled code (`bits.now_ns`) every `TIME_CHECK_NODES` nodes.
 
 from __future__ import annotations
 
+import sys
 import time
 from typing import Any, NamedTuple
 
@@ -32,10 +33,15 @@ import numpy as np
 from numba import njit
 from numba.typed import List
 
-from foxgeese.players.compiled import core
+from foxgeese.numba_cache import drop_stale_cache
+from foxgeese.players.compiled import bits, core, evaluation
 from foxgeese.players.compiled.bits import lowest, now_ns, popcount
 from foxgeese.players.compiled.evaluation import evaluate
+from foxgeese.players.solver import strategy_kernels
 from foxgeese.players.solver.strategy_kernels import geese_win
+
+NUMBA_DEPENDS = (core, bits, evaluation, strategy_kernels)  # compiled into this module's cache: an edit there drops it
+drop_stale_cache(sys.modules[__name__])
 
 WIN = 1_000_000  # as players/minimax.py: scores compare
 MAX_PLY = 200

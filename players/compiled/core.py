@@ -39,10 +39,17 @@ capture chains (a search's quiescence).
 
 from __future__ import annotations
 
+import sys
+
 import numpy as np
 from numba import njit
 
+from foxgeese.numba_cache import drop_stale_cache
+from foxgeese.players.compiled import bits
 from foxgeese.players.compiled.bits import lowest, popcount
+
+NUMBA_DEPENDS = (bits,)  # compiled into this module's cache: an edit there drops it
+drop_stale_cache(sys.modules[__name__])
 
 PREDATOR, PREY = 0, 1
 MIN_GEESE = 4  # engine rules.py: fewer geese than this and the fox has won

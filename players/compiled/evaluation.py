@@ -9,15 +9,20 @@ done here with per-point masks made once per variant (`eval_tables`).
 
 from __future__ import annotations
 
+import sys
 from typing import NamedTuple
 
 import numpy as np
 from numba import njit
 
+from foxgeese.numba_cache import drop_stale_cache
 from foxgeese.players import evaluation as weights
-from foxgeese.players.compiled import core
+from foxgeese.players.compiled import bits, core
 from foxgeese.players.compiled.bits import lowest, popcount
 from foxgeese.players.compiled.tables import DenseBoard
+
+NUMBA_DEPENDS = (core, bits, weights)  # compiled into this module's cache: an edit there drops it
+drop_stale_cache(sys.modules[__name__])
 
 FOX_GEESE, HARE_HOUNDS = 0, 1
 ONE = np.int64(1)

@@ -18,12 +18,17 @@ expansion's scratch (values, weights, results, order) and the searcher's cache o
 from __future__ import annotations
 
 import math
+import sys
 
 import numpy as np
 from numba import njit
 
-from foxgeese.players.compiled import core
+from foxgeese.numba_cache import drop_stale_cache
+from foxgeese.players.compiled import core, mcts_rules
 from foxgeese.players.compiled.mcts_rules import DRAW, cached_value, children, rollout
+
+NUMBA_DEPENDS = (core, mcts_rules)  # compiled into this module's cache: an edit there drops it
+drop_stale_cache(sys.modules[__name__])
 
 UNSOLVED, WON, LOST, DRAWN = 2, 1, -1, 0
 UCT, IMPLICIT_UCT, PUCT = 0, 1, 2  # selection rules (iparams[1])

@@ -8,14 +8,20 @@ players/mcts.py's RolloutEvaluator exactly (its policy, its cut-off value) on to
 from __future__ import annotations
 
 import math
+import sys
 
 import numpy as np
 from numba import njit
 
-from foxgeese.players.compiled import core
+from foxgeese.numba_cache import drop_stale_cache
+from foxgeese.players import mcts as python_mcts
+from foxgeese.players.compiled import bits, core, evaluation
 from foxgeese.players.compiled.bits import popcount
 from foxgeese.players.compiled.evaluation import evaluate
 from foxgeese.players.mcts import SCORE_SCALE
+
+NUMBA_DEPENDS = (core, bits, evaluation, python_mcts)  # compiled into this module's cache: an edit there drops it
+drop_stale_cache(sys.modules[__name__])
 
 # The most moves kept per position: every stop of every capture chain is a move, and a fox among a
 # lattice of geese has hundreds (one random-play position of standard has over 500). Past this the

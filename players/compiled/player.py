@@ -16,12 +16,14 @@ shortest win; in `standard` without sideways, the strong solve's bit tables when
 from __future__ import annotations
 
 import random
+import sys
 from typing import Any
 
 import numpy as np
 from numba.typed import List
 
 from foxgeese.engine import Clock, Game, Move, Side, Variant, get_variant
+from foxgeese.numba_cache import drop_stale_cache
 from foxgeese.players.base import (
     Choice,
     Player,
@@ -38,6 +40,9 @@ from foxgeese.players.score import Score
 from foxgeese.players.solver.bitlayout import grid_bit
 from foxgeese.players.solver.hare_hounds_solution import HOUNDS, load_solution
 from foxgeese.players.solver.strong import MIN_GEESE, StrongTables
+
+NUMBA_DEPENDS = (alphabeta, core)  # compiled into this module's cache: an edit there drops it
+drop_stale_cache(sys.modules[__name__])
 
 DEFAULT_DEPTH = 4  # as the Python minimax: with no limit, at least this deep...
 DEFAULT_SOFT_NODES = 100_000  # ...and deeper while the tree stays this small (30x the Python one's: its speed)

@@ -28,6 +28,8 @@ once at import, from the CPU numba compiles for (its cache is kept per CPU too).
 
 from __future__ import annotations
 
+import sys
+
 import llvmlite.binding as llvm
 import numpy as np
 from llvmlite import ir
@@ -35,8 +37,13 @@ from numba import njit, prange, types
 from numba.core import cgutils
 from numba.extending import intrinsic
 
+from foxgeese.numba_cache import drop_stale_cache
+from foxgeese.players.compiled import bits
 from foxgeese.players.compiled.bits import lowest, popcount
 from foxgeese.players.solver.bitlayout import Layout, row_bit_tables
+
+NUMBA_DEPENDS = (bits,)  # compiled into this module's cache: an edit there drops it
+drop_stale_cache(sys.modules[__name__])
 
 SIDE = 7
 # CPUs with BMI2 whose PEXT/PDEP are microcoded (tens to hundreds of cycles): the tables are faster there.

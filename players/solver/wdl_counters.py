@@ -24,11 +24,18 @@ checks them equal on every position.
 
 from __future__ import annotations
 
+import sys
+
 import numpy as np
 from numba import njit, prange
 
+from foxgeese.numba_cache import drop_stale_cache
+from foxgeese.players.solver import kernels, wdl_kernels
 from foxgeese.players.solver.kernels import popcount, read_bits
 from foxgeese.players.solver.wdl_kernels import adjacent_to
+
+NUMBA_DEPENDS = (kernels, wdl_kernels)  # compiled into this module's cache: an edit there drops it
+drop_stale_cache(sys.modules[__name__])
 
 
 @njit(inline="always")

@@ -16,10 +16,17 @@ wins/loses; a position in neither plane of its side is (so far) undecided.
 
 from __future__ import annotations
 
+import sys
+
 import numpy as np
 from numba import njit, prange
 
+from foxgeese.numba_cache import drop_stale_cache
+from foxgeese.players.solver import kernels
 from foxgeese.players.solver.kernels import popcount, write_bits
+
+NUMBA_DEPENDS = (kernels,)  # compiled into this module's cache: an edit there drops it
+drop_stale_cache(sys.modules[__name__])
 
 
 @njit(inline="always")

@@ -219,6 +219,15 @@ def nelo_intervals(counts: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return (t - error) * per_t, (t + error) * per_t
 
 
+def nelo_known_spread(counts: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The nElo interval as it was: the pair score's interval divided by the spread as if it were known."""
+    low, high = intervals(counts)
+    weights = counts + np.array(VIRTUAL)
+    mean = (counts * SCORE_ARRAY).sum(axis=-1) / counts.sum(axis=-1)
+    spread = np.sqrt(2 * (weights * (SCORE_ARRAY - mean[..., None]) ** 2).sum(axis=-1) / weights.sum(axis=-1))
+    return (low - 0.5) / spread * NELO_PER_T, (high - 0.5) / spread * NELO_PER_T
+
+
 def standings_many(first: np.ndarray, second: np.ndarray, prior_draws: float = DEFAULT_PRIOR_DRAWS
                    ) -> dict[str, np.ndarray]:
     """ratings.fit with twin pairs as clusters for two players A, B and one variant, for many runs:
@@ -274,6 +283,7 @@ def coverage(truth: Truth, pairs: int, runs: int, rng: np.random.Generator) -> d
     counts = counts_of_scores(a_pairs)
     low, high = intervals(counts)
     nelo_low, nelo_high = nelo_intervals(counts)
+    known_low, known_high = nelo_known_spread(counts)
     role_low, role_high = intervals(counts_of_scores(role_pairs))
     naive_low, naive_high = naive_intervals(first, second)
     standings = standings_many(first, second)
@@ -290,6 +300,7 @@ def coverage(truth: Truth, pairs: int, runs: int, rng: np.random.Generator) -> d
         "standings_true": standings_true, "edge_true": edge_true,
         "elo": holds(a_true, low, high), "role": holds(role_true, role_low, role_high),
         "nelo": holds(nelo_true, nelo_low, nelo_high), "naive_elo": holds(a_true, naive_low, naive_high),
+        "nelo_known_spread": holds(nelo_true, known_low, known_high),
         "standings": holds(standings_true, standings["elo"] - standings["ci95"], standings["elo"] + standings["ci95"]),
         "edge": holds(edge_true, standings["advantage"] - standings["advantage_ci95"],
                       standings["advantage"] + standings["advantage_ci95"]),

@@ -314,3 +314,25 @@ def test_the_leaderboard_ranks_with_intervals_and_the_los_over_the_next() -> Non
     assert msgspec.json.decode(msgspec.json.encode(board[0]))["player"] == "top"
     with pytest.raises(RatingsError, match="no games"):
         leaderboard([], [])
+
+
+def test_the_reports_say_the_unit_of_every_elo() -> None:
+    """The SPRT's bounds are pair-score Elo, said on its line and read in the standings' unit at the
+    fitted edge; the standings' legend names the variance its interval came from."""
+    from foxgeese.tournaments.pairs import pair_score_of
+    from foxgeese.tournaments.rating_text import in_standings_unit, sprt_lines, standings_legend
+
+    test = {"elo0": 0.0, "elo1": 50.0, "alpha": 0.05, "beta": 0.05}
+    results = {"ratings": {"predator_advantage": {"standard": {"elo": 200.0, "ci95": 30.0}}},
+               "variants": [{"label": "standard"}]}
+    converted = in_standings_unit(results, test)["standings_unit"]
+    assert converted["elo0"] == pytest.approx(0, abs=1e-6)
+    assert pair_score_of(converted["elo1"], 200.0) == pytest.approx(score_of(50.0))
+    assert converted["elo1"] == pytest.approx(68.2, abs=0.1)  # as 50 standings' Elo is 37 pair-score Elo
+    assert in_standings_unit({**results, "variants": [{"label": "a"}, {"label": "b"}]}, test) == {}
+    lines = sprt_lines({**test, "first_player": "x", "second_player": "y", "llr": 1.0, "lower": -2.9,
+                        "upper": 2.9, "pairs": 10, "decision": None, "standings_unit": converted})
+    assert "SPRT x − y elo0=0 elo1=50 (pair-score Elo" in lines[0] and "elo1 ≈ 68" in lines[1]
+    paired = fit(games("a", "b", 3, 2, 3) + games("b", "a", 3, 2, 3), clusters=[str(i // 2) for i in range(16)])
+    assert "twin pairs' own variance" in standings_legend(paired.to_json())[0]
+    assert standings_legend({"error": "no games to rate"}) == []

@@ -294,17 +294,17 @@ def _clustered(results: Sequence[GameResult], clusters: Sequence[str], players: 
         return None
     sums = np.zeros((count, width))
     np.add.at(sums, which, scores)
-    meat = sums.T @ sums
-    met = sorted({(min(p, q), max(p, q), v) for p, q, v in zip(predators.tolist(), preys.tolist(), kinds.tolist())})
-    if met:
-        low, high, kind = (np.array(column) for column in zip(*met))
+    meat = np.einsum("ci,cj->ij", sums, sums)  # not sums.T @ sums: a threaded BLAS crawls on a loaded machine
+    met = np.unique(np.stack([np.minimum(predators, preys), np.maximum(predators, preys), kinds], axis=1), axis=0)
+    if len(met):
+        low, high, kind = met[:, 0], met[:, 1], met[:, 2]
         first = _game_rows(low, high, kind, n, m)[:, :width]  # the lower index as the predator
         second = _game_rows(high, low, kind, n, m)[:, :width]
         e_first = 1.0 / (1.0 + np.exp(-K * (first @ theta)))
         e_second = 1.0 / (1.0 + np.exp(-K * (second @ theta)))
         for s_first, s_second in VIRTUAL_PAIRS:
             virtual = K * (first * (s_first - e_first)[:, None] + second * (s_second - e_second)[:, None])
-            meat += VIRTUAL_WEIGHT * virtual.T @ virtual
+            meat += VIRTUAL_WEIGHT * np.einsum("ci,cj->ij", virtual, virtual)
     return bread @ meat @ bread * (count / (count - 1))
 
 

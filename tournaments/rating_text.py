@@ -61,7 +61,8 @@ def sprt_lines(test: dict[str, Any]) -> list[str]:
              + (" (match stopped)" if test.get("stopped") else "")]
     converted = test.get("standings_unit")
     if converted:
-        lines.append(f"  in the standings' unit at their predator edge {converted['predator_advantage']:+.0f}: "
+        edge = converted["predator_advantage"]
+        lines.append(f"  in the standings' unit, at the predator edge the standings fitted, {edge:+.0f}: "
                      f"elo0 ≈ {round(converted['elo0']) + 0:.0f}, elo1 ≈ {round(converted['elo1']) + 0:.0f} "
                      "(for reading; the test "
                      "runs in pair-score Elo)")

@@ -400,12 +400,14 @@ def _geese(counts: list[int]) -> str:
 
 
 def role_line(predator: str, advantage: dict[str, Any] | None) -> str:
-    """`fox advantage (12 twin pairs, roles swapped): +58 Elo [-51, +181], fox scored 58%` (pairs.py)."""
+    """`fox advantage (12 twin pairs, roles swapped): +58 Elo [-51, +181] pair-score, fox scored 58%`
+    (pairs.py: the predator's pair-score Elo; the standings fit their own edge, results.json's
+    `ratings.predator_advantage`)."""
     if not advantage:
         return f"{predator} advantage: no complete twin pair yet"
     count = advantage["pairs"]
     head = f"{predator} advantage ({count} twin pair{'' if count == 1 else 's'}, roles swapped): "
-    tail = f", {predator} scored {advantage['score']:.0%}"
+    tail = f" pair-score, {predator} scored {advantage['score']:.0%}"
     return head + elo_text(advantage) + tail
 
 

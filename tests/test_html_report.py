@@ -63,7 +63,9 @@ def test_the_report_holds_every_section_and_every_game_replays(tournament: Path)
                     "Endings and forfeits per bot", "Games"):
         assert f"{heading}</h2>" in page
     # the pairs' table holds every pair of players (each met in 2 twin pairs), accuracy names its tables
-    assert "mm1 − rnd" in page or "rnd − mm1" in page
+    assert "mm1 − rnd" in page  # in config order
+    # each Elo says what it measures: the standings' fit, the head to head's pair score
+    assert "Bradley-Terry fit over all games" in page and "SPRT bounds are in this unit" in page
     assert "judged by: hare-and-hounds" in page and "hare advantage (" in page
     assert "<th>as fox</th><th>as geese</th>" in page and "<th>as hare</th><th>as hounds</th>" in page
     assert "illegal-move" in page

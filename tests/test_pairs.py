@@ -16,6 +16,7 @@ from foxgeese.tournaments.simulation import (
     elo_for_pair_score,
     intervals,
     llr_many,
+    nelo_intervals,
     run_sprts,
 )
 
@@ -32,6 +33,14 @@ def test_estimate_is_the_pentanomial_mean_and_variance() -> None:
     high = mean + Z95 * math.sqrt(variance / 16)
     assert found.elo_high == pytest.approx(400 * math.log10(high / (1 - high)))
     assert found.nelo == pytest.approx((mean - 0.5) / math.sqrt(2 * variance) * 800 / math.log(10))
+    # nElo's interval: the delta method for t = (m − ½)/σ with σ estimated too (skewness, kurtosis)
+    weighted = [(x, 1.0) for x in scores] + virtual
+    third = sum(w * (x - mean) ** 3 for x, w in weighted) / (len(scores) + 1)
+    fourth = sum(w * (x - mean) ** 4 for x, w in weighted) / (len(scores) + 1)
+    t = (mean - 0.5) / math.sqrt(variance)
+    spread = math.sqrt(1 - t * third / variance**1.5 + t * t * (fourth / variance**2 - 1) / 4)
+    assert found.nelo_high == pytest.approx((t + Z95 * spread / 4) * 800 / math.log(10) / math.sqrt(2))
+    assert found.nelo_low == pytest.approx((t - Z95 * spread / 4) * 800 / math.log(10) / math.sqrt(2))
     assert found.los == pytest.approx(0.5 * (1 + math.erf((mean - 0.5) / math.sqrt(variance / 16) / math.sqrt(2))))
     assert estimate([0, 0, 0, 0, 0]) is None
 
@@ -58,8 +67,12 @@ def test_head_to_head_and_role_advantage_count_twin_pairs() -> None:
     games = [_game("r1", "r2", "a", "b", 1.0), _game("r2", "r1", "b", "a", 1.0),  # a 1 of 2, the fox 2 of 2
              _game("r3", "r4", "a", "b", 1.0), _game("r4", "r3", "b", "a", 0.0),  # a 2 of 2
              _game("r5", "r6", "a", "b", 0.5)]  # its twin not played yet: no pair
-    (line,) = head_to_head(games, ["b", "a"])
-    assert (line["first"], line["second"], line["pentanomial"], line["pairs"]) == ("a", "b", [0, 0, 1, 0, 1], 2)
+    (line,) = head_to_head(games, ["b", "a"])  # in the order asked: b first though a scored more
+    assert (line["first"], line["second"], line["pentanomial"], line["pairs"]) == ("b", "a", [1, 0, 1, 0, 0], 2)
+    assert line["elo"] < 0 and line["los"] < 0.5
+    (other,) = head_to_head(games, ["a", "b"])
+    assert other["pentanomial"] == [0, 0, 1, 0, 1] and other["los"] == pytest.approx(1 - line["los"])
+    assert other["elo"] == pytest.approx(-line["elo"])
     role = role_advantage(games)
     assert role is not None and role["pentanomial"] == [0, 0, 1, 0, 1] and role["score"] == 0.75
 
@@ -68,9 +81,12 @@ def test_vectorized_figures_match_the_scalar_ones() -> None:
     rows = np.array([[3, 5, 9, 4, 2], [0, 1, 0, 5, 0], [2, 0, 0, 0, 7]])
     low, high = intervals(rows)
     llr = llr_many(rows, -10, 30)
+    nelo_low, nelo_high = nelo_intervals(rows)
     for index, row in enumerate(rows.tolist()):
         found = estimate(row)
         assert found is not None
+        if found.nelo is not None:
+            assert (nelo_low[index], nelo_high[index]) == pytest.approx((found.nelo_low, found.nelo_high))
         if found.elo_low is not None:
             assert 400 * math.log10(low[index] / (1 - low[index])) == pytest.approx(found.elo_low)
         assert llr[index] == pytest.approx(gsprt(row, -10, 30, 0.05, 0.05).llr, rel=1e-9)
@@ -84,6 +100,7 @@ def test_intervals_hold_the_truth_about_95_percent_of_the_time() -> None:
     # 600 runs: one standard error of a 95% rate is 0.9 points; these bounds are about 3 of them
     assert 0.92 <= found["elo"] <= 0.98, found
     assert 0.92 <= found["role"] <= 0.98, found
+    assert 0.92 <= found["nelo"] <= 0.98, found
 
 
 def test_sprt_errs_about_as_often_as_alpha_and_beta() -> None:

@@ -8,14 +8,16 @@ import random
 import numpy as np
 import pytest
 
-from foxgeese.tournaments.pairs import SCORES, _nearest_with_mean
+from foxgeese.tournaments.pairs import SCORES, _nearest_with_mean, score_of
 from foxgeese.tournaments.ratings import (
     GameResult,
     RatingsError,
     elo_from_score,
     expected_score,
     fit,
+    leaderboard,
 )
+from foxgeese.tournaments.simulation import Truth, coverage, round_robin_coverage, simulate_games, standings_many
 from foxgeese.tournaments.sprt import sprt
 
 
@@ -200,20 +202,137 @@ def test_sprt_is_the_gsprt_of_the_nearest_pentanomials_and_decides() -> None:
     assert sprt([], 0, 50, 0.05, 0.05).decision is None
 
 
-def test_twin_pairs_widen_the_intervals_when_their_games_agree_and_never_narrow_them() -> None:
-    """Pairs whose two games go the same way (the opening decides for one player) carry less than
-    two independent games: the design effect widens the interval. Pairs whose games cancel (the
-    role decides) would narrow it by the sandwich alone; the model's interval is kept then."""
+def _paired(first: np.ndarray, second: np.ndarray) -> tuple[list[GameResult], list[str]]:
+    """Games of A and B from A's scores as the predator and as the prey, one twin pair per index."""
+    games, labels = [], []
+    for index, (a_first, a_second) in enumerate(zip(first.tolist(), second.tolist())):
+        games += [GameResult("a", "b", "v", a_first), GameResult("b", "a", "v", 1 - a_second)]
+        labels += [str(index), str(index)]
+    return games, labels
+
+
+def test_twin_pairs_give_the_intervals_their_own_variance() -> None:
+    """Pairs whose two games go the same way (the opening decides for one player) carry less than two
+    independent games: the paired interval is wider than the model's. Pairs whose games cancel (the
+    opening decides for a role, now one, now the other) carry more: it is narrower. The report says
+    which variance it used."""
     agree, cancel = [], []
     for index in range(12):  # a wins both games of 7 pairs, b both of 5
         a_wins = index < 7
         agree += [GameResult("a", "b", "v", 1.0 if a_wins else 0.0), GameResult("b", "a", "v", 0.0 if a_wins else 1.0)]
-        cancel += [GameResult("a", "b", "v", 1.0), GameResult("b", "a", "v", 1.0 if index % 2 else 0.0)]
-    pairs = [str(index // 2) for index in range(24)]
-    plain, paired = fit(agree), fit(agree, clusters=pairs)
-    assert paired.robust and paired.elo == pytest.approx(plain.elo)
-    assert paired.ci95[0] > 1.3 * plain.ci95[0]
-    difference, half_width = paired.difference("a", "b")
-    assert difference == pytest.approx(paired.elo[0] - paired.elo[1])
-    assert half_width == pytest.approx(2 * paired.ci95[0])
-    assert fit(cancel, clusters=pairs).ci95[0] == pytest.approx(fit(cancel).ci95[0])
+    # openings that favour a role, some the predator and some the prey: 18 pairs each side's predator
+    # wins both games, 18 its prey does; a wins both games of 2 pairs, b of 2
+    for both in [(1.0, 1.0)] * 18 + [(0.0, 0.0)] * 18 + [(1.0, 0.0)] * 2 + [(0.0, 1.0)] * 2:
+        cancel += [GameResult("a", "b", "v", both[0]), GameResult("b", "a", "v", both[1])]
+    for results, wider in ((agree, True), (cancel, False)):
+        pairs = [str(index // 2) for index in range(len(results))]
+        plain, paired = fit(results), fit(results, clusters=pairs)
+        assert paired.robust and not plain.robust and paired.elo == pytest.approx(plain.elo)
+        assert (paired.ci95[0] > 1.3 * plain.ci95[0]) if wider else (paired.ci95[0] < 0.8 * plain.ci95[0])
+        difference, half_width = paired.difference("a", "b")
+        assert difference == pytest.approx(paired.elo[0] - paired.elo[1])
+        assert half_width == pytest.approx(2 * paired.ci95[0])
+        assert "twin pairs' own variance" in paired.to_json()["interval"]
+        assert "independent" in plain.to_json()["interval"] and "widened" not in paired.to_json()["interval"]
+    few = fit(agree[:4], clusters=["0", "0", "1", "1"])  # two pairs for two parameters: the model's
+    assert not few.robust and "independent" in few.to_json()["interval"]
+
+
+def test_the_two_player_interval_is_the_pentanomial_one_in_the_standings_unit() -> None:
+    """With two players the standings' variance of the difference is pairs.py's variance of the pair
+    score, carried to the standings' unit by the slope of the expected pair score
+    (σ(D+A) + σ(D−A)) / 2 in D: the same information, two units (docs/tournaments.md)."""
+    from foxgeese.tournaments.pairs import counts_of, estimate, pair_score_of
+
+    first, second = simulate_games(Truth(60.0, 150.0, 100.0, 0.2), (400,), np.random.default_rng(4))
+    games, labels = _paired(first, second)
+    found = fit(games, clusters=labels)
+    difference, half_width = found.difference("a", "b")
+    pairs = estimate(counts_of(((first + second) / 2).tolist()))
+    assert pairs is not None and pairs.elo_low is not None and pairs.elo_high is not None
+    score_half_width = (score_of(pairs.elo_high) - score_of(pairs.elo_low)) / 2
+    slope = (pair_score_of(difference + 0.5, found.advantage[0]) - pair_score_of(difference - 0.5, found.advantage[0]))
+    assert half_width == pytest.approx(score_half_width / slope, rel=0.03)
+    assert found.los[0][1] == pytest.approx(pairs.los, abs=0.02)
+
+
+def test_the_many_runs_version_is_fit() -> None:
+    first, second = simulate_games(Truth(30.0, 200.0, 150.0, 0.1), (4, 9), np.random.default_rng(2))
+    many = standings_many(first, second)
+    for run in range(4):
+        games, labels = _paired(first[run], second[run])
+        found = fit(games, clusters=labels)
+        difference, half_width = found.difference("a", "b")
+        assert (many["elo"][run], many["ci95"][run]) == pytest.approx((difference, half_width))
+        assert (many["advantage"][run], many["advantage_ci95"][run]) == pytest.approx(
+            (found.advantage[0], found.advantage_ci95[0]))
+        assert many["los"][run] == pytest.approx(found.los[0][1], abs=1e-6)
+
+
+# The truths of the independent check: nElo about 180 (where treating the spread as known covered
+# 0.87-0.90), a +50 difference with a 200 role edge, openings whose edge varies.
+TRUTHS = (Truth(150.0, 0.0, 0.0, 0.2), Truth(50.0, 200.0, 0.0, 0.2), Truth(40.0, 120.0, 150.0, 0.2))
+
+
+@pytest.mark.parametrize("truth", TRUTHS)
+def test_every_interval_holds_the_truth_about_95_percent_of_the_time(truth: Truth) -> None:
+    """2,000 simulated matches of 60 twin pairs: one standard error of a 95% rate is 0.5 points;
+    the bounds are 3 of them. The standings' LOS and the head-to-head one agree."""
+    found = coverage(truth, pairs=60, runs=2000, rng=np.random.default_rng(17))
+    for name in ("elo", "nelo", "role", "standings", "edge"):
+        assert 0.935 <= found[name] <= 0.965, (name, found)
+    assert abs(found["pair_los_95"] - found["standings_los_95"]) <= 0.03, found
+
+
+def test_the_standings_of_a_round_robin_hold_the_truth() -> None:
+    """fit itself on 150 round robins of four players (10 twin pairs per two players, openings whose
+    edge varies): the intervals of the three differences between neighbours."""
+    found = round_robin_coverage({"a": 150.0, "b": 100.0, "c": 50.0, "d": 0.0}, 120.0, 150.0, 0.2, pairs=10,
+                                 runs=150, rng=np.random.default_rng(5))
+    assert 0.92 <= found["standings"] <= 0.985, found
+
+
+def test_the_leaderboard_ranks_with_intervals_and_the_los_over_the_next() -> None:
+    import msgspec
+
+    rng = np.random.default_rng(8)
+    strengths = {"low": 0.0, "top": 300.0, "mid": 150.0}
+    games, labels = [], []
+    for a, b in (("low", "top"), ("low", "mid"), ("top", "mid")):
+        first, second = simulate_games(Truth(strengths[a] - strengths[b], 100.0, 100.0, 0.2), (12,), rng)
+        more, more_labels = _paired(first, second)
+        games += [GameResult(a if g.predator == "a" else b, b if g.predator == "a" else a, g.variant,
+                             g.predator_score) for g in more]
+        labels += [f"{a}-{b}-{label}" for label in more_labels]
+    board = leaderboard(games, labels)
+    found = fit(games, clusters=labels)
+    assert [line.player for line in board] == ["top", "mid", "low"] and [line.rank for line in board] == [1, 2, 3]
+    for line, below in zip(board, board[1:]):
+        i, j = found.players.index(line.player), found.players.index(below.player)
+        assert line.elo == found.elo[i] and line.ci95 == found.ci95[i] and line.los_next == found.los[i][j]
+    assert board[-1].los_next is None and all(line.games == 48 for line in board)
+    assert msgspec.json.decode(msgspec.json.encode(board[0]))["player"] == "top"
+    with pytest.raises(RatingsError, match="no games"):
+        leaderboard([], [])
+
+
+def test_the_reports_say_the_unit_of_every_elo() -> None:
+    """The SPRT's bounds are pair-score Elo, said on its line and read in the standings' unit at the
+    fitted edge; the standings' legend names the variance its interval came from."""
+    from foxgeese.tournaments.pairs import pair_score_of
+    from foxgeese.tournaments.rating_text import in_standings_unit, sprt_lines, standings_legend
+
+    test = {"elo0": 0.0, "elo1": 50.0, "alpha": 0.05, "beta": 0.05}
+    results = {"ratings": {"predator_advantage": {"standard": {"elo": 200.0, "ci95": 30.0}}},
+               "variants": [{"label": "standard"}]}
+    converted = in_standings_unit(results, test)["standings_unit"]
+    assert converted["elo0"] == pytest.approx(0, abs=1e-6)
+    assert pair_score_of(converted["elo1"], 200.0) == pytest.approx(score_of(50.0))
+    assert converted["elo1"] == pytest.approx(68.2, abs=0.1)  # as 50 standings' Elo is 37 pair-score Elo
+    assert in_standings_unit({**results, "variants": [{"label": "a"}, {"label": "b"}]}, test) == {}
+    lines = sprt_lines({**test, "first_player": "x", "second_player": "y", "llr": 1.0, "lower": -2.9,
+                        "upper": 2.9, "pairs": 10, "decision": None, "standings_unit": converted})
+    assert "SPRT x − y elo0=0 elo1=50 (pair-score Elo" in lines[0] and "elo1 ≈ 68" in lines[1]
+    paired = fit(games("a", "b", 3, 2, 3) + games("b", "a", 3, 2, 3), clusters=[str(i // 2) for i in range(16)])
+    assert "twin pairs' own variance" in standings_legend(paired.to_json())[0]
+    assert standings_legend({"error": "no games to rate"}) == []

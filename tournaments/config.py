@@ -161,7 +161,9 @@ def _check_command(command: list[str], cwd: str | None, info: ValidationInfo) ->
 
 
 class SprtConfig(_Strict):
-    """Sequential probability ratio test for a two-player match: stop as soon as H0 or H1 wins."""
+    """Sequential probability ratio test for a two-player match: stop as soon as H0 or H1 wins.
+    elo0 and elo1 are pair-score Elo (the Elo of the first player's expected score over a twin pair,
+    the head to head's unit, fishtest's), not the standings' Elo: see "SPRT" in docs/tournaments.md."""
 
     elo0: float
     elo1: float

@@ -15,6 +15,7 @@ from typing import Any
 from foxgeese.engine.outcome import ending_legend
 from foxgeese.tournaments.failures import bot_failures
 from foxgeese.tournaments.journal import FORFEITS
+from foxgeese.tournaments.rating_text import PAIRS_LEGEND, sprt_lines, standings_legend
 from foxgeese.tournaments.replay import ReplayError, asset, replay_data, result_text, script_json
 from foxgeese.tournaments.report import (
     accuracy_notes,
@@ -70,8 +71,7 @@ def html_report(results: dict[str, Any], journal: list[dict[str, Any]]) -> tuple
         body.append(f"<p>ratings: {escape(ratings['error'])}</p>")
     elif rated:
         body.append("<h2>Elo with 95% intervals</h2>" + elo_plot_svg(rated, order))
-        body.append(f"<p class=note>{escape(ratings.get('model', ''))}; {escape(ratings.get('anchor', ''))}; "
-                    f"{escape(ratings.get('interval', ''))}.</p>")
+        body += [f"<p class=note>{escape(line)}.</p>" for line in standings_legend(ratings)]
     for variant in results["variants"]:
         body.append(_variant(variant, order, ratings))
     body.append(_los(ratings, [name for name in order if name in rated]))
@@ -81,12 +81,7 @@ def html_report(results: dict[str, Any], journal: list[dict[str, Any]]) -> tuple
     body.append(_endings_per_bot(games, order, results["variants"]))
     body.append(_failures(results.get("failures", bot_failures(games)), {game["id"] for game in games}))
     if "sprt" in results:
-        test = results["sprt"]
-        body.append(f"<h2>SPRT</h2><p>{escape(test['first_player'])}: LLR {test['llr']:.2f} in "
-                    f"[{test['lower']:.2f}, {test['upper']:.2f}] after {test['pairs']} pairs: "
-                    f"{escape(str(test['decision'] or 'undecided'))}</p>")
-        if test.get("why_undecided"):
-            body.append(f"<p>{escape(test['why_undecided'])}</p>")
+        body.append("<h2>SPRT</h2>" + "".join(f"<p>{escape(line)}</p>" for line in sprt_lines(results["sprt"])))
     body.append("<h2 id=games>Games</h2><p class=note>Click a game to replay it; step with the buttons "
                 "or the arrow keys.</p><table class=games><tr><th>game</th><th>variant</th><th>predator</th>"
                 "<th>prey</th><th>result</th><th>ending</th><th>plies</th><th></th></tr>"
@@ -211,9 +206,11 @@ def _pairs(pairs: list[dict[str, Any]]) -> str:
     """The head-to-head table over twin pairs (report.summarize's `pairs`)."""
     if not pairs:
         return ""
-    out = ["<h2>Head to head over twin pairs</h2><p class=note>first minus second; pentanomial: pairs scoring "
-           "0, ½, 1, 1½, 2 points of 2; Elo and normalized Elo with 95% intervals</p><table class=pairs><tr>"
-           "<th>pair</th><th>pairs</th><th>0-½-1-1½-2</th><th>Elo [95%]</th><th>nElo [95%]</th><th>LOS</th></tr>"]
+    out = ["<h2>Head to head over twin pairs</h2><p class=note>pentanomial: pairs scoring 0, ½, 1, 1½, 2 points "
+           "of 2; pair-score Elo and normalized Elo with 95% intervals</p>"
+           + "".join(f"<p class=note>{escape(line)}</p>" for line in PAIRS_LEGEND)
+           + "<table class=pairs><tr><th>pair</th><th>pairs</th><th>0-½-1-1½-2</th><th>pair Elo [95%]</th>"
+           "<th>nElo [95%]</th><th>LOS</th></tr>"]
     for line in pairs:
         out.append(f"<tr><td>{escape(line['first'])} − {escape(line['second'])}</td><td>{line['pairs']}</td>"
                    f"<td>{'-'.join(map(str, line['pentanomial']))}</td>"
@@ -250,7 +247,8 @@ def _los(ratings: dict[str, Any], names: list[str]) -> str:
     if len(names) < 2:
         return ""
     los = ratings["los"]
-    out = ["<h2>Likelihood of superiority</h2><p class=note>row stronger than column</p><table class=los><tr><th></th>"]
+    out = ["<h2>Likelihood of superiority</h2><p class=note>row stronger than column, from the standings' fit"
+           "</p><table class=los><tr><th></th>"]
     out += [f"<th>{escape(name)}</th>" for name in names]
     out.append("</tr>")
     for name in names:

@@ -7,8 +7,13 @@ count (`Pentanomial`). From the pairs' mean score `m` and their variance `v`:
 
 - Elo = 400·log10(m / (1 − m)), its 95% interval from m ± 1.96·sqrt(v / N) mapped the same way;
 - normalized Elo = (m − ½) / sqrt(2·v) · 800 / ln 10 (fishtest's nElo: the per-game standard
-  deviation is sqrt(2·v) for pairs), with its interval the same way;
-- LOS = Φ((m − ½) / sqrt(v / N));
+  deviation is sqrt(2·v) for pairs); its interval by the delta method for t = (m − ½)/σ with σ
+  estimated too: Var(t̂) = (1 − t·γ₁ + t²·(κ − 1)/4) / N, γ₁ and κ the pairs' skewness and
+  kurtosis. Treating σ as known (the "1" alone) covers only 0.87–0.90 at nElo ≈ 180 however many
+  pairs; the delta term is exact to first order, closed form (cheap for the arena's refits) and
+  needs no random numbers, where a bootstrap over pairs would;
+- LOS = Φ((m − ½) / sqrt(v / N)) of the first player over the second (the order as asked, so it
+  is below ½ when the first is the weaker);
 - the generalized SPRT on pairs (`gsprt`): LLR = N · Σ p̂ᵢ · log(q₁ᵢ / q₀ᵢ), where q_j is the
   distribution over the five pair scores nearest the observed one (maximum likelihood) whose mean
   is the expected score at elo_j (fishtest's `LLR_logistic`).
@@ -48,6 +53,26 @@ def score_of(elo: float) -> float:
     return 1.0 / (1.0 + 10.0 ** (-elo / 400.0))
 
 
+def pair_score_of(difference: float, advantage: float) -> float:
+    """The expected score over a twin pair of a player `difference` Elo stronger in the standings'
+    model (ratings.py) when the predator's edge is `advantage` Elo: (σ(D + A) + σ(D − A)) / 2."""
+    return (score_of(difference + advantage) + score_of(difference - advantage)) / 2
+
+
+def standings_elo_of(pair_elo: float, advantage: float) -> float:
+    """The standings' difference D whose expected pair score is `pair_elo`'s, at the role edge
+    `advantage` (both Elo): how an SPRT bound reads in the standings' unit. |D| ≥ |pair_elo|."""
+    target = score_of(pair_elo)
+    low, high = -4000.0, 4000.0
+    for _ in range(100):
+        middle = (low + high) / 2
+        if pair_score_of(middle, advantage) < target:
+            low = middle
+        else:
+            high = middle
+    return (low + high) / 2
+
+
 def normal_cdf(z: float) -> float:
     return 0.5 * (1.0 + math.erf(z / math.sqrt(2.0)))
 
@@ -78,13 +103,22 @@ class PairEstimate:
 VIRTUAL = (0.5, 0.0, 0.0, 0.0, 0.5)  # half a pair at each extreme, in the variance of an interval
 
 
-def _moments(counts: Sequence[int]) -> tuple[float, float]:
-    """The mean pair score, and the pairs' variance about it with the virtual pairs added."""
+def _moments(counts: Sequence[int]) -> tuple[float, float, float, float]:
+    """The mean pair score, and the pairs' second, third and fourth central moments about it with
+    the virtual pairs added."""
     pairs = sum(counts)
     mean = sum(c * s for c, s in zip(counts, SCORES)) / pairs
     weights = [c + v for c, v in zip(counts, VIRTUAL)]
-    variance = sum(w * (s - mean) ** 2 for w, s in zip(weights, SCORES)) / sum(weights)
-    return mean, variance
+    total = sum(weights)
+    central = [sum(w * (s - mean) ** k for w, s in zip(weights, SCORES)) / total for k in (2, 3, 4)]
+    return mean, central[0], central[1], central[2]
+
+
+def nelo_spread(t: float, variance: float, third: float, fourth: float) -> float:
+    """sqrt(N·Var(t̂)) for t = (m − ½)/σ with both m and σ estimated (the delta method)."""
+    skew = third / variance**1.5
+    kurtosis = fourth / variance**2
+    return math.sqrt(max(1.0 - t * skew + t * t * (kurtosis - 1.0) / 4.0, 0.0))
 
 
 def estimate(counts: Sequence[int]) -> PairEstimate | None:
@@ -93,14 +127,14 @@ def estimate(counts: Sequence[int]) -> PairEstimate | None:
     pairs = sum(counts)
     if not pairs:
         return None
-    mean, variance = _moments(counts)
+    mean, variance, third, fourth = _moments(counts)
     raw = mean
     error = math.sqrt(variance / pairs)
     los = normal_cdf((mean - 0.5) / error)
-    spread = math.sqrt(2.0 * variance)
-    nelo = (mean - 0.5) / spread * NELO_PER_T
-    nelo_low = (mean - Z95 * error - 0.5) / spread * NELO_PER_T
-    nelo_high = (mean + Z95 * error - 0.5) / spread * NELO_PER_T
+    t = (mean - 0.5) / math.sqrt(variance)
+    per_t = NELO_PER_T / math.sqrt(2.0)  # nElo = t · 800 / ln 10 / sqrt 2
+    nelo_error = Z95 * nelo_spread(t, variance, third, fourth) / math.sqrt(pairs)
+    nelo, nelo_low, nelo_high = t * per_t, (t - nelo_error) * per_t, (t + nelo_error) * per_t
     low, high = mean - Z95 * error, mean + Z95 * error
     if raw in (0.0, 1.0):  # won or lost every pair: no finite estimate, only the interval's finite end
         elo_bound = elo_of(low) if raw == 1.0 else elo_of(high)
@@ -187,18 +221,21 @@ def score_for(game: dict[str, Any], player: str) -> float:
 
 
 def head_to_head(games: Sequence[dict[str, Any]], players: Sequence[str]) -> list[dict[str, Any]]:
-    """Per pair of players that met: the pentanomial counts of the one who scored more (first) and its
-    estimate (first minus second)."""
+    """Per two players that met, in the order of `players` (config order; unknown names last, by
+    name): the first one's pentanomial counts and its estimate, first minus second. The order does
+    not depend on who scored more, so Elo can be negative and LOS below ½ (LOS of first over second)."""
     counts: dict[tuple[str, str], list[int]] = {}
     order = {name: index for index, name in enumerate(players)}
+
+    def rank(name: str) -> tuple[int, str]:
+        return order.get(name, len(order)), name
+
     for first, second in twin_pairs(games):
-        a, b = sorted((first["predator"], first["prey"]), key=lambda n: order.get(n, len(order)))
+        a, b = sorted((first["predator"], first["prey"]), key=rank)
         total = score_for(first, a) + score_for(second, a)
         counts.setdefault((a, b), [0] * 5)[int(round(total * 2))] += 1
     out = []
-    for (a, b), cells in sorted(counts.items(), key=lambda item: (order.get(item[0][0]), order.get(item[0][1]))):
-        if sum(c * s for c, s in zip(cells, SCORES)) < 0.5 * sum(cells):  # the stronger first: Elo >= 0
-            a, b, cells = b, a, cells[::-1]
+    for (a, b), cells in sorted(counts.items(), key=lambda item: (rank(item[0][0]), rank(item[0][1]))):
         found = estimate(cells)
         assert found is not None
         out.append({"first": a, "second": b, **found.to_json()})

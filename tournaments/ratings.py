@@ -18,11 +18,20 @@ of players that met in a variant (half with each in the predator role) keep ever
 `prior_draws=0` gives the plain maximum-likelihood estimate when it exists.
 
 Paired games: the two games of a twin pair (one opening, roles swapped) are not independent. Given
-`clusters` (a label per game: its pair), the cluster-robust (sandwich) covariance
-H⁻¹·(Σ over pairs of gᶜ·gᶜᵀ)·H⁻¹·C/(C−1) (gᶜ: the pair's score vector) is compared with the
-model's H⁻¹, and H⁻¹ is widened by the largest ratio of their variances when that exceeds 1 (a
-design effect): correlated games never narrow an interval. With fewer pairs than parameters the
-model's H⁻¹ stays. The sharp comparison of two players is the pentanomial one (pairs.py).
+`clusters` (a label per game: its pair), the covariance is the cluster-robust (sandwich) one,
+H⁻¹·(Σ over pairs of gᶜ·gᶜᵀ)·H⁻¹·C/(C−1) (gᶜ: the pair's score vector, C pairs): the paired
+design's own variance. It is narrower than the model's H⁻¹ where openings favour a role (within a
+pair the role's effect cancels, so a player's pair score varies less than two lone games would)
+and wider where an opening favours a player in both games; with two players its variance of the
+difference is the pentanomial one of pairs.py. Like pairs.py's intervals, the sum counts one
+virtual pair per two players that met in a variant, a quarter of each kind (either player winning
+both games, the predator winning both, the prey winning both): a few pairs that all went alike do
+not make a narrow interval. With no more pairs than parameters the model's H⁻¹ stays (and `robust` is False).
+
+Two Elo numbers for one difference: this fit's difference D takes the predator's edge out before
+the logistic curve; pairs.py's head to head is the Elo of the expected score over a twin pair, in
+which the edge is averaged out after it: with an edge A, (σ(D+A) + σ(D−A)) / 2 < σ(D), so the
+head-to-head Elo is nearer 0 (37 against 50 at D = 50, A = 200). Reports say which is which.
 """
 
 from __future__ import annotations
@@ -31,11 +40,15 @@ import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+import msgspec
 import numpy as np
 
 K = math.log(10) / 400.0  # Elo points -> natural logit units
 Z95 = 1.959963984540054
 DEFAULT_PRIOR_DRAWS = 1.0
+ELO_UNIT = ("standings' Elo: the Bradley-Terry difference fitted over all games with the predator's "
+            "edge per variant taken out (a player ELO stronger scores 1/(1+10^(-ELO/400)) where no side "
+            "is favoured)")
 _NO_MAXIMUM = "no finite maximum: some player (or side) won or lost every game; fit with prior_draws > 0"
 
 
@@ -66,7 +79,7 @@ class Ratings:
     games: int
     prior_draws: float
     log_likelihood: float
-    robust: bool = False  # covariance widened by the twin pairs' design effect
+    robust: bool = False  # covariance from the twin pairs' spread (the sandwich), not the model's
 
     def difference(self, first: str, second: str) -> tuple[float, float]:
         """Elo of `first` minus `second` and the half-width of its 95% interval (from the covariance)."""
@@ -78,9 +91,10 @@ class Ratings:
         return {
             "model": "Bradley-Terry (logistic Elo), draws = half a win, one predator-advantage term per variant",
             "anchor": "mean rating 0",
+            "unit": ELO_UNIT,
             "interval": "95%, normal approximation: " + (
-                "the Fisher information widened by the twin pairs' design effect" if self.robust
-                else "the observed Fisher information"),
+                "the twin pairs' own variance (cluster-robust sandwich, a pair per cluster)" if self.robust
+                else "the observed Fisher information (games taken as independent)"),
             "prior_draws": self.prior_draws,
             "games": self.games,
             "log_likelihood": self.log_likelihood,
@@ -203,11 +217,11 @@ def fit(
     covariance_theta = np.linalg.inv(information)
     robust = False
     if clusters is not None:
-        sandwich = _clustered(results, clusters, players, variants, theta, covariance_theta, role_advantage)
+        if len(clusters) != len(results):
+            raise RatingsError(f"{len(clusters)} cluster labels for {len(results)} games")
+        sandwich = _clustered(results, clusters, players, variants, theta, covariance_theta)
         if sandwich is not None:
-            model = np.diag(covariance_theta)
-            ratio = float(np.max(np.diag(sandwich) / np.where(model > 0, model, np.inf)))
-            covariance_theta, robust = covariance_theta * max(1.0, ratio), True
+            covariance_theta, robust = sandwich, True
     if not role_advantage:
         theta = np.concatenate([theta, np.zeros(m)])
         padded = np.zeros((n - 1 + m, n - 1 + m))
@@ -246,29 +260,51 @@ def fit(
     )
 
 
+def _game_rows(predators: np.ndarray, preys: np.ndarray, kinds: np.ndarray, n: int, m: int) -> np.ndarray:
+    """Design rows over (r_1..r_{n-1}, a_1..a_m) for games given by player and variant indices."""
+    rows = np.zeros((len(predators), n - 1 + m))
+    count = np.arange(len(predators))
+    np.add.at(rows, (count[predators > 0], predators[predators > 0] - 1), 1.0)
+    np.add.at(rows, (count[preys > 0], preys[preys > 0] - 1), -1.0)
+    rows[count, n - 1 + kinds] = 1.0
+    return rows
+
+
+VIRTUAL_PAIRS = ((1.0, 0.0), (0.0, 1.0), (1.0, 1.0), (0.0, 0.0))  # scores of p and of q as predators
+VIRTUAL_WEIGHT = 0.25  # a quarter pair of each kind: one virtual pair in all, as pairs.VIRTUAL
+
+
 def _clustered(results: Sequence[GameResult], clusters: Sequence[str], players: list[str], variants: list[str],
-               theta: np.ndarray, bread: np.ndarray, role_advantage: bool) -> np.ndarray | None:
-    """The sandwich covariance with the games' scores summed per cluster (None: too few clusters)."""
-    n = len(players)
+               theta: np.ndarray, bread: np.ndarray) -> np.ndarray | None:
+    """The sandwich covariance with the games' scores summed per cluster, and half a virtual pair of
+    each kind per two players that met in a variant (None: no more clusters than parameters)."""
+    n, m = len(players), len(variants)
+    width = len(theta)
     index = {name: i for i, name in enumerate(players)}
     vindex = {name: i for i, name in enumerate(variants)}
-    width = len(theta)
-    sums: dict[str, np.ndarray] = {}
-    for game, cluster in zip(results, clusters):
-        row = np.zeros(n - 1 + len(variants))
-        p, q = index[game.predator], index[game.prey]
-        if p:
-            row[p - 1] += 1.0
-        if q:
-            row[q - 1] -= 1.0
-        row[n - 1 + vindex[game.variant]] = 1.0
-        row = row[:width] if not role_advantage else row
-        expected = 1.0 / (1.0 + math.exp(-K * float(row @ theta)))
-        sums[cluster] = sums.get(cluster, np.zeros(width)) + K * row * (game.predator_score - expected)
-    count = len(sums)
+    predators = np.array([index[g.predator] for g in results])
+    preys = np.array([index[g.prey] for g in results])
+    kinds = np.array([vindex[g.variant] for g in results])
+    rows = _game_rows(predators, preys, kinds, n, m)[:, :width]
+    expected = 1.0 / (1.0 + np.exp(-K * (rows @ theta)))
+    scores = K * rows * (np.array([g.predator_score for g in results]) - expected)[:, None]
+    labels, which = np.unique(np.asarray(clusters, dtype=str), return_inverse=True)
+    count = len(labels)
     if count <= width:
         return None
-    meat = sum(np.outer(g, g) for g in sums.values())
+    sums = np.zeros((count, width))
+    np.add.at(sums, which, scores)
+    meat = np.einsum("ci,cj->ij", sums, sums)  # not sums.T @ sums: a threaded BLAS crawls on a loaded machine
+    met = np.unique(np.stack([np.minimum(predators, preys), np.maximum(predators, preys), kinds], axis=1), axis=0)
+    if len(met):
+        low, high, kind = met[:, 0], met[:, 1], met[:, 2]
+        first = _game_rows(low, high, kind, n, m)[:, :width]  # the lower index as the predator
+        second = _game_rows(high, low, kind, n, m)[:, :width]
+        e_first = 1.0 / (1.0 + np.exp(-K * (first @ theta)))
+        e_second = 1.0 / (1.0 + np.exp(-K * (second @ theta)))
+        for s_first, s_second in VIRTUAL_PAIRS:
+            virtual = K * (first * (s_first - e_first)[:, None] + second * (s_second - e_second)[:, None])
+            meat += VIRTUAL_WEIGHT * np.einsum("ci,cj->ij", virtual, virtual)
     return bread @ meat @ bread * (count / (count - 1))
 
 
@@ -292,3 +328,37 @@ def _check_connected(results: Sequence[GameResult], players: list[str]) -> None:
     missing = [name for name in players if name not in seen]
     if missing:
         raise RatingsError(f"players not connected by games to {players[0]}: {', '.join(missing)}")
+
+
+class Placing(msgspec.Struct, frozen=True):
+    """One line of a leaderboard (see `leaderboard`); `msgspec.json.encode` gives it as JSON."""
+
+    rank: int  # 1 = best
+    player: str
+    elo: float  # standings' Elo (ELO_UNIT), mean 0 over the rated players
+    ci95: float  # half-width of the 95% interval of `elo`
+    games: int
+    los_next: float | None  # P(this player is stronger than the one ranked just below); None for the last
+
+
+def leaderboard(results: Sequence[GameResult], pairs: Sequence[str], players: Sequence[str] | None = None,
+                prior_draws: float = DEFAULT_PRIOR_DRAWS) -> list[Placing]:
+    """Rank, Elo ± 95% interval and LOS over the next player down, for every player with games.
+
+    `results` are the games (each with its predator, prey, variant and the predator's score) and
+    `pairs` a label per game naming its twin pair (the two games of one opening, roles swapped; a
+    game whose twin is not played yet has a label of its own). This is `fit` with the pairs as
+    clusters: the intervals and LOS come from the twin pairs' own spread (they hold the truth about
+    95% of the time by simulation, docs/tournaments.md), one predator-edge term per variant.
+    Players are ranked by Elo (ties in `players` order, else by name); a player with no games is
+    left out (no rating to give). Raises RatingsError when there is nothing to rate or the players
+    are not all connected by games."""
+    found = fit(results, players=players, prior_draws=prior_draws, clusters=pairs)
+    games = dict.fromkeys(found.players, 0)
+    for game in results:
+        games[game.predator] += 1
+        games[game.prey] += 1
+    order = sorted(range(len(found.players)), key=lambda i: (-found.elo[i], i))
+    return [Placing(rank, found.players[i], found.elo[i], found.ci95[i], games[found.players[i]],
+                    found.los[i][order[rank]] if rank < len(order) else None)
+            for rank, i in enumerate(order, 1)]

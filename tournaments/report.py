@@ -23,6 +23,7 @@ from foxgeese.terminal import print_table, table
 from foxgeese.tournaments.failures import bot_failures, failure_lines
 from foxgeese.tournaments.journal import belonging, load_identity, scan_journal
 from foxgeese.tournaments.pairs import head_to_head, role_advantage
+from foxgeese.tournaments.rating_text import PAIRS_LEGEND, SPRT_UNIT, in_standings_unit, sprt_lines, standings_legend
 from foxgeese.tournaments.ratings import GameResult, RatingsError, fit
 from foxgeese.tournaments.sprt import sprt
 
@@ -120,7 +121,8 @@ def summarize(identity: dict[str, Any], entries: list[dict[str, Any]]) -> dict[s
         tested = games if stop is None else game_entries(entries[: next(
             index for index, entry in enumerate(entries) if entry is stop)])
         state = sprt(pair_scores(tested, players[0]), test["elo0"], test["elo1"], test["alpha"], test["beta"])
-        results["sprt"] = {"first_player": players[0], **test, **state.to_json()}
+        results["sprt"] = {"first_player": players[0], "second_player": players[1], **test, **state.to_json(),
+                           "unit": SPRT_UNIT, **in_standings_unit(results, test)}
         results["sprt"]["stopped"] = stop is not None
         if state.decision is None and complete:
             results["sprt"]["why_undecided"] = (
@@ -307,7 +309,7 @@ def render(results: dict[str, Any], console: Console) -> None:
     """Tables for people: standings with ratings, a crosstable per variant, endings, forfeits."""
     console.print(f"[bold]{results['name']}[/bold]: {results['played']} of {results['scheduled']} games played")
     ratings = results["ratings"]
-    standings = table("Standings (Elo: max. likelihood, mean 0, 95% interval)",
+    standings = table("Standings (Elo: the standings' fit over all games, mean 0, 95% interval)",
                       ("player", "Elo", "±95%", "games", "score", "W", "D", "L", "adjudicated", "forfeits"))
     rated = ratings.get("players", {})
     order = sorted(results["standings"], key=lambda n: -(rated.get(n, {}).get("elo", 0.0) if rated
@@ -318,7 +320,7 @@ def render(results: dict[str, Any], console: Console) -> None:
         standings.add_row(name, _elo(rating["elo"]) if rating else "-", f"{rating['ci95']:.0f}" if rating else "-",
                           str(line["games"]), _score(line["score"]), str(line["wins"]), str(line["draws"]),
                           str(line["losses"]), str(line.get("adjudicated", 0)), str(sum(line["forfeits"].values())))
-    print_table(console, standings)
+    print_table(console, standings, standings_legend(ratings))
     if "error" in ratings:
         console.print(f"ratings: {ratings['error']}")
     for variant in results["variants"]:
@@ -332,7 +334,8 @@ def render(results: dict[str, Any], console: Console) -> None:
         print_table(console, shown, ending_legend(kinds))
     rated_order = [name for name in order if name in rated]
     if len(rated_order) > 1:
-        shown = table("Likelihood of superiority (row stronger than column)", ("", *rated_order))
+        shown = table("Likelihood of superiority (row stronger than column, from the standings' fit)",
+                      ("", *rated_order))
         for name in rated_order:
             shown.add_row(name, *("" if other == name else f"{ratings['los'][name][other]:.2f}"
                                   for other in rated_order))
@@ -342,14 +345,8 @@ def render(results: dict[str, Any], console: Console) -> None:
     for warning in cut_warnings(results.get("cuts") or {}):
         console.print(warning)
     if "sprt" in results:
-        test = results["sprt"]
-        verdict = {"H1": "H1 accepted", "H0": "H0 accepted", None: "undecided"}[test["decision"]]
-        console.print(f"SPRT {results['sprt']['first_player']} elo0={test['elo0']} elo1={test['elo1']} "
-                      f"alpha={test['alpha']} beta={test['beta']}: LLR {test['llr']:.2f} "
-                      f"[{test['lower']:.2f}, {test['upper']:.2f}] after {test['pairs']} pairs: {verdict}"
-                      + (" (match stopped)" if test["stopped"] else ""))
-        if test.get("why_undecided"):
-            console.print(f"SPRT undecided: {test['why_undecided']}")
+        for line in sprt_lines(results["sprt"]):
+            console.print(line, markup=False, highlight=False)
     for line in failure_lines(results.get("failures") or []):  # last: what a user reads first after a run
         console.print(line, markup=False, highlight=False, soft_wrap=True)
 
@@ -403,12 +400,14 @@ def _geese(counts: list[int]) -> str:
 
 
 def role_line(predator: str, advantage: dict[str, Any] | None) -> str:
-    """`fox advantage (12 twin pairs, roles swapped): +58 Elo [-51, +181], fox scored 58%` (pairs.py)."""
+    """`fox advantage (12 twin pairs, roles swapped): +58 Elo [-51, +181] pair-score, fox scored 58%`
+    (pairs.py: the predator's pair-score Elo; the standings fit their own edge, results.json's
+    `ratings.predator_advantage`)."""
     if not advantage:
         return f"{predator} advantage: no complete twin pair yet"
     count = advantage["pairs"]
     head = f"{predator} advantage ({count} twin pair{'' if count == 1 else 's'}, roles swapped): "
-    tail = f", {predator} scored {advantage['score']:.0%}"
+    tail = f" pair-score, {predator} scored {advantage['score']:.0%}"
     return head + elo_text(advantage) + tail
 
 
@@ -440,12 +439,12 @@ def _render_pairs(pairs: list[dict[str, Any]], console: Console) -> None:
         return
     shown = table("Head to head over twin pairs (first minus second; pentanomial: pairs scoring 0, ½, 1, "
                   "1½, 2 points of 2; 95% intervals)",
-                  ("pair", "pairs", "0-½-1-1½-2", "Elo [95%]", "nElo [95%]", "LOS"))
+                  ("pair", "pairs", "0-½-1-1½-2", "pair Elo [95%]", "nElo [95%]", "LOS"))
     for line in pairs:
         shown.add_row(f"{line['first']} − {line['second']}", str(line["pairs"]),
                       "-".join(map(str, line["pentanomial"])), elo_text(line).replace(" Elo", ""),
                       nelo_text(line), f"{line['los']:.2f}")
-    print_table(console, shown)
+    print_table(console, shown, PAIRS_LEGEND)
 
 
 def standings_line(rows: list[dict[str, Any]]) -> str:

@@ -162,6 +162,7 @@ class CompiledMinimaxPlayer(Player):
         search = CompiledSearch(get_variant("standard"), tt_bits=10, tables=False)
         state = search.board.state(search.variant.start_position().state)
         search.searcher.search(state, [int(core.key(*state[:3]))], depth=WARM_DEPTH)
+        search.searcher.table_move(state)  # called from Python (the principal variation): its own code
 
     def new_game(self, variant: Variant, side: Side, seed: int | None = None) -> None:
         """Makes the variant's searcher (kept between games of one variant, its table emptied) and

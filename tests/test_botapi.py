@@ -366,11 +366,50 @@ def test_a_refused_client_says_why_in_one_line(served: Served, tmp_path: Path) -
     assert done.returncode != 0 and done.stderr.startswith("foxgeese: --token-file") and "Traceback" not in done.stderr
 
 
-def test_a_web_game_with_an_offline_remote_bot_is_refused(served: Served) -> None:
+def test_the_web_form_seats_a_connected_remote_bot_which_may_resign(served: Served) -> None:
     from browser import post_json
 
     status, answer = post_json(served.url, "/api/games", {"players": {"fox": "random", "geese": "remote:nobody"}})
     assert status == 400 and "not connected to this server now" in answer["error"]
+    served.token_file("eta")
+    token = served.tokens["eta"]
+    events = Stream(served, "/api/bot/stream/event", token)
+    status, answer = post_json(served.url, "/api/games", {"variant": "standard", "tc": "60+0",
+                                                          "players": {"fox": "random", "geese": "remote:eta"}})
+    assert status == 200, answer
+    start = events.next()
+    assert start["type"] == "gameStart" and start["game"]["side"] == "geese"
+    assert request(served, "POST", f"/api/bot/game/{start['game']['id']}/resign", token)[:2] == (200, {"ok": True})
+    finish = events.next()
+    assert finish["type"] == "gameFinish" and finish["game"]["termination"] == "resignation"
+    stored = served.game(answer["id"])
+    assert stored["record"]["termination"] == "resignation" and stored["seats"]["geese"]["name"] == "remote:eta"
+    events.close()
+
+
+def doc_block(after: str) -> str:
+    """The first fenced block of docs/botapi.md after the line holding `after`."""
+    text = (ROOT / "docs" / "botapi.md").read_text()
+    found = re.search(r"^```\w*\n(.*?)^```", text[text.index(after):], re.S | re.M)
+    assert found, after
+    return found.group(1)
+
+
+def test_the_docs_curl_session_runs_as_written(served: Served, tmp_path: Path) -> None:
+    """docs/botapi.md's session (test_docs skips it: it needs a server) against this module's server."""
+    (tmp_path / "my_remote_bot.py").write_text(doc_block("<!-- doc-test: file my_remote_bot.py -->"))
+    (tmp_path / "session.sh").write_text(doc_block("## A whole session with curl"))
+    env = {**os.environ, "SERVER": served.url, "DATA": str(served.data),
+           "PATH": f"{Path(sys.executable).parent}:{os.environ.get('PATH', '')}"}
+    with open(tmp_path / "out.txt", "w") as out, open(tmp_path / "err.txt", "w") as err:
+        code = subprocess.run(["bash", "session.sh"], cwd=tmp_path, env=env, stdout=out, stderr=err, timeout=100,
+                              start_new_session=True).returncode
+    done = subprocess.CompletedProcess([], code, (tmp_path / "out.txt").read_text(), (tmp_path / "err.txt").read_text())
+    assert done.returncode == 0, done.stdout + done.stderr
+    lines = done.stdout.splitlines()
+    assert lines[0] == '{"name":"mybot","online":false}' and lines[2].startswith('{"type":"gameFull"')
+    assert any(line.startswith('{"type":"gameFinish","game":{') for line in lines)
+    assert re.search(r"^game \S+: \w+ won by \S+ ", done.stdout, re.M), done.stdout
 
 
 def test_no_token_is_ever_in_the_servers_log(served: Served) -> None:

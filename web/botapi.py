@@ -126,6 +126,7 @@ class BotHub:
         self.registry = BotRegistry(data_path)
         self.base_url = base_url  # where bridges reach this server (loopback), set once it listens
         self.disconnect_grace_s = disconnect_grace_s
+        self.challenge_s = CHALLENGE_S
         self.keepalive_s = keepalive_s
         self.by_token = RateLimiter(rate_per_s, burst)
         self.by_address = RateLimiter(address_rate_per_s, address_burst)
@@ -207,7 +208,7 @@ class BotHub:
             self._settle(old, "expired")
         self._emit(challenge.bot, challenge.event())
         assert self.loop is not None
-        self.loop.call_later(CHALLENGE_S, self._settle, challenge, "expired")
+        self.loop.call_later(self.challenge_s, self._settle, challenge, "expired")
 
     def _settle(self, challenge: Challenge, answer: str) -> None:
         self.challenges.pop(challenge.id, None)
@@ -218,7 +219,8 @@ class BotHub:
         """The bot's answer to a challenge ('' when taken, else why not)."""
         challenge = self.challenges.get(challenge_id)
         if challenge is None or challenge.bot != name:
-            return f"no open challenge {challenge_id[:40]!r} for this bot (it may have expired after {CHALLENGE_S:g} s)"
+            return (f"no open challenge {challenge_id[:40]!r} for this bot (answered already, or expired after "
+                    f"{self.challenge_s:g} s)")
         self._settle(challenge, "accepted" if accept else "declined")
         if accept and challenge.on_accept is not None:
             challenge.on_accept(challenge)
@@ -340,14 +342,13 @@ class BotHub:
         the call that ends it (the bot is online from now until then)."""
         queue: asyncio.Queue[dict[str, Any] | None] = asyncio.Queue()
         self.listeners.setdefault(name, set()).add(queue)
+        # what is open now, taken now: anything later comes through the queue
+        opened = [game.start_event() for game in self.games.values() if game.bot == name and game.finish is None]
+        opened += [challenge.event() for challenge in self.challenges.values() if challenge.bot == name]
 
         async def chunks() -> AsyncIterator[bytes]:
-            for game in list(self.games.values()):
-                if game.bot == name and game.finish is None:
-                    yield line(game.start_event())
-            for challenge in list(self.challenges.values()):
-                if challenge.bot == name:
-                    yield line(challenge.event())
+            for event in opened:
+                yield line(event)
             async for chunk in self._follow(name, queue):
                 yield chunk
 

@@ -44,6 +44,8 @@ BOT_HELP = """Run a built-in player as a bot, or check a bot for protocol confor
       the descriptor FOXGEESE_TOKEN_FD names (a launched bot), else FOXGEESE_TOKEN.
   foxgeese bot check COMMAND [ARGS...]
       runs COMMAND as a bot against a private referee and prints PASS/FAIL per step.
+  foxgeese bot remote --server URL --token-file FILE SPEC_OR_SCRIPT
+      plays on a foxgeese server through its Bot API (HTTP; docs/botapi.md).
 
 Run `foxgeese bot check --help` for the conformance options.
 """

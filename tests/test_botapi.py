@@ -19,6 +19,9 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from browser import post_json
+from tournament_support import foxgeese_here
+from websockets.sync.client import connect
 
 from foxgeese.web.botapi import ADDRESS_RATE, TOKEN_RATE, WRONG_TOKEN_RATE
 from foxgeese.web.botapi_store import BotRegistry, token_hash
@@ -333,8 +336,6 @@ def test_floods_are_cut_per_token_and_per_address(served: Served) -> None:
 
 
 def test_the_cli_registers_lists_and_revokes_and_says_each_mistake_in_one_line(tmp_path: Path) -> None:
-    from tournament_support import foxgeese_here
-
     data, token_file = str(tmp_path / "db.sqlite3"), tmp_path / "omega.token"
     done = foxgeese_here("botapi", "register", "omega", "--data", data, "--token-file", str(token_file))
     assert done.returncode == 0 and "omega" in done.stderr and len(token_file.read_text().strip()) == 43
@@ -355,8 +356,6 @@ def test_the_cli_registers_lists_and_revokes_and_says_each_mistake_in_one_line(t
 
 
 def test_a_refused_client_says_why_in_one_line(served: Served, tmp_path: Path) -> None:
-    from tournament_support import foxgeese_here
-
     (tmp_path / "bad.token").write_text("not-a-token\n")
     done = foxgeese_here("bot", "remote", "--server", served.url, "--token-file", str(tmp_path / "bad.token"), "random")
     assert done.returncode != 0 and done.stderr.startswith("foxgeese: the server answered GET /api/bot/stream/event "
@@ -367,8 +366,6 @@ def test_a_refused_client_says_why_in_one_line(served: Served, tmp_path: Path) -
 
 
 def test_the_web_form_seats_a_connected_remote_bot_which_may_resign(served: Served) -> None:
-    from browser import post_json
-
     status, answer = post_json(served.url, "/api/games", {"players": {"fox": "random", "geese": "remote:nobody"}})
     assert status == 400 and "not connected to this server now" in answer["error"]
     served.token_file("eta")
@@ -384,6 +381,44 @@ def test_the_web_form_seats_a_connected_remote_bot_which_may_resign(served: Serv
     assert finish["type"] == "gameFinish" and finish["game"]["termination"] == "resignation"
     stored = served.game(answer["id"])
     assert stored["record"]["termination"] == "resignation" and stored["seats"]["geese"]["name"] == "remote:eta"
+    events.close()
+
+
+def test_a_person_in_the_web_app_plays_a_remote_bot(served: Served) -> None:
+    """A person's seat (its link, over the page's WebSocket) against a remote bot: moves both ways,
+    then the person resigns."""
+    served.token_file("theta")
+    token = served.tokens["theta"]
+    events = Stream(served, "/api/bot/stream/event", token)
+    status, game = post_json(served.url, "/api/games", {"variant": "hare-and-hounds", "tc": "60+0",
+                                                        "players": {"hare": "remote:theta", "hounds": "human"}})
+    assert status == 200, game
+    secret = game["links"]["hounds"].partition("?seat=")[2]
+    socket_url = served.url.replace("http://", "ws://") + f"/ws/game/{game['id']}?seat={secret}"
+    with connect(socket_url, origin=served.url, open_timeout=10) as page:
+        start = events.next()  # the game starts once the person opened their seat
+        stream = Stream(served, f"/api/bot/game/stream/{start['game']['id']}", token)
+        state = stream.next()["state"]
+        for _ in range(3):
+            while True:  # the person's turn (the hounds move first)
+                view = json.loads(page.recv(timeout=20))
+                if view.get("type") == "state" and view["legal"]:
+                    break
+            page.send(json.dumps({"type": "move", "move": view["legal"][0]}))
+            while not state.get("yourTurn"):  # the bot's turn, with the person's move in it
+                state = stream.next()
+            assert state["moves"][-1] == view["legal"][0]
+            move = urllib.parse.quote(state["legal"][0])
+            assert request(served, "POST", f"/api/bot/game/{start['game']['id']}/move/{move}", token)[0] == 200
+            state = stream.next()
+        status, answer = post_json(served.url, f"/api/game/{game['id']}/action", {"seat": secret, "action": "resign"})
+        assert status == 200, answer
+    finish = stream.next()
+    while finish["type"] != "gameFinish":
+        finish = stream.next()
+    assert finish["winner"] == "hare" and finish["termination"] == "resignation"
+    assert served.game(game["id"])["record"]["termination"] == "resignation"
+    stream.close()
     events.close()
 
 

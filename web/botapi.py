@@ -148,7 +148,7 @@ class BotHub:
         return self.registry.register(name)
 
     def revoke(self, name: str) -> bool:
-        """Forgets the bot and its token; its open streams end now (its games go on until it loses them)."""
+        """Forgets the bot and its token; its open streams end now, so a game it plays is lost as a disconnect."""
         done = self.registry.revoke(name)
         if done and self.loop is not None and not self.loop.is_closed():
             self.loop.call_soon_threadsafe(self._close_streams, name)
@@ -190,8 +190,9 @@ class BotHub:
             raise BotApiError(f"no remote bot named {name[:60]!r} is registered on this server")
         challenge = Challenge(secrets.token_urlsafe(8), name, dict(details), on_accept)
         loop = self.loop
-        if loop is None or loop.is_closed():
-            raise BotApiError("the server is not running")
+        if loop is None or loop.is_closed():  # bound by the first Bot API request
+            raise BotApiError(f"the remote bot {name[:60]!r} is not connected (no Bot API request reached this "
+                              "server yet)")
         loop.call_soon_threadsafe(self._offer, challenge)
         return challenge
 

@@ -12,6 +12,7 @@ import pytest
 
 from foxgeese.protocol.botapi_bridge import ENV_HUB, ENV_KEY
 from foxgeese.protocol.botconfig import BotConfig, BotSpecError
+from foxgeese.web.app import create_app
 from foxgeese.web.botapi import BotHub
 from foxgeese.web.botapi_store import BotApiError
 
@@ -74,3 +75,34 @@ def test_a_seat_gets_its_bridge_with_a_key_for_that_bot_only(tmp_path: Path) -> 
 def test_a_remote_spec_outside_a_server_says_who_seats_it() -> None:
     with pytest.raises(BotSpecError, match="is a bot of a server's Bot API: only that server seats it"):
         BotConfig.from_spec("remote:alpha")
+
+
+def test_the_bridge_routes_answer_this_machine_only(tmp_path: Path) -> None:
+    """A connection from the server's own address (a --public server's bridges) is let through to
+    the key check; one from any other address is refused before it."""
+    app = create_app(data_path=tmp_path / "db.sqlite3", tables=str(tmp_path), host="10.0.0.1")
+
+    async def post(client: str) -> tuple[int, dict]:
+        scope = {"type": "http", "asgi": {"version": "3.0"}, "http_version": "1.1", "method": "POST",
+                 "scheme": "http", "path": "/api/bot/bridge/games", "raw_path": b"/api/bot/bridge/games",
+                 "query_string": b"", "root_path": "", "client": (client, 40000), "server": ("10.0.0.1", 8000),
+                 "headers": [(b"host", b"10.0.0.1:8000"), (b"authorization", b"Bearer not-a-key"),
+                             (b"content-type", b"application/json")]}
+        sent: list[dict] = []
+        bodies = [{"type": "http.request", "body": b"{}", "more_body": False}]
+
+        async def receive() -> dict:
+            return bodies.pop(0) if bodies else {"type": "http.disconnect"}
+
+        async def send(message: dict) -> None:
+            sent.append(message)
+
+        await app(scope, receive, send)
+        status = next(m["status"] for m in sent if m["type"] == "http.response.start")
+        return status, json.loads(b"".join(m.get("body", b"") for m in sent if m["type"] == "http.response.body"))
+
+    assert asyncio.run(post("10.0.0.9")) == (403, {"error": "the bridge's routes answer on this machine only"})
+    assert asyncio.run(post("10.0.0.1")) == (403, {"error": "unknown seat key"})
+    assert asyncio.run(post("127.0.0.1")) == (403, {"error": "unknown seat key"})
+    app.state.server.botapi.registry.close()
+    app.state.server.store.close()

@@ -7,7 +7,7 @@ foreign page's request with an Authorization header needs a preflight, which is 
 Host is checked by the app's TrustedHostMiddleware as for every path. Requests are rate-limited
 per address and per bot; a wrong token is answered 401 (429 once an address keeps sending wrong
 ones) and never echoed; bodies are bounded. The bridge's routes (`/api/bot/bridge/...`) take a
-seat key or a game secret instead, from loopback only.
+seat key or a game secret instead, from this machine only (loopback, or the server's own address).
 """
 
 from __future__ import annotations
@@ -216,8 +216,10 @@ def botapi_routes(server: Any) -> list[Route]:
 
     async def bridge_body(request: Request) -> dict[str, Any] | Response:
         hub.bind_loop()
-        if not is_loopback(request.client.host if request.client else ""):
-            return error("the bridge's routes answer on loopback only", 403)
+        client = request.client.host if request.client else ""
+        server_address = (request.scope.get("server") or ("", 0))[0]
+        if not (is_loopback(client) or client == server_address):  # loopback, or the address the server listens on
+            return error("the bridge's routes answer on this machine only", 403)
         body = await read_body(request, MAX_BRIDGE_BODY)
         if body is None:
             return error(f"the body is at most {MAX_BRIDGE_BODY} bytes", 413)

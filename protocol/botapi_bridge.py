@@ -64,7 +64,7 @@ class Hub:
 
     def post(self, path: str, secret: str, body: dict[str, Any]) -> dict[str, Any]:
         try:
-            self.posts.request("POST", path, json.dumps(body), self._headers(secret))
+            self.posts.request("POST", path, json.dumps(body).encode(), self._headers(secret))
             response = self.posts.getresponse()
             data = response.read()
         except (OSError, http.client.HTTPException) as error:
@@ -77,7 +77,7 @@ class Hub:
         if self.waiter is None:
             self.waiter = self._connection()
         try:
-            self.waiter.request("POST", f"/api/bot/bridge/games/{game_id}/next", "{}", self._headers(secret))
+            self.waiter.request("POST", f"/api/bot/bridge/games/{game_id}/next", b"{}", self._headers(secret))
         except (OSError, http.client.HTTPException) as error:
             raise HubError(f"the hub at {self.host}:{self.port} did not take the long poll ({error})") from None
         assert self.waiter.sock is not None  # request() connected it

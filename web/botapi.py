@@ -85,7 +85,6 @@ class RemoteGame:
     finish: dict[str, Any] | None = None
     actions: asyncio.Queue[dict[str, Any]] = field(default_factory=asyncio.Queue)
     streams: set[asyncio.Queue[dict[str, Any] | None]] = field(default_factory=set)
-    attached: bool = False  # the bot opened the game stream at least once
     gone: str = ""  # why the bot is out of the game (disconnected), once it is
     watch: asyncio.TimerHandle | None = None
 
@@ -367,7 +366,6 @@ class BotHub:
         game = self._bots_game(name, game_id)
         queue: asyncio.Queue[dict[str, Any] | None] = asyncio.Queue()
         game.streams.add(queue)
-        game.attached = True
         if game.watch is not None:
             game.watch.cancel()
             game.watch = None

@@ -14,6 +14,7 @@ a script's `choose` this way.
 from __future__ import annotations
 
 import http.client
+import inspect
 import json
 import runpy
 import sys
@@ -24,7 +25,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from foxgeese.engine import Clock, Game, Move, Position, get_variant
-from foxgeese.players.registry import make_player
+from foxgeese.players.registry import make_player, warm
 
 TIMEOUT_S = 60.0  # a stream beats every few seconds; this much silence is a dead server
 
@@ -179,7 +180,11 @@ class GamePlay:
                 self.full = event
                 variant = get_variant(event["variant"], **event["options"])
                 if hasattr(self.player, "new_game"):
-                    self.player.new_game(variant, variant.side_by_name(event["side"]), seed=event.get("seed"))
+                    side = variant.side_by_name(event["side"])
+                    if takes_seed(self.player.new_game):
+                        self.player.new_game(variant, side, seed=event.get("seed"))
+                    else:  # a player written before games had seeds
+                        self.player.new_game(variant, side)
                 self._on_state(event["state"])
             elif kind == "gameState":
                 self._on_state(event)
@@ -224,6 +229,17 @@ def load_player(spec_or_script: str) -> Any:
             raise RemoteBotError(f"{spec_or_script} defines no choose(position, clock) function")
         return choose
     try:
-        return make_player(spec_or_script)
+        player = make_player(spec_or_script)
+        warm(spec_or_script)  # a compiled search compiles (or loads) now, not on its first move's clock
     except ValueError as error:
         raise RemoteBotError(str(error)) from None
+    return player
+
+
+def takes_seed(method: Callable[..., Any]) -> bool:
+    """Whether a player's `new_game` accepts the game's seed (as `seed=` or **kwargs), as the SDK asks."""
+    try:
+        parameters = inspect.signature(method).parameters.values()
+    except (TypeError, ValueError):
+        return False
+    return any(p.name == "seed" or p.kind is inspect.Parameter.VAR_KEYWORD for p in parameters)

@@ -27,6 +27,7 @@ COMMANDS = {
     "analyse": "foxgeese.players.cli",
     "tournament": "foxgeese.tournaments.cli",
     "serve": "foxgeese.web.cli",
+    "botapi": "foxgeese.web.botapi_cli",
 }
 COMMAND_MODULES = tuple(dict.fromkeys(COMMANDS.values()))
 

@@ -30,6 +30,7 @@ from foxgeese.params import Integer
 from foxgeese.players.registry import PLAYER_NAMES, make_player, player_class, player_options, warm
 from foxgeese.protocol import codec
 from foxgeese.protocol.bot_start import endpoint_problem, is_key_value, spec_text
+from foxgeese.protocol.botapi_client import RemoteBot, RemoteBotError, load_player
 from foxgeese.protocol.botconfig import TRANSPORTS, BotConfig, BotSpecError
 from foxgeese.protocol.sdk import BotError, run_bot
 from foxgeese.usage import UsageProblem
@@ -43,6 +44,8 @@ BOT_HELP = """Run a built-in player as a bot, or check a bot for protocol confor
       the descriptor FOXGEESE_TOKEN_FD names (a launched bot), else FOXGEESE_TOKEN.
   foxgeese bot check COMMAND [ARGS...]
       runs COMMAND as a bot against a private referee and prints PASS/FAIL per step.
+  foxgeese bot remote --server URL --token-file FILE SPEC_OR_SCRIPT
+      plays on a foxgeese server through its Bot API (HTTP; docs/botapi.md).
 
 Run `foxgeese bot check --help` for the conformance options.
 """
@@ -181,3 +184,36 @@ def check(timeout_ms: int, transport: str, command: tuple[str, ...]) -> None:
 
 def register(group: click.Group) -> None:
     group.add_command(bot)
+
+
+@bot.command(name="remote")
+@click.option("--server", "server_url", required=True, metavar="URL",
+              help="The foxgeese server's address, e.g. http://127.0.0.1:8000.")
+@click.option("--token-file", required=True, type=click.Path(dir_okay=False), metavar="FILE",
+              help="The file holding the bot's token (foxgeese botapi register NAME --token-file FILE).")
+@click.option("--games", default=None, type=Integer(1, 1_000_000), help="Stop after this many games [default: never].")
+@click.option("--play", "opponent", default=None, metavar="SPEC",
+              help="Once connected, ask the server for a game against this built-in player.")
+@click.option("--side", default=None, metavar="SIDE", help="With --play: the side this bot plays (fox, geese, ...).")
+@click.option("--variant", default="standard", show_default=True, help="With --play: the variant.")
+@click.option("--tc", default="60+1", show_default=True, help="With --play: the time control.")
+@click.argument("player")
+def remote(server_url: str, token_file: str, games: int | None, opponent: str | None, side: str | None,
+           variant: str, tc: str, player: str) -> None:
+    """Play on a server through its Bot API: PLAYER is a built-in player SPEC or a Python script
+    defining `choose(position, clock) -> move` (docs/botapi.md)."""
+    try:
+        with open(token_file, encoding="utf-8") as handle:
+            token = handle.read().strip()
+    except OSError as error:
+        raise UsageProblem(f"--token-file {token_file}: {error.strerror}") from None
+    play = None
+    if opponent is not None:
+        play = {"opponent": opponent, "variant": variant, "tc": tc, "side": side or ""}
+    try:
+        RemoteBot(server_url, token, load_player(player), games=games, play=play,
+                  out=lambda line: click.echo(line)).run()
+    except RemoteBotError as error:
+        raise UsageProblem(str(error)) from None
+    except KeyboardInterrupt:
+        sys.exit(130)

@@ -181,6 +181,9 @@ class BotConfig:
             config = cls(name or os.path.basename(command[0]), command, cwd=cwd, spec=spec)
         elif spec == REMOTE:
             config = cls(name or REMOTE, (), spec=spec)
+        elif spec.startswith(REMOTE + ":"):
+            raise BotSpecError(f"{shown(spec, 200)} is a bot of a server's Bot API: only that server seats it "
+                               "(a game of foxgeese serve, or its arena; docs/botapi.md)")
         else:
             player, _, options_text = spec.partition(":")
             player = player.lower()  # as the player registry reads it

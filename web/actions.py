@@ -205,7 +205,7 @@ class GameActions:
         players = request.get("players", {})
         request["players"] = {sides[0]: players.get(sides[1]), sides[1]: players.get(sides[0])}
         try:
-            fresh = new_game(request, self.server.notify, self.server.commands)
+            fresh = new_game(request, self.server.notify, self.server.commands, remote=self.server.botapi)
         except WebGameError as error:
             return {"error": str(error)}
         self.server.add_game(fresh)

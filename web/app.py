@@ -39,6 +39,8 @@ from foxgeese.players.registry import PLAYER_NAMES
 from foxgeese.tournaments.replay import ReplayError, asset, replay_page, script_json
 from foxgeese.web.actions import analysis_routes
 from foxgeese.web.analysis import Coach, material
+from foxgeese.web.botapi import BotHub
+from foxgeese.web.botapi_routes import botapi_routes
 from foxgeese.web.games import (
     Commands,
     WebGame,
@@ -101,6 +103,7 @@ class Server:
         self.feed = TournamentFeed(tournament_dir) if tournament_dir is not None else None
         self.live_sockets: set[WebSocket] = set()
         self.loop: asyncio.AbstractEventLoop | None = None
+        self.botapi: BotHub | None = None  # the Bot API's hub, set by botapi_routes (web/botapi_routes.py)
 
     # -- pushing state ------------------------------------------------------------------------
 
@@ -258,7 +261,7 @@ def create_app(tournament_dir: Path | None = None, data_path: Path | None = None
         except JsonInputError as problem:
             return error(f"send the new game as a JSON object of the form's fields: {problem}")
         try:
-            game = new_game(data, server.notify, server.commands)
+            game = new_game(data, server.notify, server.commands, remote=server.botapi)
         except WebGameError as problem:
             return error(str(problem))
         server.add_game(game)
@@ -435,6 +438,7 @@ def create_app(tournament_dir: Path | None = None, data_path: Path | None = None
         Route("/tournament/games/{game_id}", tournament_replay),
         Route("/viewer/{name}", viewer_asset),
         *analysis_routes(server, page),
+        *botapi_routes(server),  # the Bot API (web/botapi_routes.py): sets server.botapi, its hub
         Mount("/static", static, name="static"),
     ], lifespan=lifespan, middleware=[
         Middleware(TrustedHostMiddleware, allowed_hosts=allowed_hosts(host, tuple(extra_hosts)), www_redirect=False),

@@ -82,6 +82,7 @@ def serve(host: str, port: int, public: bool, allowed_hosts: tuple[str, ...], al
     listener.listen(64)
     bound = listener.getsockname()[1]
     shown = f"[{host}]" if ":" in host else host
+    app.state.server.botapi.base_url = bridge_url(host, bound)
     click.echo(f"foxgeese serve: open http://{shown}:{bound}/ (Ctrl-C stops)", err=True)
     if commands is Commands.ALLOWED:
         click.echo("foxgeese serve: --allow-commands: any page user can run programs as you", err=True)
@@ -92,6 +93,12 @@ def serve(host: str, port: int, public: bool, allowed_hosts: tuple[str, ...], al
     except KeyboardInterrupt:  # uvicorn stops cleanly on Ctrl-C, then raises it again
         pass
     click.echo("foxgeese serve: stopped", err=True)
+
+
+def bridge_url(host: str, port: int) -> str:
+    """Where the Bot API's bridges (processes of this machine) reach this server: loopback when it listens there."""
+    near = {"0.0.0.0": "127.0.0.1", "::": "::1", "localhost": "127.0.0.1"}.get(host, host)
+    return f"http://[{near}]:{port}" if ":" in near else f"http://{near}:{port}"
 
 
 def register(group: click.Group) -> None:

@@ -24,7 +24,7 @@ import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Protocol
 
 import msgspec
 
@@ -39,6 +39,15 @@ from foxgeese.tournaments.replay import result_text
 from foxgeese.web.analysis import material
 
 HUMAN = "human"
+REMOTE_PREFIX = "remote:"
+
+
+class RemoteSeats(Protocol):
+    """What a game needs of the Bot API hub (web/botapi.py's BotHub) for its `remote:NAME` seats."""
+
+    def online(self, name: str) -> bool: ...
+
+    def bot_config(self, name: str, seat_name: str | None = None) -> BotConfig: ...
 
 
 def seat_key(secret: str) -> str:
@@ -102,6 +111,11 @@ class Seat:
     def is_human(self) -> bool:
         return self.spec == HUMAN
 
+    @property
+    def is_remote(self) -> bool:
+        """A bot of the Bot API (`remote:NAME`): its bridge is seated through the server's hub (web/botapi.py)."""
+        return self.spec.startswith(REMOTE_PREFIX)
+
 
 class BrowserRelay:
     """The `Player` a human seat's BotSession runs: each `choose` waits for the browser's move."""
@@ -152,6 +166,7 @@ class WebGame:
     draw_refused: dict[str, str] | None = None  # the last offer turned down: {"offer": side, "how": declined/moved}
     rematch: dict[str, Any] | None = None  # {"id": ..., "links": {side name: link}} once asked for
     stopping: bool = False  # the server stops: the game is interrupted, not lost
+    remote: RemoteSeats | None = None  # the hub that seats `remote:NAME` bots
     _svg: dict[bool, tuple[int, str]] = field(default_factory=dict)
 
     HOLD_S = 0.05
@@ -201,9 +216,7 @@ class WebGame:
 
     def _referee(self) -> None:
         try:
-            configs = {side: (BotConfig(seat.name) if seat.is_human
-                              else BotConfig.from_spec(seat.spec, name=seat.name, sandbox=seat.sandbox))
-                       for side, seat in self.seats.items()}
+            configs = {side: self._config(seat) for side, seat in self.seats.items()}
             for config in configs.values():  # compiled players' code compiled or loaded now, off the clocks
                 config.warm()
             with Referee(hello_timeout_s=30.0, join_timeout_s=30.0) as referee:
@@ -233,6 +246,14 @@ class WebGame:
         except Exception as error:  # a referee that cannot run (cannot bind, a bot that cannot start): say so
             self._over(None, f"the game could not go on: {error}")
             self._release_relays()
+
+    def _config(self, seat: Seat) -> BotConfig:
+        if seat.is_human:
+            return BotConfig(seat.name)
+        if seat.is_remote:
+            assert self.remote is not None, "new_game seats a remote bot only with a hub"
+            return self.remote.bot_config(seat.spec[len(REMOTE_PREFIX):], seat.name)
+        return BotConfig.from_spec(seat.spec, name=seat.name, sandbox=seat.sandbox)
 
     def shutdown(self) -> None:
         """The server stops: a person's seat that waits for a move resigns, so the referee ends; the
@@ -511,9 +532,9 @@ class NewGameRequest(msgspec.Struct):
 
 
 def new_game(request: dict[str, Any], notify: Callable[[WebGame], None],
-             commands: Commands = Commands.REFUSED) -> WebGame:
+             commands: Commands = Commands.REFUSED, remote: RemoteSeats | None = None) -> WebGame:
     """A game from the page's form: `variant`, `geese`, `sideways`, `tc`, and per side a SPEC or `human`.
-    `commands` says what becomes of a `cmd:` seat."""
+    `commands` says what becomes of a `cmd:` seat; `remote` seats `remote:NAME` (a bot of the Bot API)."""
     try:
         fields = msgspec.convert(request, NewGameRequest)
     except msgspec.ValidationError as error:
@@ -537,6 +558,13 @@ def new_game(request: dict[str, Any], notify: Callable[[WebGame], None],
         if spec == HUMAN:
             seats[side] = Seat(side, HUMAN, HUMAN, secrets.token_urlsafe(12))  # the page says "you" to its seat
             continue
+        if spec.startswith(REMOTE_PREFIX) and remote is not None:
+            bot = spec[len(REMOTE_PREFIX):]
+            if not remote.online(bot):
+                raise WebGameError(f"the remote bot {bot[:60]!r} is not connected to this server now (its event "
+                                   "stream is closed, or no bot has that name): try again when it is")
+            seats[side] = Seat(side, spec, spec)
+            continue
         if spec.split(":")[0] in ("human", "remote"):
             raise WebGameError(f"{spec!r} cannot play in the browser; choose a person, a built-in player or cmd:...")
         sandbox = spec.startswith(CMD_PREFIX) and commands is Commands.SANDBOXED
@@ -551,8 +579,9 @@ def new_game(request: dict[str, Any], notify: Callable[[WebGame], None],
         seats[side] = Seat(side, spec if side == Side.PREDATOR or spec != seats[Side.PREDATOR].spec else f"{spec} (2)",
                            spec, sandbox=sandbox)
     humans = sum(seat.is_human for seat in seats.values())
-    takeback = humans == 1 and fields.takeback
-    game = WebGame(secrets.token_urlsafe(6), variant, control, seats, notify, takeback=takeback,
+    # a takeback replays the game in a new referee game: a remote bot would see its game end and another start
+    takeback = humans == 1 and fields.takeback and not any(seat.is_remote for seat in seats.values())
+    game = WebGame(secrets.token_urlsafe(6), variant, control, seats, notify, takeback=takeback, remote=remote,
                    request={"variant": variant.id, "geese": variant.option_dict.get("geese"),
                             "sideways": variant.option_dict.get("sideways"), "tc": str(control),
                             "players": {variant.side_name(side): seat.spec for side, seat in seats.items()},

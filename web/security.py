@@ -34,6 +34,7 @@ CSRF_HEADER = "x-foxgeese-csrf"
 CSRF_META = "foxgeese-csrf"
 SAFE_METHODS = frozenset({"GET", "HEAD", "OPTIONS"})
 LOOPBACK_NAMES = ("localhost", "127.0.0.1", "[::1]")
+BOT_API_PREFIX = "/api/bot/"  # the Bot API (web/botapi_routes.py): a bearer token, never the page's CSRF secret
 
 
 def allowed_hosts(bound: str, extra: tuple[str, ...] = ()) -> list[str]:
@@ -118,7 +119,17 @@ class RequestGuard:
         await self.app(scope, receive, with_headers)
 
     def refused(self, scope: Scope) -> tuple[int, str] | None:
-        """(status, why) for a state-changing request this server does not take, else None."""
+        """(status, why) for a state-changing request this server does not take, else None.
+
+        The Bot API's requests carry a bearer token a page of another site cannot have (and cannot
+        send without a CORS preflight this server never grants): they are checked for a foreign
+        Origin, on every method, and their token by their route, instead of the CSRF secret and JSON."""
+        if scope["path"].startswith(BOT_API_PREFIX):
+            headers = Headers(scope=scope)
+            origin = headers.get("origin")
+            if origin is not None and not same_origin(origin, headers.get("host", "")):
+                return 403, "the Bot API takes no requests from pages of another site"
+            return None
         if scope["method"] in SAFE_METHODS:
             return None
         headers = Headers(scope=scope)

@@ -71,7 +71,7 @@ class Server:
     def notify(self, game: WebGame) -> None:
         """Called from any thread when a game changed: its browsers get the new state.
 
-        Right after a person's move the push waits (at most `WebGame.HOLD_S`) for the AI's reply,
+        Right after a person's move the push waits (at most `Pushes.HOLD_S`) for the AI's reply,
         so the page draws both at once instead of drawing twice in a row."""
         if self.loop is not None and not self.loop.is_closed():
             self.loop.call_soon_threadsafe(self._schedule, game, game.hold_s())
@@ -84,10 +84,8 @@ class Server:
             asyncio.ensure_future(self.push(game))
 
     async def push(self, game: WebGame) -> None:
-        version = game.version
-        if version == game.pushed:  # a held push after the state it waited for went out
+        if not game.pushes.to_push():  # a held push after the state it waited for went out
             return
-        game.pushed = version
         for viewer in list(self.sockets.get(game.id, ())):
             with contextlib.suppress(Exception):  # a socket closing right now: its handler tidies up
                 await viewer.websocket.send_text(json.dumps(game.view(viewer.seat, viewer.flipped)))

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import enum
 import math
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 import msgspec
@@ -24,9 +24,10 @@ from foxgeese.engine.outcome import RULE_MEANINGS
 from foxgeese.protocol import codec, messages
 from foxgeese.protocol.adjudication import Adjudicator, Ending, MaxPliesTracker, TableAdjudicationTracker
 from foxgeese.protocol.codec import ProtocolError
+from foxgeese.protocol.offer import TurnOffer
 from foxgeese.protocol.record import DRAW, GameRecord, MoveRecord, RefereeTermination, SeatRecord, utc_now
 from foxgeese.protocol.timecontrol import ChessClock, TimeControl
-from foxgeese.protocol.turncache import Choices, TurnCache, legal_array, prey_moves_ignoring_predator
+from foxgeese.protocol.turncache import TurnCache
 
 REFEREE_NAME = f"foxgeese-referee {__version__}"
 
@@ -38,7 +39,6 @@ _PROTOCOL_ERROR = RefereeTermination.PROTOCOL_ERROR.value
 _Move, _TURN, _INFINITY = messages.Move, codec.TURN, math.inf  # and a module's attribute costs a lookup too
 _UNSET = messages.UNSET
 
-_OPENING_PLIES = 16  # positions after this many plies seldom recur: their choices are not kept
 
 
 # ----------------------------------------------------------------------------- actions
@@ -191,17 +191,6 @@ class _Seat:
         return self.state is SeatState.TOLD or self.state is SeatState.READY
 
 
-@dataclass(slots=True)
-class _PreyMoves:
-    """The prey's moves as if the predator stood nowhere, worked out while the predator thinks: the
-    prey's next turn is these less the steps onto the predator's new point (see `Match._choices_here`).
-    One per Match, filled anew for each predator turn."""
-
-    prey: int | None = None  # the prey bitmask they were made for (None: not yet)
-    moves: list[Move] = field(default_factory=list)
-    packed: list[bytes] = field(default_factory=list)  # their texts, packed
-
-
 class Match:
     """One game: seating, the turn loop and the record, driven by events (see the module doc)."""
 
@@ -251,13 +240,8 @@ class Match:
         # how often each occurred, all a move needs; the record entries are written after the next
         # turn is out.
         self.game = game.now.copy()
-        rules = self.game.rules
-        cache.keep_steps(rules)
-        self._choices = cache.choices(rules)
-        self._predator_choices = cache.predator_choices(rules)
+        self._offer = TurnOffer(cache, self.game)  # what each turn offers (offer.py)
         self._move_of_text = cache.move_of_text
-        self._predator_reach, self._prey_steps_onto = cache.reach(rules)
-        self._prey_base = _PreyMoves()
         self._unrecorded: list[tuple[Any, ...]] = []  # played, their record entries not yet written
         self.move_texts: list[str] = list(map(str, game.moves))
         self._seat_names = setup.seat_names
@@ -488,37 +472,6 @@ class Match:
         """The position now (the game's opening and every move played)."""
         return self.game.position()
 
-    def _choices_here(self) -> Choices:
-        """What a turn in the position now offers (see turncache.py), made now: the predator's from its
-        reach where it cannot capture, the prey's from their moves worked out while the predator
-        thought (`clock_started`), else from the rules core. In a position that ended they are
-        pseudo-moves: the caller asks the engine for the outcome, with them."""
-        game = self.game
-        predator, prey = game.predator, game.prey
-        if game.turn == PREDATOR:
-            near = (predator, prey & self._predator_reach[predator])
-            choices = self._predator_choices.get(near)
-            if choices is None:
-                moves = game.moves()
-                choices = (moves, legal_array(self.cache.packed_texts(moves)))
-                if not moves or not moves[-1].is_capture:  # captures come last: its reach decides its moves
-                    self.cache.store(self._predator_choices, near, choices)
-        else:
-            base = self._prey_base
-            if base.prey == prey:
-                moves, packed = base.moves, base.packed
-                for origin, step in self._prey_steps_onto[predator].items():
-                    if prey >> origin & 1:  # a prey there would step onto the predator
-                        index = moves.index(step)
-                        moves, packed = moves[:index] + moves[index + 1:], packed[:index] + packed[index + 1:]
-                choices = (moves, legal_array(packed))
-            else:  # the predator captured (or this is the game's first turn)
-                moves = game.moves()
-                choices = (moves, legal_array(self.cache.packed_texts(moves)))
-        if game.ply < _OPENING_PLIES:
-            self.cache.store(self._choices, game.key, choices)
-        return choices
-
     # ----------------------------------------------------------------- events: time
 
     def clock_started(self, side: Side, now: float) -> None:
@@ -528,11 +481,8 @@ class Match:
         # In ms to the microsecond (round() to whole microseconds: round(x, 3) costs ten times more).
         self.referee_ms = round((now - self.idle_since) * 1e6) / 1000 if self.idle_since is not None else 0.0
         self._catch_up()  # bookkeeping while the bot thinks: it is on no clock either way
-        if side == PREDATOR:  # the prey's next moves, less one filter (see _choices_here)
-            game, base = self.game, self._prey_base
-            base.prey = game.prey
-            base.moves = prey_moves_ignoring_predator(game.rules.tables, game.prey)
-            base.packed = self.cache.packed_texts(base.moves)
+        if side == PREDATOR:  # the prey's next moves, worked out while the predator thinks
+            self._offer.predator_thinks(self.game)
 
     def next_deadline(self) -> float:
         """When `advance` must be called next at the latest (math.inf: only an event can move the game)."""
@@ -633,7 +583,7 @@ class Match:
                 self._time_forfeit(side, budget_ms)
             return
         game = self.game
-        moves, legal = (game.ply < _OPENING_PLIES and self._choices.get(game.key)) or self._choices_here()
+        moves, legal = self._offer.choices(game)
         # The engine alone says whether the game ended (pieces, counters, repetition, no move: the
         # turn's moves answer that one): an ending added to it ends refereed games too.
         outcome = game.outcome(moves)

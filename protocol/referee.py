@@ -2,7 +2,8 @@
 
 The Referee is the one poll loop (zguide's mdbroker: poll with a timeout, dispatch what came in,
 check processes and deadlines; `time.monotonic()` throughout) and the seating of bots: its
-`Transport` (transport.py) owns the socket, its `BotPool` (botpool.py) the bots' processes. One
+`Transport` (transport.py) owns the socket, its `Endpoints` (endpoints.py) where bots connect,
+its `BotPool` (botpool.py) the bots' processes. One
 game's rules of engagement (seating, turns, clocks, the record) are the pure state machine `Match`
 (match.py): the loop turns what happens into its events, each message stamped with the time the
 poll saw it arrive, and carries out the actions it returns. Nothing a bot sends makes the referee
@@ -12,13 +13,11 @@ One game at a time per instance; run several instances (each with its own socket
 
 from __future__ import annotations
 
-import ipaddress
 import itertools
 import math
 import os
 import secrets
 import time
-import urllib.parse
 from collections.abc import Callable
 from typing import Any
 
@@ -30,6 +29,13 @@ from foxgeese.protocol import codec, messages, peers, workdir
 from foxgeese.protocol.botconfig import BotConfig
 from foxgeese.protocol.botpool import Bot, BotPool
 from foxgeese.protocol.codec import ProtocolError
+from foxgeese.protocol.endpoints import (
+    Endpoints,
+    RefereeConfigError,
+    check_endpoint,
+    ipc_hint,
+    private_endpoint,
+)
 from foxgeese.protocol.match import (
     REFEREE_NAME,
     Adjudicator,
@@ -54,10 +60,6 @@ OnMove = Callable[[MoveEvent], None]
 _SIDES = (Side.PREDATOR, Side.PREY)
 _BOTH_SIDES = frozenset(_SIDES)
 _decode_bot, _Pong = codec.decode_bot, messages.Pong  # plain names on the hot path
-
-
-class RefereeConfigError(ValueError):
-    """A Referee set up wrongly by its caller (public address without bind_public, bad seats...)."""
 
 
 class Referee:
@@ -103,27 +105,25 @@ class Referee:
         self.kill_grace_s = kill_grace_s
         self.record_dir = record_dir
         self.trace = trace  # called with ("->" or "<-", bot name, message) for every message
-        _check_endpoint(endpoint, bind_public)
+        check_endpoint(endpoint, bind_public)
         if log_dir:
             os.makedirs(log_dir, exist_ok=True)
         workdir.sweep_stale()  # folders of referees that were killed and could not tidy up
         self._own_dir = workdir.make_private_dir()
         self.log_dir = log_dir or self._own_dir
         try:  # with heartbeat_s, a remote bot whose connection falls silent loses by crash
-            self._transport = Transport(endpoint or f"ipc://{self._own_dir}/{workdir.SOCKET_NAME}", heartbeat_s)
+            self._transport = Transport(endpoint or private_endpoint(self._own_dir), heartbeat_s)
         except zmq.ZMQError as error:
             self._tidy_own_dir()
             raise RefereeConfigError(f"cannot bind {endpoint!r}: {error}") from None
         except BaseException:  # e.g. a heartbeat too long for ZeroMQ: the folder goes too
             self._tidy_own_dir()
             raise
-        self.endpoint: str = self._transport.endpoint
-        self.connect_endpoint = _connectable(self.endpoint)
         # Where launched bots connect, by transport: the bound endpoint, and the other one bound
-        # when a bot first needs it (see bot_endpoint). An endpoint the caller gave serves every
-        # bot whose transport is `auto`.
-        self._chosen = endpoint is not None
-        self._endpoints = {self.connect_endpoint.partition("://")[0]: self.connect_endpoint}
+        # when a bot first needs it (endpoints.py).
+        self._endpoints = Endpoints(self._transport, self._own_dir, chosen=endpoint is not None)
+        self.endpoint: str = self._endpoints.bound
+        self.connect_endpoint = self._endpoints.connect
         # The transport reports connections closing, matched to their bot by file descriptor: a remote
         # bot has no process to watch, and a launched one whose connection closed (it closed its
         # socket, or ZeroMQ's heartbeat gave it up) cannot come back (a token is good for one).
@@ -366,7 +366,7 @@ class Referee:
             self._ping(bot)
         limit = self.join_timeout_s if config.is_remote else self.hello_timeout_s
         failed = self.pool.offence(config) or bot.refusal
-        hint = _ipc_hint(config, self.bot_endpoint(config, bind=False))
+        hint = ipc_hint(config, self.bot_endpoint(config, bind=False))
         match.seat(side, info, connected=reused and not failed, hello=bot.hello, reused=reused, failed=failed,
                    hello_deadline=bot.launched_at + limit, waiting_text=f"no hello within {limit:g}s{hint}",
                    rtt_ms=bot.rtt_ms)
@@ -615,19 +615,8 @@ class Referee:
         return self.pool.start(config, endpoint)
 
     def bot_endpoint(self, config: BotConfig, bind: bool = True) -> str | None:
-        """Where a launched bot connects: its transport's endpoint, bound the first time a bot needs
-        it (ipc:// in the referee's private folder, TCP on 127.0.0.1 at a free port). A bot whose
-        transport is `auto` connects to the endpoint the caller chose, if one was (a sandboxed one
-        to ipc:// all the same: the sandbox has no network)."""
-        if config.is_remote:
-            return None
-        if self._chosen and config.transport == "auto" and not config.sandbox:
-            return self.connect_endpoint
-        kind = config.transport_kind()
-        if kind not in self._endpoints and bind:
-            wanted = f"ipc://{self._own_dir}/{workdir.SOCKET_NAME}" if kind == "ipc" else "tcp://127.0.0.1:0"
-            self._endpoints[kind] = self._transport.bind_also(wanted)
-        return self._endpoints.get(kind)
+        """Where a launched bot connects (`Endpoints.for_bot`)."""
+        return self._endpoints.for_bot(config, bind)
 
     def _retire(self, bot: Bot) -> None:
         """Ends a bot for good (hung or dead): forgets its connection, then the pool ends its process."""
@@ -638,13 +627,6 @@ class Referee:
             self._by_identity.pop(bot.identity, None)
             self._ignored.add(bot.identity)
         self.pool.remove(bot)
-
-
-def _ipc_hint(config: BotConfig, endpoint: str | None) -> str:
-    """What a no-show on ipc:// may mean for a program of unknown library."""
-    if config.is_builtin or not endpoint or not endpoint.startswith("ipc://"):
-        return ""
-    return (" (on ipc://; a ZeroMQ library without ipc://, such as JeroMQ or NetMQ, needs transport tcp)")
 
 
 def _checked_clocks(clocks: dict[Side, int] | None, control: TimeControl) -> dict[Side, int] | None:
@@ -660,46 +642,3 @@ def _checked_clocks(clocks: dict[Side, int] | None, control: TimeControl) -> dic
         if isinstance(ms, bool) or not isinstance(ms, int) or not 0 < ms <= MAX_CLOCK_MS:
             raise RefereeConfigError(f"clocks: whole milliseconds from 1 to {MAX_CLOCK_MS}, not {shown(ms, 30)}")
     return dict(clocks)
-
-
-def _check_endpoint(endpoint: str | None, bind_public: bool) -> None:
-    """Refuses an address bots in other processes cannot reach (inproc://, a port past 65535, which
-    ZeroMQ would silently wrap), and a routable one unless the caller asked with bind_public."""
-    if endpoint is None:
-        return
-    if not isinstance(endpoint, str) or not endpoint.isprintable() or len(endpoint) > 1000:
-        raise RefereeConfigError(f"endpoint {shown(endpoint)}: use ipc://PATH or tcp://HOST:PORT")
-    parsed = urllib.parse.urlsplit(endpoint)
-    if parsed.scheme == "inproc":
-        raise RefereeConfigError(f"endpoint {shown(endpoint)}: inproc:// reaches only this process, and bots "
-                                 "are other processes; use ipc://PATH or tcp://127.0.0.1:PORT")
-    if parsed.scheme == "ipc":
-        if not endpoint[len("ipc://"):]:
-            raise RefereeConfigError(f"endpoint {shown(endpoint)}: ipc:// needs a path, e.g. ipc:///tmp/referee.sock")
-        return
-    if parsed.scheme != "tcp":
-        raise RefereeConfigError(f"endpoint {shown(endpoint)}: use ipc://PATH or tcp://HOST:PORT")
-    host, colon, port = endpoint[len("tcp://"):].rpartition(":")
-    if not colon or not host or not (port == "*" or (port.isascii() and port.isdigit() and int(port) <= 65535)):
-        raise RefereeConfigError(f"endpoint {shown(endpoint)}: give tcp://HOST:PORT with a port from 0 to 65535 "
-                                 "(or * for any free port)")
-    host = host.strip("[]")
-    if host == "localhost" or bind_public:
-        return
-    try:
-        loopback = ipaddress.ip_address(host).is_loopback
-    except ValueError:
-        loopback = False
-    if not loopback:
-        raise RefereeConfigError(
-            f"endpoint {shown(endpoint)} is reachable from other machines; pass bind_public=True "
-            "(--bind-public) to allow that, or bind tcp://127.0.0.1:PORT"
-        )
-
-
-def _connectable(endpoint: str) -> str:
-    """The address a local bot connects to when the referee bound a wildcard."""
-    for wildcard in ("tcp://0.0.0.0:", "tcp://*:", "tcp://[::]:"):
-        if endpoint.startswith(wildcard):
-            return "tcp://127.0.0.1:" + endpoint[len(wildcard):]
-    return endpoint

@@ -131,7 +131,7 @@ class TurnCache:
         """Per point: the points the predator reaches from it (where no capture is possible, its moves
         depend on nothing but its point and the prey on these points, so `predator_choices` is filed
         by those), and the prey's steps onto it (which a predator standing there blocks). See
-        Match._choices_here."""
+        TurnOffer.here (offer.py)."""
         return self._reach[rules]
 
     def store(self, table: dict[Any, Choices], key: Any, value: Choices) -> None:

@@ -2,11 +2,9 @@
 
 `Labeller.value(position)` is a `Label`: "win", "loss" or "draw" for the side to move, with the
 distance in plies where the tables keep one (the Hare and Hounds solution and the int16 endgame
-tables), or "unknown" where no table holds the position. Sources, in order: the position's own
-ending; the Hare and Hounds solution (built in a second, cached on disk); the int16 tables of the
-fox variants; then the strong (win/loss) bit tables of `standard` and the win/draw/loss bit tables of
-the sideways variants (as `players/solver/analyse.Judge` reads them; a file that is not on disk is
-not opened, so a label costs a look-up, never a layout build).
+tables), or "unknown" where no table holds the position. The values are the solver's `Oracle`'s
+(players/solver/oracle.py: the position's own ending, then the tables it picks for the variant;
+a file that is not on disk is not opened, so a label costs a look-up, never a layout build).
 Like the tables, labels ignore the fifty-move counter and repetition history (docs/solver.md).
 
 A learner is scored by `keeps_value`: whether its move keeps the mover's value (win > draw > loss).
@@ -20,11 +18,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from foxgeese.engine import Move, Position, Side
-from foxgeese.players.solver.hare_hounds_solution import HareHoundsSolution, load_solution
-from foxgeese.players.solver.strong import WINS, StrongTables, bits_path
-from foxgeese.players.solver.tables import TableSet, describe, table_dir
-from foxgeese.players.solver.wdl import WDL, WdlTables, has_wdl_tables, wdl_path
+from foxgeese.engine import Move, Position
+from foxgeese.players.solver.oracle import Oracle
 
 _RANK = {"loss": -1, "draw": 0, "win": 1}
 
@@ -59,15 +54,12 @@ UNKNOWN = Label("unknown")
 
 
 class Labeller:
-    """Labels positions from the tables in `tables` (default: the table directory); owns its loaded tables."""
+    """Labels positions from the tables in `tables` (default: the table directory), through the
+    solver's one `Oracle` (which picks the tables and owns what it loads)."""
 
-    def __init__(self, tables: str | Path | None = None) -> None:
+    def __init__(self, tables: str | Path | None = None, oracle: Oracle | None = None) -> None:
         self.tables = None if tables is None else str(tables)
-        self.directory = table_dir(self.tables)
-        self._hare: HareHoundsSolution | None = None
-        self._table_sets: dict[Any, TableSet] = {}
-        self._strong: StrongTables | None = None
-        self._wdl: dict[Any, WdlTables] = {}
+        self.oracle = oracle or Oracle(self.tables)
 
     def value(self, position: Position | str) -> Label:
         """The value for the side to move; a text with ` chain=...` (an open capture chain, as the
@@ -77,44 +69,8 @@ class Labeller:
             if chain:
                 return self.chain_value(base, chain)
             position = Position.from_text(base)
-        ended = position.outcome()
-        if ended is not None:
-            side = ended.termination.winner
-            if side is None:
-                return Label("draw", 0)
-            return Label("win" if side == position.turn else "loss", 0)
-        variant = position.variant
-        if variant.id == "hare-and-hounds":
-            if self._hare is None:
-                self._hare = load_solution(None if self.tables is None else Path(self.tables))
-            kind, plies = describe(self._hare.score(position))
-            return Label(kind, plies)
-        if variant.captures:
-            key = (variant.id, variant.options)
-            if key not in self._table_sets:
-                self._table_sets[key] = TableSet(variant, self.tables)
-            score = self._table_sets[key].score(position)
-            if score is not None:
-                kind, plies = describe(score)
-                return Label(kind, plies)
-        sign = self._bit_tables(position)
-        return UNKNOWN if sign is None else Label({1: "win", 0: "draw", -1: "loss"}[sign])
-
-    def _bit_tables(self, position: Position) -> int | None:
-        variant, geese = position.variant, position.prey.bit_count()
-        if variant.id == "standard" and not variant.option_dict.get("sideways"):
-            if not bits_path(self.directory, geese, WINS).exists():
-                return None
-            if self._strong is None:
-                self._strong = StrongTables(self.tables)
-            geese_win = self._strong.geese_win(position)
-            return None if geese_win is None else 1 if geese_win == (position.turn == Side.PREY) else -1
-        if has_wdl_tables(variant) and wdl_path(self.directory, variant, geese, WDL).exists():
-            key = (variant.id, variant.options)
-            if key not in self._wdl:
-                self._wdl[key] = WdlTables(variant, self.tables)
-            return self._wdl[key].value(position)
-        return None
+        solved = self.oracle.value(position)
+        return Label(solved.result, solved.plies) if solved.known else UNKNOWN
 
     def after(self, position: Position | str, move: Move | str) -> Label:
         """What `move` is worth to the side making it (it must be legal: the engine's text of it)."""

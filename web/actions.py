@@ -13,16 +13,15 @@ from __future__ import annotations
 import json
 import math
 import threading
-from collections.abc import Callable
 from importlib import resources
 from typing import TYPE_CHECKING, Any
 
 from starlette.concurrency import run_in_threadpool
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
-from starlette.routing import Route
+from starlette.routing import BaseRoute, Route
 
-from foxgeese.engine import VARIANT_IDS, Game, Move, Position, Side
+from foxgeese.engine import Game, Move, Position, Side
 from foxgeese.engine.svg import board_svg
 from foxgeese.engine.words import side_verb
 from foxgeese.players.registry import make_player
@@ -32,7 +31,7 @@ from foxgeese.web.games import WebGame, WebGameError, has_draws, new_game, seat_
 from foxgeese.web.security import read_body
 
 if TYPE_CHECKING:
-    from foxgeese.web.app import Server
+    from foxgeese.web.server import Server
 
 MAX_POSITION_CHARS = 400
 MAX_REVIEW_PLIES = 2000
@@ -216,8 +215,9 @@ class GameActions:
         return {"id": fresh.id, "links": links}
 
 
-def analysis_routes(server: Server, page: Callable[..., Response]) -> list[Route]:
-    """The routes of the actions, the coach and the past games; `page` renders a page (app.page)."""
+def analysis_routes(server: Server) -> list[BaseRoute]:
+    """The routes of the actions, the coach and the past games (a route group of app.py)."""
+    page = server.page
     actions = GameActions(server)
     coach: Coach = server.coach
 
@@ -248,9 +248,9 @@ def analysis_routes(server: Server, page: Callable[..., Response]) -> list[Route
 
     async def analysis_page(request: Request) -> Response:
         params = request.query_params
-        config = {"variants": list(VARIANT_IDS), "position": params.get("position", "")[:MAX_POSITION_CHARS],
-                  "game": params.get("game", "")[:40], "record": params.get("record", "")[:40],
-                  "ply": params.get("ply", "")[:6]}
+        config = server.page_config() | {
+            "position": params.get("position", "")[:MAX_POSITION_CHARS], "game": params.get("game", "")[:40],
+            "record": params.get("record", "")[:40], "ply": params.get("ply", "")[:6]}
         body = (f"<script type=application/json id=fg-config>{script_json(config)}</script>"
                 + static_text("analysis.html"))
         return page("analysis", body, ("/static/analysis.js",))
@@ -303,7 +303,7 @@ def analysis_routes(server: Server, page: Callable[..., Response]) -> list[Route
                              "material": material(position)})
 
     async def games_page(request: Request) -> Response:
-        config = {"variants": list(VARIANT_IDS)}
+        config = server.page_config()
         body = f"<script type=application/json id=fg-config>{script_json(config)}</script>" + static_text("games.html")
         return page("past games", body, ("/static/games.js",))
 

@@ -1,139 +1,47 @@
 """The solver as coach: the value of a position and of each of its moves, and a game's review.
 
-`Coach` asks, in order, whatever knows a position exactly: the Hare and Hounds solution (solved
-in memory in about half a second, cached on disk), the int16 endgame tables of the fox variants
-(win or loss with the distance in plies, or a draw), the strong solve of `standard` without
-sideways (win or loss, no distance) and the two-bit win/draw/loss tables of `standard --sideways`
-and `great-cross`. A position none of them holds is `unknown`, and `missing` says which
+`Coach` asks the solver's one `Oracle` (players/solver/oracle.py), which knows a position exactly
+from whatever tables it picks for the variant: the Hare and Hounds solution (solved in memory in
+about half a second, cached on disk), the int16 endgame tables of the fox variants (win or loss
+with the distance in plies, or a draw), the strong solve of `standard` without sideways (win or
+loss, no distance) and the two-bit win/draw/loss tables of the sideways rules. A position none
+of them holds is `unknown`, and `missing` says which
 `foxgeese solve ...` command builds the tables for it and what the build costs (the figures
 of docs/solver.md). Values are always for the side to move, like GAMESMAN's value moves.
 """
 
 from __future__ import annotations
 
-import threading
-from dataclasses import dataclass
 from typing import Any
 
-from foxgeese.engine import Game, Move, Position, Side, words
+from foxgeese.engine import Game, Position, words
 from foxgeese.engine.position import MIN_GEESE
 from foxgeese.engine.variants import REGISTRY
-from foxgeese.players.solver.hare_hounds_solution import load_solution
-from foxgeese.players.solver.strong import WINS, StrongTables, bits_path
-from foxgeese.players.solver.tables import TableSet, describe, table_dir
-from foxgeese.players.solver.wdl import WDL, WdlTables, has_wdl_tables, wdl_path
+from foxgeese.players.solver.oracle import DRAW, LOSS, RANK, UNKNOWN, WIN, Oracle, Solved
 
-WIN, LOSS, DRAW, UNKNOWN = "win", "loss", "draw", "unknown"
-RANK = {WIN: 2, DRAW: 1, LOSS: 0}
+__all__ = ["DRAW", "LOSS", "REVIEW_FORMAT", "UNKNOWN", "WIN", "Coach", "Value", "material", "unfinished"]
+
 REVIEW_FORMAT = 2  # a stored review of another format is made again (2: `best` only where strictly better)
-
-
-@dataclass(frozen=True)
-class Value:
-    """A position's value for its side to move: win/loss/draw/unknown, with plies where known."""
-
-    result: str
-    plies: int | None = None
-    source: str = ""
-
-    def for_parent(self) -> Value:
-        """The same value seen by the side that moved into the position (one ply further)."""
-        flipped = {WIN: LOSS, LOSS: WIN}.get(self.result, self.result)
-        return Value(flipped, None if self.plies is None else self.plies + 1, self.source)
-
-    def text(self) -> str:
-        if self.result == UNKNOWN:
-            return "unknown"
-        if self.result == DRAW:
-            return "draw"
-        return self.result + (f" in {self.plies}" if self.plies is not None else "")
-
-    def better_than(self, other: Value) -> bool:
-        """Strictly better for the same mover: a higher result (win > draw > loss), or the same win
-        sooner, or the same loss later. Unknown values and missing distances are never better."""
-        if UNKNOWN in (self.result, other.result):
-            return False
-        if RANK[self.result] != RANK[other.result]:
-            return RANK[self.result] > RANK[other.result]
-        if self.result == DRAW or self.plies is None or other.plies is None:
-            return False
-        return self.plies < other.plies if self.result == WIN else self.plies > other.plies
-
-    def as_dict(self) -> dict[str, Any]:
-        return {"result": self.result, "plies": self.plies, "source": self.source, "text": self.text()}
+Value = Solved  # a position's value for its side to move (the oracle's)
 
 
 class Coach:
-    """Exact values from the solver's tables; owns what it loads (lazily, under a lock)."""
+    """Exact values from the solver's one `Oracle` (which picks the tables and loads them, under its lock)."""
 
-    def __init__(self, tables: str | None = None) -> None:
+    def __init__(self, tables: str | None = None, oracle: Oracle | None = None) -> None:
         self.tables = tables
-        self.lock = threading.RLock()
-        self._hare: Any = None
-        self._strong: Any = None
-        self._int16: dict[Any, Any] = {}
-        self._wdl: dict[Any, Any] = {}
+        self.oracle = oracle or Oracle(tables)
 
     # -- values -----------------------------------------------------------------------------------
 
     def value(self, position: Position) -> Value:
         """The value for the side to move (a finished position: its winner, 0 plies)."""
-        ending = Game.from_position(position).outcome()
-        if ending is not None:
-            winner = ending.termination.winner
-            if winner is None:
-                return Value(DRAW, 0, "rules")
-            return Value(WIN if winner == position.turn else LOSS, 0, "rules")
-        with self.lock:
-            return self._looked_up(position)
-
-    def _looked_up(self, position: Position) -> Value:
-        variant = position.variant
-        if variant.id == "hare-and-hounds":
-            result, plies = describe(self._hare_solution().score(position))
-            return Value(result, plies, "Hare and Hounds solution")
-        key = (variant.id, variant.options)
-        if key not in self._int16:
-            self._int16[key] = TableSet(variant, self.tables)
-        score = self._int16[key].score(position)
-        if score is not None:
-            result, plies = describe(score)
-            return Value(result, plies, "endgame tables")
-        geese = position.prey.bit_count()
-        directory = table_dir(self.tables)
-        # The bit tables' index layouts take from a second (standard) to many (great-cross, 18 geese)
-        # to build: only for a goose count whose table is on disk.
-        if variant.id == "standard" and not variant.option_dict.get("sideways"):
-            if not bits_path(directory, geese, WINS).exists():
-                return Value(UNKNOWN)
-            strong = self._strong_tables()
-            geese_win = strong.geese_win(position) if strong.covers(position) else None
-            if geese_win is not None:
-                return Value(WIN if geese_win == (position.turn == Side.PREY) else LOSS, None, "strong solve")
-            return Value(UNKNOWN)
-        if has_wdl_tables(variant) and wdl_path(directory, variant, geese, WDL).exists():
-            if key not in self._wdl:
-                self._wdl[key] = WdlTables(variant, self.tables)
-            value = self._wdl[key].value(position)
-            if value is not None:
-                return Value({1: WIN, 0: DRAW, -1: LOSS}[value], None, "win/draw/loss tables")
-        return Value(UNKNOWN)
+        return self.oracle.value(position)
 
     def moves(self, position: Position) -> list[dict[str, Any]]:
         """Every legal move with its value for the mover, best first (unknown ones last)."""
-        scored = []
-        for move in position.legal_moves():
-            after = position.play(move)
-            value = self.value(after).for_parent()
-            scored.append((move, after, value))
-        order = {WIN: 0, DRAW: 1, LOSS: 2, UNKNOWN: 3}
-
-        def key(item: tuple[Move, Position, Value]) -> tuple[int, int]:
-            value = item[2]
-            plies = value.plies if value.plies is not None else 999
-            return order[value.result], (plies if value.result == WIN else -plies)
-        scored.sort(key=key)
-        return [{"move": str(move), "after": after.text()} | value.as_dict() for move, after, value in scored]
+        scored = sorted(self.oracle.move_values(position), key=lambda item: item[1].order())
+        return [{"move": str(move), "after": position.play(move).text()} | value.as_dict() for move, value in scored]
 
     def best_move(self, position: Position) -> tuple[str, Value] | None:
         """The move a perfect player makes (fastest win, else draw, else slowest loss), if the tables know."""
@@ -142,16 +50,6 @@ class Coach:
             return None
         first = moves[0]
         return first["move"], Value(first["result"], first["plies"], first["source"])
-
-    def _hare_solution(self) -> Any:
-        if self._hare is None:
-            self._hare = load_solution(table_dir(self.tables))
-        return self._hare
-
-    def _strong_tables(self) -> Any:
-        if self._strong is None:
-            self._strong = StrongTables(self.tables)
-        return self._strong
 
     # -- what is missing --------------------------------------------------------------------------
 

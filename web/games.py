@@ -37,6 +37,7 @@ from foxgeese.protocol.sdk import BotSession
 from foxgeese.protocol.timecontrol import TimeControl
 from foxgeese.tournaments.replay import result_text
 from foxgeese.web.analysis import material
+from foxgeese.web.pushes import Pushes, ShownClocks
 
 HUMAN = "human"
 REMOTE_PREFIX = "remote:"
@@ -149,15 +150,11 @@ class WebGame:
     created: float = field(default_factory=time.time)
     game: Game = field(init=False)
     moves: list[dict[str, Any]] = field(default_factory=list)
-    clocks: dict[str, int] = field(default_factory=dict)
-    running: str | None = None  # the side whose clock runs
-    running_since: float = 0.0
+    clocks: ShownClocks = field(default_factory=ShownClocks)  # the clocks the browsers see (pushes.py)
     awaiting: Side | None = None  # a person's turn: the relay waits for the browser's move
     result: str = ""
     record: dict[str, Any] | None = None
-    version: int = 0
-    pushed: int = -1  # the version last sent to the browsers (app.Server.push)
-    hold_until: float = 0.0  # after a person's move to an AI: wait this long for the reply before pushing
+    pushes: Pushes = field(default_factory=Pushes)  # the state's versions and their pushes' pacing (pushes.py)
     lock: threading.RLock = field(default_factory=threading.RLock)
     ending: dict[str, Any] | None = None  # an end the players chose (resignation, agreed draw): wins over the referee's
     restart: list[str] | None = None  # a takeback: the referee plays on from these moves ...
@@ -167,15 +164,11 @@ class WebGame:
     rematch: dict[str, Any] | None = None  # {"id": ..., "links": {side name: link}} once asked for
     stopping: bool = False  # the server stops: the game is interrupted, not lost
     remote: RemoteSeats | None = None  # the hub that seats `remote:NAME` bots
-    _svg: dict[bool, tuple[int, str]] = field(default_factory=dict)
-
-    HOLD_S = 0.05
-    TURN_HOLD_S = 0.02
 
     def __post_init__(self) -> None:
         self.game = Game(self.variant)
         start = self.control.per_move_ms if self.control.is_per_move else self.control.base_ms
-        self.clocks = {self.variant.side_name(side): start for side in self.seats}
+        self.clocks.left_ms = {self.variant.side_name(side): start for side in self.seats}
 
     # -- seats ---------------------------------------------------------------------------------
 
@@ -272,15 +265,17 @@ class WebGame:
             if record is not None:
                 record = self._completed(record)
                 result = self._result_line(record, result)
-                if record.get("termination") == "time-forfeit" and record.get("winner") in self.clocks:
-                    loser = next(side for side in self.clocks if side != record["winner"])
-                    self.clocks[loser] = 0  # the flag fell: the clock shows 0:00.0, not what it had at the turn
+                if record.get("termination") == "time-forfeit" and record.get("winner") in self.clocks.left_ms:
+                    loser = next(side for side in self.clocks.left_ms if side != record["winner"])
+                    self.clocks.left_ms[loser] = 0  # the flag fell: the clock shows 0:00.0, not what it had at the turn
             if self.stopping and self.ending is None and (record is None or record.get("termination") == "resignation"):
                 self.status, self.record = "interrupted", None
                 self.result = interrupted_result(len(self.moves))
             else:
                 self.status, self.result, self.record = "over", result, record
-            self.running, self.awaiting, self.hold_until, self.draw_offer = None, None, 0.0, None
+            self.awaiting, self.draw_offer = None, None
+            self.clocks.stop()
+            self.pushes.release()
             self.draw_refused = None
         self._changed()
 
@@ -321,7 +316,8 @@ class WebGame:
             self.record = None
             self.result = self._result_line({"winner": winner, "termination": termination, "reason": reason,
                                              "plies": len(self.game.moves), "moves": self.moves}, reason)
-            self.status, self.running, self.awaiting, self.draw_offer = "over", None, None, None
+            self.status, self.awaiting, self.draw_offer = "over", None, None
+            self.clocks.stop()
             self.draw_refused = None
         self._release_relays()
         self._changed()
@@ -346,14 +342,15 @@ class WebGame:
             self.restart = [move["move"] for move in self.moves[:keep]]
             clocks = self._clocks_at(keep)
             if clocks is not None:
-                self.clocks.update({self.variant.side_name(side): ms for side, ms in clocks.items()})
+                self.clocks.left_ms.update({self.variant.side_name(side): ms for side, ms in clocks.items()})
                 if any(ms != self.control.base_ms for ms in clocks.values()):  # else the game's own start
                     self.restart_clocks = clocks
             del self.moves[keep:]
             self.game = Game(self.variant)
             for text in self.restart:
                 self.game.push(Move.parse(text))
-            self.running, self.awaiting, self.draw_offer, self.draw_refused = None, None, None, None
+            self.awaiting, self.draw_offer, self.draw_refused = None, None, None
+            self.clocks.stop()
         self._release_relays()
         self._changed()
         return ""
@@ -384,11 +381,12 @@ class WebGame:
             self._catch_up(game.moves)
             name = self.variant.side_name(side)
             if clock.remaining_ms is not None:
-                self.clocks[name] = int(clock.remaining_ms)
+                self.clocks.left_ms[name] = int(clock.remaining_ms)
             if clock.opponent_ms is not None:
-                self.clocks[self.variant.side_name(side.other)] = int(clock.opponent_ms)
-            self.running, self.running_since, self.awaiting = name, time.monotonic(), side
-            self.hold_until = 0.0
+                self.clocks.left_ms[self.variant.side_name(side.other)] = int(clock.opponent_ms)
+            self.clocks.start(name)
+            self.awaiting = side
+            self.pushes.release()
         self._changed()
 
     def _on_move(self, event: Any) -> None:
@@ -408,17 +406,10 @@ class WebGame:
                 # an offer stands until the other side has moved: moving on without accepting turns it down
                 self.draw_refused = {"offer": self.variant.side_name(self.draw_offer), "how": "moved"}
                 self.draw_offer = None
-            self.clocks.update({side: int(ms) for side, ms in event.clocks.items()})
-            mover = self.seats[mover_side]
-            next_seat = self.seats[self.game.position.turn]
-            # Hold the push for the event that follows at once: the AI's reply to a person's move,
-            # the `turn` that asks the person after an AI's move (one state, drawn once).
-            hold = self.HOLD_S if mover.is_human and not next_seat.is_human else (
-                self.TURN_HOLD_S if next_seat.is_human and not mover.is_human else 0.0)
-            self.hold_until = time.monotonic() + hold if hold else 0.0
+            self.clocks.left_ms.update({side: int(ms) for side, ms in event.clocks.items()})
+            self.pushes.hold_after(self.seats[mover_side].is_human, self.seats[self.game.position.turn].is_human)
             if self.awaiting is None or len(self.game.moves) > index + 1:
-                self.running = self.variant.side_name(self.game.position.turn)
-                self.running_since = time.monotonic()
+                self.clocks.start(self.variant.side_name(self.game.position.turn))
         self._changed()
 
     def _catch_up(self, moves: list[Move]) -> None:
@@ -451,11 +442,11 @@ class WebGame:
 
     def hold_s(self) -> float:
         """How long a push should wait for the AI's reply to a person's move (0: push now)."""
-        return max(0.0, self.hold_until - time.monotonic())
+        return self.pushes.hold_s()
 
     def _changed(self) -> None:
         with self.lock:
-            self.version += 1
+            self.pushes.changed()
         self.notify(self)
         self.save(self)
 
@@ -468,7 +459,7 @@ class WebGame:
                     "sides": [self.variant.predator_name, self.variant.prey_name],
                     "seats": {self.variant.side_name(side): {"name": s.name, "human": s.is_human}
                               for side, s in self.seats.items()},
-                    "time_control": str(self.control), "clocks": dict(self.clocks), "moves": list(self.moves),
+                    "time_control": str(self.control), "clocks": dict(self.clocks.left_ms), "moves": list(self.moves),
                     "position": self.game.position.text(), "record": self.record, "request": self.request,
                     "seat_keys": {self.variant.side_name(side): seat_key(s.secret)
                                   for side, s in self.seats.items() if s.is_human}}
@@ -477,13 +468,9 @@ class WebGame:
         """The state message for one browser (its seat, if any, decides whether it gets legal moves;
         `flipped` draws the board turned round)."""
         with self.lock:
-            if self._svg.get(flipped, (-1, ""))[0] != self.version:
-                last = self.game.moves[-1] if self.game.moves else None
-                self._svg[flipped] = (self.version, board_svg(self.game.position, last_move=last, flipped=flipped))
-            clocks = dict(self.clocks)
-            if self.running is not None and not self.control.is_per_move:
-                spent_ms = round((time.monotonic() - self.running_since) * 1000)
-                clocks[self.running] = max(0, clocks[self.running] - spent_ms)
+            last = self.game.moves[-1] if self.game.moves else None
+            svg = self.pushes.svg(flipped, lambda: board_svg(self.game.position, last_move=last, flipped=flipped))
+            clocks = self.clocks.now(ticking=not self.control.is_per_move)
             mine = seat is not None and self.awaiting == seat.side and self.status == "playing"
             return {
                 "type": "state",
@@ -496,7 +483,7 @@ class WebGame:
                           for side, s in self.seats.items()},
                 "you": self.variant.side_name(seat.side) if seat else None,
                 "turn": self.variant.side_name(self.game.position.turn),
-                "svg": self._svg[flipped][1],
+                "svg": svg,
                 "flipped": flipped,
                 "position": self.game.position.text(),
                 "start": self.variant.start_position().text(),
@@ -511,7 +498,7 @@ class WebGame:
                 "watch": f"/game/{self.id}",
                 "legal": [str(move) for move in self.game.legal_moves()] if mine else [],
                 "clocks": clocks,
-                "running": self.running if self.status == "playing" else None,
+                "running": self.clocks.running if self.status == "playing" else None,
                 "time_control": str(self.control),
                 "moves": list(self.moves),
                 "result": self.result,

@@ -5,11 +5,9 @@ it than before: a won position turned into a draw or a loss, or a draw into a lo
 with a real choice are *judged*: positions where some legal move would have been a mistake. A
 move where every choice keeps the value (a lost position, or a won ending any move still wins)
 is *forced*, counted apart: otherwise a random player's moves in trivial endings would read as
-"71 judged, 0 mistakes", as good as a search's. Judges, in
-order: the strong solve of `standard` without sideways (bit tables on disk), the Hare and Hounds
-solution (always: it is built in a tenth of a second), the int16 endgame tables of the other fox
-variants where they are on disk, and beyond them the two-bit win/draw/loss tables of `standard`
-with sideways and `great-cross` (`wdl`). A position none of them knows is not judged.
+"71 judged, 0 mistakes", as good as a search's. The values are the solver's `Oracle`'s (the
+Hare and Hounds solution, the endgame, bit and win/draw/loss tables on disk; oracle.py picks
+them). A position none of them knows is not judged.
 
 `foxgeese analyse RECORD|RUNDIR` prints it per game and per bot; `accuracy_by_bot` is what the
 tournament report calls.
@@ -26,10 +24,7 @@ from typing import Any
 from foxgeese.engine import Position, Side, get_variant, words
 from foxgeese.engine.variants import Variant
 from foxgeese.players.solver.fingerprint import fingerprint
-from foxgeese.players.solver.hare_hounds_solution import HareHoundsSolution, load_solution
-from foxgeese.players.solver.strong import StrongTables
-from foxgeese.players.solver.tables import TableSet
-from foxgeese.players.solver.wdl import WdlTables, has_wdl_tables
+from foxgeese.players.solver.oracle import Oracle, Source, tables_for
 
 
 class AnalyseError(ValueError):
@@ -37,41 +32,16 @@ class AnalyseError(ValueError):
 
 
 class Judge:
-    """The value of a position for its side to move (1 win, 0 draw, -1 loss), or None: unknown."""
+    """The value of a position for its side to move (1 win, 0 draw, -1 loss), or None: unknown.
 
-    def __init__(self, tables: str | None = None) -> None:
+    The sign of the solver's one `Oracle` (players/solver/oracle.py), which picks the tables."""
+
+    def __init__(self, tables: str | None = None, oracle: Oracle | None = None) -> None:
         self.tables = tables
-        self._strong: Any = None
-        self._hare: HareHoundsSolution | None = None
-        self._table_sets: dict[Any, Any] = {}
-        self._wdl: dict[Any, Any] = {}
+        self.oracle = oracle or Oracle(tables)
 
     def value(self, position: Position) -> int | None:
-        variant = position.variant
-        if variant.id == "hare-and-hounds":
-            if self._hare is None:
-                self._hare = load_solution(self.tables)
-            score = self._hare.score(position)
-            return (score > 0) - (score < 0)
-        if variant.id == "standard" and not variant.option_dict.get("sideways"):
-            strong = self._strong_tables()
-            geese_win = strong.geese_win(position) if strong.covers(position) else None
-            if geese_win is not None:
-                return 1 if geese_win == (position.turn == Side.PREY) else -1
-        key = (variant.id, variant.options)
-        if key not in self._table_sets:
-            self._table_sets[key] = TableSet(variant, self.tables)
-        score = self._table_sets[key].score(position)
-        if score is None and has_wdl_tables(variant):
-            if key not in self._wdl:
-                self._wdl[key] = WdlTables(variant, self.tables)
-            return self._wdl[key].value(position)
-        return None if score is None else (score > 0) - (score < 0)
-
-    def _strong_tables(self) -> Any:
-        if self._strong is None:
-            self._strong = StrongTables(self.tables)
-        return self._strong
+        return self.oracle.value(position).sign
 
 
 @dataclass
@@ -290,12 +260,13 @@ def build_hint(variant: Variant, unknown_by_geese: dict[int, int]) -> str | None
         return None
     most = max(unknown_by_geese)
     moves = sum(unknown_by_geese.values())
-    if variant.id == "standard" and not variant.option_dict.get("sideways"):
+    kinds = tables_for(variant)
+    if Source.STRONG in kinds:
         size = min((g for g in STRONG_BUILDS if g >= most), default=17)
         return (f"{moves} moves of {variant.id} (up to {most} geese): no table knows them; "
                 f"`foxgeese solve standard --geese {size}` builds the tables that do ({STRONG_BUILDS[size]})")
     key = (variant.id, True)
-    if has_wdl_tables(variant) and key in WDL_BUILDS:
+    if Source.WDL in kinds and key in WDL_BUILDS:
         flag = " --sideways" if variant.id == "standard" else ""
         head = f"{moves} moves of {variant.id}{flag} (up to {most} geese): no table knows them"
         reach = max(WDL_BUILDS[key])

@@ -1,23 +1,23 @@
 """The solver player: perfect play from solved tables, minimax where no table reaches.
 
+Every value comes from the solver's one `Oracle` (oracle.py: it picks the tables of a variant).
 Hare and Hounds is solved whole (`hare_hounds_solution`), so there it always plays perfectly.
-`standard` without sideways: from the bit tables of the strong solve when they are on disk
-(`foxgeese solve standard --geese N`), else from the winner's strategy shipped in the package
-(`strategy`), else from the int16 endgame tables. The bit tables know win or loss only: the
-winner takes any winning move (without sideways steps every line ends, so it cannot dawdle);
-the loser *resists* by taking the losing move that leaves the winner the smallest share of
-winning replies, the one a searching opponent is likeliest to get wrong. In the other fox
-variants it plays from the int16 tables on disk (`foxgeese solve VARIANT --build`) once few
-enough geese are left, winning fastest and losing slowest; beyond them, in `standard` with
-sideways and `great-cross`, from the two-bit win/draw/loss tables (`foxgeese solve great-cross
---geese N`: keep the value, prefer a move that leaves the level); and hands the move to the
-minimax player before that.
+`standard` without sideways: from the winner's strategy shipped in the package (`strategy`),
+else from the int16 endgame tables or the bit tables of the strong solve (`foxgeese solve
+standard --geese N`). The bit tables know win or loss only: the winner takes any winning move
+(without sideways steps every line ends, so it cannot dawdle); the loser *resists* by taking the
+losing move that leaves the winner the smallest share of winning replies, the one a searching
+opponent is likeliest to get wrong. In the other fox variants it plays from the int16 tables on
+disk (`foxgeese solve VARIANT --build`) once few enough geese are left, winning fastest and
+losing slowest; beyond them, in `standard` with sideways and `great-cross`, from the two-bit
+win/draw/loss tables (`foxgeese solve great-cross --geese N`: keep the value, prefer a move that
+leaves the level); and hands the move to the minimax player before that.
 """
 
 from __future__ import annotations
 
 import random
-from typing import Any, Protocol
+from typing import Any
 
 from foxgeese.engine import Clock, Game, Move, Position, Side
 from foxgeese.engine.board import GRID_WIDTH
@@ -25,11 +25,9 @@ from foxgeese.engine.variants import Variant
 from foxgeese.players.base import Choice, Player, reseed
 from foxgeese.players.minimax import MinimaxPlayer
 from foxgeese.players.score import Score
-from foxgeese.players.solver.hare_hounds_solution import HareHoundsSolution, load_solution
+from foxgeese.players.solver.oracle import SIGN, WIN, Oracle, Solved, Source
 from foxgeese.players.solver.strategy import ShippedStrategies
-from foxgeese.players.solver.strong import StrongTables
-from foxgeese.players.solver.tables import TableSet, to_parent, to_score
-from foxgeese.players.solver.wdl import WdlTables, has_wdl_tables
+from foxgeese.players.solver.tables import to_score
 
 
 class SolverPlayer(Player):
@@ -45,26 +43,19 @@ class SolverPlayer(Player):
         self.tables = None if tables is None else str(tables)
         self.seed = seed
         self.rng = random.Random(seed)
-        self._table_sets: dict[tuple[str, tuple[tuple[str, Any], ...]], TableSet] = {}
-        self._wdl_sets: dict[str, WdlTables] = {}
+        self.oracle = Oracle(self.tables)  # the values; it picks the tables of each variant
         self._fallback: Player | None = None
-        self._hare: HareHoundsSolution | None = None  # loaded (or built) by the first hare-and-hounds game
         self._shipped = ShippedStrategies()
-        self._strong: Any = None  # StrongTables, or False when none are on disk
 
     def new_game(self, variant: Variant, side: Side, seed: int | None = None) -> None:
-        """Loads (or, the first time, builds and caches) the Hare and Hounds solution before the clock runs.
+        """Loads (or, the first time, builds and caches) what the variant's tables need before the
+        clock runs: the Hare and Hounds solution, the bit tables' maps and indexes (`Oracle.prepare`).
 
         Ties between equal moves are broken from the game's `seed` (with the player's own): a game
         replays from its seed."""
         super().new_game(variant, side, seed)
         reseed(self.rng, self.seed, seed)
-        if getattr(variant, "id", None) == "hare-and-hounds":
-            self._hare_solution()
-        if getattr(variant, "id", None) == "standard" and not variant.option_dict.get("sideways"):
-            self._strong_judge()  # maps the bit tables (and builds their index) before the clock runs
-        elif getattr(variant, "id", None) in ("standard", "great-cross") and has_wdl_tables(variant):
-            self._wdl_tables(variant)  # builds the two-bit tables' index before the clock runs
+        self.oracle.prepare(variant)
         if self._fallback is not None:
             self._fallback.new_game(variant, side, seed)
 
@@ -73,96 +64,40 @@ class SolverPlayer(Player):
         if not moves:
             raise ValueError("the game is over: no move to choose")
         position = game.position
-        strong = self._strong_choice(position, moves)
-        if strong is not None:
-            return strong
-        scored = self.score_moves(position, moves)
-        if scored is None:
-            wdl = self._wdl_choice(position, moves)
-            return wdl if wdl is not None else self._minimax(game, clock)
-        best = max(score for _, score in scored)
-        move = self.rng.choice([m for m, score in scored if score == best])
-        return Choice(move, _info(position.turn, best, len(scored)))
+        if Source.STRONG in self.oracle.sources(position.variant):
+            planned = self._shipped.move(position)  # the shipped strategy plays the strong solve's rules
+            if planned is not None and planned in moves:
+                return Choice(planned, _proven(position.turn, True, nodes=len(moves), source="strategy"))
+        solved = self.oracle.value(position)
+        values = self.oracle.move_values(position, moves) if solved.known else []
+        if not solved.known or any(not value.known for _, value in values):
+            return self._minimax(game, clock)
+        return self._solved_choice(position, values, solved)
 
-    def _strong_choice(self, position: Position, moves: list[Move]) -> Choice | None:
-        """A move from the bit tables or the shipped strategy, or None where neither reaches."""
-        variant = position.variant
-        if variant.id != "standard" or variant.option_dict.get("sideways"):
-            return None
-        planned = self._shipped.move(position)
-        if planned is not None and planned in moves:
-            return Choice(planned, _proven(position.turn, True, nodes=len(moves), source="strategy"))
-        judge = self._strong_judge()
-        if judge is None or not judge.covers(position) or judge.geese_win(position) is None:
-            return None
-        winning = [m for m in moves if judge.mover_wins_after(position, m) is True]
-        if winning:
-            return Choice(self.rng.choice(winning), _proven(position.turn, True, nodes=len(moves), source="tables"))
-        return Choice(resisting_move(judge, position, moves, self.rng),
-                      _proven(position.turn, False, nodes=len(moves), source="tables"))
-
-    def _wdl_choice(self, position: Position, moves: list[Move]) -> Choice | None:
-        """A move from the two-bit win/draw/loss tables (sideways rules), or None where they do not reach.
-
-        They know no distances: the winner keeps the win and prefers a move that leaves the level
-        (a capture, a forward goose step), which can never come back; inside a level a win-keeping
-        choice may still cycle (docs/solver.md).
-        """
-        tables = self._wdl_tables(position.variant)
-        if tables is None or tables.value(position) is None:
-            return None
-        values = [(move, tables.value_after(position, move)) for move in moves]
-        if any(value is None for _, value in values):
-            return None
-        best = max(value for _, value in values if value is not None)
-        if best == -1:
-            return Choice(resisting_move(tables, position, moves, self.rng),
-                          _proven(position.turn, False, nodes=len(moves), source="wdl tables"))
-        keeping = [move for move, value in values if value == best]
-        leaving = [move for move in keeping if _leaves_level(position, move)]
+    def _solved_choice(self, position: Position, values: list[tuple[Move, Solved]], solved: Solved) -> Choice:
+        """The best move by the tables. With distances (the Hare and Hounds solution, the int16
+        tables): win fastest, lose slowest. Without (the bit tables): keep the value; a loser
+        *resists* (`resisting_move`); on the two-bit tables of the sideways rules, which know no
+        distances and whose lines may cycle, a win-keeping move prefers one that leaves the level (a
+        capture, a forward goose step), which can never come back (docs/solver.md)."""
+        moves = [move for move, _ in values]
+        scores = [value.score() for _, value in values]
+        if all(score is not None for score in scores):
+            best = max(score for score in scores if score is not None)
+            move = self.rng.choice([m for m, score in zip(moves, scores) if score == best])
+            return Choice(move, _info(position.turn, best, len(moves)))
+        wdl = solved.source == Source.WDL.value
+        source = "wdl tables" if wdl else "tables"
+        best_sign = max(SIGN[value.result] for _, value in values)
+        if best_sign == -1:
+            return Choice(resisting_move(self.oracle, position, moves, self.rng),
+                          _proven(position.turn, False, nodes=len(moves), source=source))
+        keeping = [move for move, value in values if SIGN[value.result] == best_sign]
+        leaving = [move for move in keeping if _leaves_level(position, move)] if wdl else []
         move = self.rng.choice(leaving or keeping)
-        if best == 1:
-            return Choice(move, _proven(position.turn, True, nodes=len(moves), source="wdl tables"))
-        return Choice(move, dict(Score.proven_draw(position.turn).info(), nodes=len(moves), source="wdl tables"))
-
-    def _wdl_tables(self, variant: Variant) -> WdlTables | None:
-        if not has_wdl_tables(variant):
-            return None
-        if variant.id not in self._wdl_sets:
-            self._wdl_sets[variant.id] = WdlTables(variant, self.tables)
-        return self._wdl_sets[variant.id]
-
-    def _hare_solution(self) -> HareHoundsSolution:
-        if self._hare is None:
-            self._hare = load_solution(self.tables)
-        return self._hare
-
-    def _strong_judge(self) -> Any:
-        if self._strong is None:
-            tables = StrongTables(self.tables)
-            self._strong = tables if tables.available() >= 4 else False
-        return self._strong or None
-
-    def score_moves(self, position: Position, moves: list[Move]) -> list[tuple[Move, int]] | None:
-        """Every move with the mover's exact score after it, or None when the tables do not reach."""
-        if position.variant.id == "hare-and-hounds":
-            return [(entry.move, entry.score) for entry in self._hare_solution().move_scores(position, moves)]
-        tables = self._tables_for(position.variant)
-        if tables.score(position) is None:
-            return None
-        scored = []
-        for move in moves:
-            child = tables.score(position.play(move))
-            if child is None:
-                return None
-            scored.append((move, int(to_parent(child))))
-        return scored
-
-    def _tables_for(self, variant: Variant) -> TableSet:
-        key = (variant.id, variant.options)
-        if key not in self._table_sets:
-            self._table_sets[key] = TableSet(variant, self.tables)
-        return self._table_sets[key]
+        if best_sign == 1:
+            return Choice(move, _proven(position.turn, True, nodes=len(moves), source=source))
+        return Choice(move, dict(Score.proven_draw(position.turn).info(), nodes=len(moves), source=source))
 
     def _minimax(self, game: Game, clock: Clock | None) -> Choice:
         if self._fallback is None:
@@ -172,12 +107,6 @@ class SolverPlayer(Player):
         info = dict(choice.info or {})
         info["source"] = "minimax"
         return Choice(choice.move, info)
-
-
-class WinJudge(Protocol):
-    """What `resisting_move` asks of the tables (the bit tables' and the win/draw/loss tables' judges)."""
-
-    def mover_wins_after(self, position: Position, move: Move) -> bool | None: ...
 
 
 def _leaves_level(position: Position, move: Move) -> bool:
@@ -192,7 +121,7 @@ def _row_sum(prey: int) -> int:
     return sum(p // GRID_WIDTH for p in range(prey.bit_length()) if prey >> p & 1)
 
 
-def resisting_move(judge: WinJudge, position: Position, moves: list[Move], rng: random.Random) -> Move:
+def resisting_move(oracle: Oracle, position: Position, moves: list[Move], rng: random.Random) -> Move:
     """The losing move after which the fewest of the winner's replies keep the win (ties: `rng`)."""
     best: list[Move] = []
     best_share = 2.0
@@ -202,7 +131,7 @@ def resisting_move(judge: WinJudge, position: Position, moves: list[Move], rng: 
         if not replies:
             share = 1.0
         else:
-            keep = sum(judge.mover_wins_after(after, reply) is True for reply in replies)
+            keep = sum(value.result == WIN for _, value in oracle.move_values(after, replies))
             share = keep / len(replies)
         if share < best_share:
             best, best_share = [move], share

@@ -67,6 +67,6 @@ def test_an_added_route_group_is_mounted_behind_the_one_guard(tmp_path: Path) ->
 def test_the_app_is_its_route_groups_and_each_concern_has_a_module() -> None:
     modules = {group.__module__ for group in ROUTE_GROUPS}
     assert modules == {"foxgeese.web.pages", "foxgeese.web.game_api", "foxgeese.web.actions",
-                       "foxgeese.web.uploads", "foxgeese.web.live_routes"}
+                       "foxgeese.web.uploads", "foxgeese.web.live_routes", "foxgeese.web.botapi_routes"}
     source = Path(web_app.__file__).read_text(encoding="utf-8")
     assert "async def " not in source.replace("async def lifespan", "")  # no route is defined in app.py

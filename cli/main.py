@@ -27,6 +27,7 @@ COMMANDS = {
     "analyse": "foxgeese.players.cli",
     "tournament": "foxgeese.tournaments.cli",
     "serve": "foxgeese.web.cli",
+    "arena": "foxgeese.web.arena.cli",
 }
 COMMAND_MODULES = tuple(dict.fromkeys(COMMANDS.values()))
 

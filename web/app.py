@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from html import escape
 from importlib import resources
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 from starlette.applications import Starlette
 from starlette.concurrency import run_in_threadpool
@@ -71,6 +71,17 @@ MAX_KEPT_GAMES = 500
 MAX_NEW_GAME_BYTES = 16 << 10
 NEW_GAMES_BURST = 10  # games a client may start at once ...
 NEW_GAMES_PER_S = 0.2  # ... and then one every 5 seconds
+
+
+class Addon(Protocol):
+    """A part mounted into the server (the arena, web/arena/): its routes on the server, and what it
+    starts and stops with the server's lifespan."""
+
+    def routes(self, server: Server) -> list[Any]: ...
+
+    def start(self) -> None: ...
+
+    def stop(self) -> None: ...
 
 
 @dataclass(eq=False)
@@ -225,10 +236,11 @@ async def failed(request: Request, problem: Exception) -> Response:
 
 def create_app(tournament_dir: Path | None = None, data_path: Path | None = None, tables: str | None = None, *,
                host: str = "127.0.0.1", extra_hosts: Sequence[str] = (),
-               commands: Commands = Commands.REFUSED) -> Starlette:
+               commands: Commands = Commands.REFUSED, addons: Sequence[Addon] = ()) -> Starlette:
     """The app for a server bound to `host`: browsers may call it by that name, by the loopback
     names when it answers on loopback, and by `extra_hosts`; `commands` rules `cmd:` seats; the
-    store (`data_path`) keeps games, records and analyses; `tables` is the coach's endgame tables."""
+    store (`data_path`) keeps games, records and analyses; `tables` is the coach's endgame tables;
+    `addons` (the arena) add routes and run with the server."""
     server = Server(tournament_dir, data_path, tables, commands)
     page, not_found = server.page, server.not_found
 
@@ -406,9 +418,13 @@ def create_app(tournament_dir: Path | None = None, data_path: Path | None = None
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
         server.loop = asyncio.get_running_loop()
         follower = asyncio.ensure_future(server.follow_tournament()) if server.feed is not None else None
+        for addon in addons:
+            addon.start()
         try:
             yield
         finally:
+            for addon in addons:
+                await run_in_threadpool(addon.stop)
             if follower is not None:
                 follower.cancel()
             for game in server.games.values():
@@ -435,6 +451,7 @@ def create_app(tournament_dir: Path | None = None, data_path: Path | None = None
         Route("/tournament/games/{game_id}", tournament_replay),
         Route("/viewer/{name}", viewer_asset),
         *analysis_routes(server, page),
+        *(route for addon in addons for route in addon.routes(server)),
         Mount("/static", static, name="static"),
     ], lifespan=lifespan, middleware=[
         Middleware(TrustedHostMiddleware, allowed_hosts=allowed_hosts(host, tuple(extra_hosts)), www_redirect=False),

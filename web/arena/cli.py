@@ -250,6 +250,7 @@ class _Queue:
     def __init__(self, db: ArenaDB) -> None:
         self.db = db
         self.tc = DEFAULT_TC
+        self.variants = ("standard",)
 
 
 def register(group: click.Group) -> None:

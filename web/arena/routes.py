@@ -43,7 +43,7 @@ class TestRequest(msgspec.Struct, forbid_unknown_fields=True):
 
     first: str
     second: str
-    variant: str = "standard"
+    variant: str = ""  # the arena's first ladder variant
     kind: str = "sprt"
     elo0: float = 0.0
     elo1: float = 10.0
@@ -77,6 +77,7 @@ def queue_test(arena: Arena | Any, first: str, second: str, variant: str, kind: 
                alpha: float, beta: float, pairs: int, priority: float, tc: str = "") -> int:
     """The one check of a test's fields (page, JSON and CLI alike), then the test queued."""
     db = arena.db
+    variant = variant or arena.variants[0]
     for name in (first, second):
         bot = db.bot(name)
         if bot is None or bot["retired"]:

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import socket
 import threading
+import time
 from collections.abc import Callable
 from functools import partial
 from pathlib import Path
@@ -78,6 +79,7 @@ class Arena:
         self.judge_lock = threading.Lock()
         self.schedule_lock = threading.Lock()
         self.wakeup = threading.Condition()
+        self.changed = threading.Condition()  # told after every commit, test end and take-out
         self.stopping = threading.Event()
         self.threads: list[threading.Thread] = []
         self.slot_bots: dict[int, set[str]] = {}  # the bots each slot's worker was set up with
@@ -131,15 +133,33 @@ class Arena:
         return RayExecutor(cast(Any, place), self.ray_address, self.log_dir)
 
     def stop(self) -> None:
+        """Ends the workers at once: the pairs they were playing go back to the queue (as after a kill)."""
         self.stopping.set()
         with self.wakeup:
             self.wakeup.notify_all()
         if self.starter is not None:
             self.starter.join(30)
+        if self.executor is not None:
+            self.executor.abort()
         for thread in self.threads:
             thread.join(60)
         if self.executor is not None:
             self.executor.close()
+
+    def wait_until(self, done: Callable[[], bool], timeout_s: float) -> bool:
+        """Waits (at most `timeout_s`) until `done()` is true, looking after each change of the arena."""
+        deadline = time.monotonic() + timeout_s
+        with self.changed:
+            while not done():
+                left = deadline - time.monotonic()
+                if left <= 0:
+                    return False
+                self.changed.wait(min(left, 1.0))
+        return True
+
+    def _changed(self) -> None:
+        with self.changed:
+            self.changed.notify_all()
 
     def wake(self) -> None:
         """Something to play appeared (a test, a bot): idle workers look now."""
@@ -162,6 +182,10 @@ class Arena:
         if "node" in place:
             return f"ray/{str(place['node'])[:12]}/{index}"
         return f"{place.get('host') or socket.gethostname()}/local-{index}"
+
+    def worker_id_of(self, index: int) -> str:
+        """The id of this machine's local worker `index` (stable across restarts: a worker taken out stays out)."""
+        return f"{socket.gethostname()}/local-{index}"
 
     def _work(self, slot: Slot) -> None:
         index = int(slot.where().get("slot", len(self.threads) - 1))
@@ -205,6 +229,7 @@ class Arena:
         if problem is not None:
             self.db.release(pair.id, worker)
             self.take_out(worker, f"its results fail the consistency check: {problem}")
+            self._changed()
             return
         games = [self.summary(entry) for entry in entries]
         if not self.db.commit(pair, worker, games):
@@ -239,6 +264,7 @@ class Arena:
         outlier = health.forfeit_outlier(recent) or health.residual_outlier(recent)
         if outlier is not None:
             self.take_out(*outlier)
+        self._changed()
 
     def take_out(self, worker: str, reason: str) -> None:
         if worker in self.out:

@@ -71,7 +71,9 @@ def verdict(test: dict[str, Any], shown: dict[str, Any]) -> str | None:
     elo = found["elo"] if found else None
     low, high = found["elo_ci95"] if found else (None, None)
     if elo is None:
-        said = "no finite Elo (one bot won every pair)"
+        bound = found["elo_bound"] if found else None
+        said = (f"{'won' if found and found['score'] == 1.0 else 'lost'} every pair: no finite Elo; its 95% "
+                f"{'lower' if found and found['score'] == 1.0 else 'upper'} bound is {_end(bound)} pair-score Elo")
     else:
         said = f"Elo {elo:+.0f} [{_end(low)}, {_end(high)}] (pair-score Elo, 95%), LOS {found['los']:.3f}"
     return f"{test['first']} vs {test['second']}: {pairs} pairs played: {said}"

@@ -69,25 +69,29 @@
     "a game against a bot counts only in your own history: <a id=history-link href='#'>your arena games</a></p>" +
     "<ul id=history></ul><p id=c-problem class=problem></p></section>";
 
+  root.innerHTML = "<h1>Arena</h1><div id=arena-live></div>" + formHtml + "<div id=arena-tail></div>";
+  var live = document.getElementById("arena-live"), tail = document.getElementById("arena-tail");
+
   function draw() {
-    var keep = {};
-    ["t-first", "t-second", "t-kind", "t-elo0", "t-elo1", "t-pairs", "t-priority", "person"].forEach(function (id) {
-      var element = document.getElementById(id);
-      if (element) keep[id] = element.value;
-    });
+    /* The form above is drawn once (a redraw would drop what a person is choosing); the rest each time. */
     var problem = state.problem ? "<p class='problem big'>" + esc(state.problem) + "</p>" : "";
     var counts = state.pairs || {};
-    root.innerHTML = "<h1>Arena</h1>" + problem + "<p class=hint id=counts>pairs: " + (counts.done || 0) + " done, " +
+    live.innerHTML = problem + "<p class=hint id=counts>pairs: " + (counts.done || 0) + " done, " +
       (counts.claimed || 0) + " playing, " + (counts.queued || 0) + " queued</p>" +
-      state.ladders.map(ladderHtml).join("") + testsHtml(state.tests) + formHtml + workersHtml(state.workers) +
-      recentHtml(state.recent) + "<section><h2>Log</h2><ul class=lines>" + state.lines.map(function (line) {
+      state.ladders.map(ladderHtml).join("") + testsHtml(state.tests);
+    tail.innerHTML = workersHtml(state.workers) + recentHtml(state.recent) + "<section><h2>Log</h2><ul class=lines>" +
+      state.lines.map(function (line) {
         return "<li>" + esc(new Date(line.at * 1000).toLocaleTimeString()) + " " + esc(line.text) + "</li>";
       }).join("") + "</ul></section>";
-    ["t-first", "t-second"].forEach(function (id) {
-      state.bots.forEach(function (bot) { document.getElementById(id).add(new Option(bot.name, bot.name)); });
+    ["t-first", "t-second"].forEach(function (id, index) {
+      var select = document.getElementById(id);
+      state.bots.forEach(function (bot, place) {
+        if (![].some.call(select.options, function (option) { return option.value === bot.name; })) {
+          select.add(new Option(bot.name, bot.name));
+          if (place === index) select.value = bot.name;
+        }
+      });
     });
-    Object.keys(keep).forEach(function (id) { document.getElementById(id).value = keep[id]; });
-    if (!keep["t-second"] && state.bots.length > 1) document.getElementById("t-second").value = state.bots[1].name;
   }
 
   root.addEventListener("submit", function (event) {
@@ -128,8 +132,6 @@
   });
 
   function refresh() {
-    var busy = document.activeElement && /^(t-|person)/.test(document.activeElement.id || "");
-    if (busy) return;  // never redraw under a person's typing
     fetch("/api/arena").then(function (r) { return r.json(); }).then(function (answer) { state = answer; draw(); });
   }
   draw();

@@ -12,11 +12,11 @@ from typing import Any
 import pytest
 
 from foxgeese.tournaments.executors import Slot
+from foxgeese.tournaments.worker import PlayerDef, WorkerSetup
 from foxgeese.web.arena import health
 from foxgeese.web.arena.db import ArenaDB
 from foxgeese.web.arena.routes import queue_test
 from foxgeese.web.arena.service import Arena
-from foxgeese.tournaments.worker import PlayerDef, WorkerSetup
 
 ROOT = Path(__file__).resolve().parent.parent
 PYBOT = f"cmd:{sys.executable} {ROOT / 'examples' / 'bots' / 'python' / 'bot.py'}"
@@ -117,11 +117,16 @@ class LyingSlot(Slot):
     def where(self) -> dict[str, Any]:
         return self.slot.where()
 
+    @property
+    def index(self) -> int:
+        return int(getattr(self.slot, "index", 0))
+
     def play(self, job: Any, emit: Any) -> dict[str, Any]:
         entry = self.slot.play(job, emit)
         self.games += 1
         if self.games > self.honest_games:
-            entry = {**entry, "predator_score": 1.0 - entry["predator_score"] if entry["predator_score"] != 0.5 else 1.0}
+            score = entry["predator_score"]
+            entry = {**entry, "predator_score": 1.0 - score if score != 0.5 else 1.0}
         return entry
 
     def restart(self, give_up: Any) -> bool:

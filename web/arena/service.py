@@ -28,6 +28,7 @@ from typing import Any, cast
 from foxgeese.engine import Side, get_variant
 from foxgeese.players.solver.analyse import Judge, analyse_record
 from foxgeese.protocol.botconfig import CMD_PREFIX
+from foxgeese.tournaments.config import RayConfig
 from foxgeese.tournaments.errors import TournamentError
 from foxgeese.tournaments.executors import Executor, LocalExecutor, Slot, WorkerLost
 from foxgeese.tournaments.schedule import random_opening
@@ -105,13 +106,16 @@ class Arena:
 
     def _start_workers(self) -> None:
         try:
+            if self.log_dir is not None:
+                self.log_dir.mkdir(parents=True, exist_ok=True)
             if self.executor is None:
                 self.executor = self._ray() if self.ray_address else LocalExecutor()
             self.executor.on_new_slot = self._adopt
             slots = self.executor.slots(self.workers, self.setup, grow=False)
         except (TournamentError, OSError) as error:
+            self.db.line(f"the arena's workers did not start: {error}")
             self.problem = f"the arena's workers did not start: {error}"
-            self.db.line(self.problem)
+            self._changed()
             return
         for slot in slots:
             self._adopt(slot)
@@ -125,7 +129,6 @@ class Arena:
         return True
 
     def _ray(self) -> Executor:
-        from foxgeese.tournaments.config import RayConfig
         from foxgeese.tournaments.ray_executor import RayExecutor
 
         place = SimpleNamespace(config=SimpleNamespace(ray=RayConfig(address=self.ray_address)),
@@ -147,10 +150,13 @@ class Arena:
             self.executor.close()
 
     def wait_until(self, done: Callable[[], bool], timeout_s: float) -> bool:
-        """Waits (at most `timeout_s`) until `done()` is true, looking after each change of the arena."""
+        """Waits (at most `timeout_s`) until `done()` is true, looking after each change of the arena;
+        False at once when the workers could not start (`problem` says why)."""
         deadline = time.monotonic() + timeout_s
         with self.changed:
             while not done():
+                if self.problem:
+                    return False
                 left = deadline - time.monotonic()
                 if left <= 0:
                     return False
@@ -188,7 +194,7 @@ class Arena:
         return f"{socket.gethostname()}/local-{index}"
 
     def _work(self, slot: Slot) -> None:
-        index = int(slot.where().get("slot", len(self.threads) - 1))
+        index = int(getattr(slot, "index", slot.where().get("slot", 0)))
         worker = self.worker_id(slot, index)
         kind = "ray" if "node" in slot.where() else "local"
         if self.db.worker_started(worker, kind, slot.where()) == "out":

@@ -60,8 +60,11 @@ def check_spec(name: str, spec: str) -> str:
                            "or digit")
     kind = bot_kind(spec)
     if kind == "remote":
-        raise UsageProblem("remote: bots join through the Bot API, which this build does not have yet; register a "
-                           "built-in SPEC or a cmd: program")
+        remote = spec.strip().split(":", 1)[1]
+        if not NAME.fullmatch(remote):
+            raise UsageProblem(f"SPEC {spec!r}: give remote:NAME, NAME the bot's Bot API name (letters, digits, "
+                               "'.', '_', '-')")
+        return kind
     try:
         BotConfig.from_spec(spec, name=name, sandbox=kind == "cmd")
     except ValueError as error:
@@ -92,6 +95,9 @@ def bot_add(name: str, spec: str, variants: tuple[str, ...], data_path: str | No
     finally:
         db.close()
     click.echo(f"registered {name} ({kind}: {spec}) on the {', '.join(variants or ('standard',))} ladder")
+    if kind == "remote":
+        click.echo(f"it plays while connected to the Bot API as {spec.split(':', 1)[1]} (its token: foxgeese botapi "
+                   "register NAME; docs/botapi.md)")
 
 
 @bot.command("retire")

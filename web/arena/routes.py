@@ -268,11 +268,14 @@ class ArenaAddon:
 
     def __init__(self, arena: Arena) -> None:
         self.arena = arena
+        self.server: Any = None
 
     def routes(self, server: Any) -> list[BaseRoute]:
+        self.server = server
         return routes(server, self.arena)
 
     def start(self) -> None:
+        self.arena.hub = getattr(self.server, "botapi", None)  # the Bot API's hub, where the server has one
         self.arena.start()
 
     def stop(self) -> None:

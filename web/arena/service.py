@@ -90,6 +90,9 @@ class Arena:
         self.recovered: dict[str, int] = {}
         self.problem = ""  # why no worker plays, if none could start
         self.starter: threading.Thread | None = None
+        # The Bot API's hub (web/botapi.py's BotHub, `server.botapi`) when the server has one: remote
+        # bots play through it; without it they wait (docs/arena.md).
+        self.hub: Any = None
 
     # -- starting and stopping ----------------------------------------------------------------
 
@@ -175,11 +178,21 @@ class Arena:
     # -- workers ---------------------------------------------------------------------------------
 
     def setup(self, index: int, generation: int) -> WorkerSetup:
-        """A worker's bots: every registered bot but the remote ones (those play through the Bot API)."""
-        bots = [bot for bot in self.db.bots() if bot["kind"] != "remote"]
-        self.slot_bots[index] = {bot["name"] for bot in bots}
-        players = [PlayerDef(bot["name"], spec=bot["spec"], sandbox=self.sandbox and bot["kind"] == "cmd")
-                   for bot in bots]
+        """A worker's bots: every registered bot; a remote one as the Bot API's bridge (a launched
+        process that relays its games to the hub over loopback: local workers only)."""
+        players = []
+        for bot in self.db.bots():
+            if bot["kind"] != "remote":
+                players.append(PlayerDef(bot["name"], spec=bot["spec"], sandbox=self.sandbox and bot["kind"] == "cmd"))
+            elif self.hub is not None and not self.ray_address:
+                remote = bot["spec"].split(":", 1)[1]
+                try:
+                    env = self.hub.bridge_env(remote)
+                except ValueError:  # not registered with the Bot API (yet): it waits
+                    continue
+                players.append(PlayerDef(bot["name"], command=tuple(self.hub.bridge_command(remote)),
+                                         env=tuple(env.items())))
+        self.slot_bots[index] = {player.name for player in players}
         log_dir = str(self.log_dir / f"worker-{index}") if self.log_dir is not None else None
         return WorkerSetup(players, str(self.base_dir), log_dir, {"ready_timeout_s": READY_TIMEOUT_S})
 
@@ -188,6 +201,16 @@ class Arena:
         if "node" in place:
             return f"ray/{str(place['node'])[:12]}/{index}"
         return f"{place.get('host') or socket.gethostname()}/local-{index}"
+
+    def usable(self) -> set[str]:
+        """The bots a pair may name now: every registered one, a remote one while its event stream is open."""
+        names = set()
+        for bot in self.db.bots():
+            if bot["kind"] != "remote":
+                names.add(bot["name"])
+            elif self.hub is not None and not self.ray_address and self.hub.online(bot["spec"].split(":", 1)[1]):
+                names.add(bot["name"])
+        return names
 
     def worker_id_of(self, index: int) -> str:
         """The id of this machine's local worker `index` (stable across restarts: a worker taken out stays out)."""
@@ -203,7 +226,7 @@ class Arena:
             return
         try:
             while not self.stopping.is_set() and worker not in self.out:
-                usable = {bot["name"] for bot in self.db.bots() if bot["kind"] != "remote"}
+                usable = self.usable()
                 pair = self.next_work(worker, usable)
                 if pair is None:
                     with self.wakeup:

@@ -21,7 +21,6 @@ from typing import Any
 
 import psutil
 import pytest
-
 from browser import csrf_token, post_json, wait_for
 
 WAIT_S = 240.0

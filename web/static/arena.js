@@ -10,6 +10,7 @@
       return { "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" }[c];
     });
   }
+  function say(id, text) { var element = document.getElementById(id); element.textContent = text; element.hidden = false; }
   function signed(x) { return x === null || x === undefined ? "–" : (x >= 0 ? "+" : "") + Math.round(x); }
   function percent(x) { return x === null || x === undefined ? "–" : (100 * x).toFixed(1) + "%"; }
 
@@ -63,11 +64,11 @@
     "<label>Kind <select id=t-kind><option value=sprt>SPRT</option><option value=pairs>fixed pairs</option></select></label>" +
     "<label>elo0 <input id=t-elo0 size=4 value=0></label><label>elo1 <input id=t-elo1 size=4 value=10></label>" +
     "<label>pairs <input id=t-pairs size=4 value=20></label><label>priority <input id=t-priority size=3 value=1></label>" +
-    "<button type=submit class=plain>queue</button></form><p id=t-problem class=problem></p>" +
+    "<button type=submit class=plain>queue</button></form><p id=t-problem class=problem hidden></p>" +
     "<p class=hint>SPRT bounds are pair-score Elo: the first bot's mean score over twin pairs.</p>" +
     "<h2>Play a ladder bot</h2><p><label>Your name <input id=person size=14 placeholder=guest></label> · " +
     "a game against a bot counts only in your own history: <a id=history-link href='#'>your arena games</a></p>" +
-    "<ul id=history></ul><p id=c-problem class=problem></p></section>";
+    "<ul id=history></ul><p id=c-problem class=problem hidden></p></section>";
 
   root.innerHTML = "<h1>Arena</h1><div id=arena-live></div>" + formHtml + "<div id=arena-tail></div>";
   var live = document.getElementById("arena-live"), tail = document.getElementById("arena-tail");
@@ -104,7 +105,7 @@
     if (kind === "sprt") { body.elo0 = Number(value("t-elo0")); body.elo1 = Number(value("t-elo1")); }
     else body.pairs = Math.round(Number(value("t-pairs")));
     postJson("/api/arena/tests", body).then(function (r) { return r.json(); }).then(function (answer) {
-      if (answer.error) document.getElementById("t-problem").textContent = answer.error;
+      if (answer.error) say("t-problem", answer.error);
       else location.href = answer.link;
     });
   });
@@ -115,7 +116,7 @@
                                           name: document.getElementById("person").value }).then(function (r) {
         return r.json();
       }).then(function (answer) {
-        if (answer.error) document.getElementById("c-problem").textContent = answer.error;
+        if (answer.error) say("c-problem", answer.error);
         else location.href = answer.link;
       });
     } else if (target.id === "history-link") {

@@ -20,7 +20,7 @@
                 ["games", f.games], ["W / D / L of " + t.first, f.wdl.join(" / ")],
                 ["pentanomial (0, ½, 1, 1½, 2 points a pair)", f.pentanomial.join(", ")]];
     if (e) {
-      rows.push(["Elo (pair-score, 95%)", e.elo === null ? "no finite Elo (bound " + signed(e.elo_bound) + ")" :
+      rows.push(["Elo (pair-score, 95%)", e.elo === null ? "no finite Elo: its 95% " + (e.bound || "") + " bound is " + signed(e.elo_bound) :
                  signed(e.elo) + " [" + signed(e.elo_ci95[0]) + ", " + signed(e.elo_ci95[1]) + "]"]);
       rows.push(["LOS", (100 * e.los).toFixed(1) + "%"]);
     }

@@ -232,14 +232,29 @@ class Arena:
                     with self.wakeup:
                         self.wakeup.wait(IDLE_WAIT_S)
                     continue
-                if not {pair.first, pair.second} <= self.slot_bots.get(index, set()):
-                    slot.restart(self.stopping.is_set)
-                self._play(slot, worker, pair)
+                if not {pair.first, pair.second} <= self.slot_bots.get(index, set()) and \
+                        not self._restart(slot, worker, pair.id):
+                    return
+                if not self._play(slot, worker, pair):
+                    return
         finally:
             self.db.worker_stopped(worker)
             slot.close()
 
-    def _play(self, slot: Slot, worker: str, pair: Pair) -> None:
+    def _restart(self, slot: Slot, worker: str, pair_id: int | None = None) -> bool:
+        """A new worker process (or actor) for the slot; False (the pair queued again, a line said)
+        when it cannot start: the slot's thread ends."""
+        try:
+            slot.restart(self.stopping.is_set)
+            return True
+        except (TournamentError, OSError) as error:
+            if pair_id is not None:
+                self.db.release(pair_id, worker)
+            self.db.line(f"worker {worker} could not start again ({error}); it plays no more this run")
+            return False
+
+    def _play(self, slot: Slot, worker: str, pair: Pair) -> bool:
+        """Plays and commits one pair; False when the slot's worker is gone for good."""
         entries = []
         try:
             for number, (predator, prey) in enumerate(((pair.first, pair.second), (pair.second, pair.first))):
@@ -250,21 +265,22 @@ class Arena:
                 entries.append(slot.play(job, lambda batch: None))
         except (WorkerLost, TournamentError) as error:
             self.db.release(pair.id, worker)
+            if self.stopping.is_set():
+                return False
             self.db.line(f"worker {worker} lost pair {pair.id} ({error}); the pair is queued again")
-            if not self.stopping.is_set():
-                slot.restart(self.stopping.is_set)
-            return
+            return self._restart(slot, worker)
         problem = health.inconsistency(entries)
         if problem is not None:
             self.db.release(pair.id, worker)
             self.take_out(worker, f"its results fail the consistency check: {problem}")
             self._changed()
-            return
+            return False
         games = [self.summary(entry) for entry in entries]
         if not self.db.commit(pair, worker, games):
             self.db.line(f"pair {pair.id} from {worker} refused: it is no longer that worker's claim, or is stored")
-            return
+            return True
         self.after_commit(pair)
+        return True
 
     def summary(self, entry: dict[str, Any]) -> dict[str, Any]:
         """The row of a game: the entry's summary, its record, and each side's accuracy where tables know."""
@@ -281,6 +297,11 @@ class Arena:
         return {**{key: entry[key] for key in keys}, "slot": int(entry["id"].rsplit(".", 1)[1]), "judged": judged}
 
     def after_commit(self, pair: Pair) -> None:
+        """The workers' health first (a worker taken out voids its games), then the test's verdict."""
+        recent = self.db.games(limit=HEALTH_WINDOW)
+        outlier = health.forfeit_outlier(recent) or health.residual_outlier(recent)
+        if outlier is not None:
+            self.take_out(*outlier)
         if pair.test is None:
             self.versions[pair.variant] = self.versions.get(pair.variant, 0) + 1
         else:
@@ -289,10 +310,6 @@ class Arena:
                 said = testqueue.verdict(test, testqueue.figures(test, self.db.games(test=pair.test)))
                 if said is not None:
                     self.db.end_test(pair.test, "done", said)
-        recent = self.db.games(limit=HEALTH_WINDOW)
-        outlier = health.forfeit_outlier(recent) or health.residual_outlier(recent)
-        if outlier is not None:
-            self.take_out(*outlier)
         self._changed()
 
     def take_out(self, worker: str, reason: str) -> None:

@@ -28,6 +28,7 @@ COMMANDS = {
     "tournament": "foxgeese.tournaments.cli",
     "serve": "foxgeese.web.cli",
     "botapi": "foxgeese.web.botapi_cli",
+    "arena": "foxgeese.web.arena.cli",
 }
 COMMAND_MODULES = tuple(dict.fromkeys(COMMANDS.values()))
 

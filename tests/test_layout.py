@@ -51,6 +51,8 @@ LATE_IMPORTS: dict[tuple[str, str], str] = {
         "a Variant owns its rules core (Variant.rules), and rules.py imports variants (a cycle)",
     ("foxgeese.tournaments.runner", "foxgeese.tournaments.ray_executor"):
         "Ray is an optional extra (pip install 'foxgeese[ray]'): loaded only for executor: ray",
+    ("foxgeese.web.arena.service", "foxgeese.tournaments.ray_executor"):
+        "Ray is an optional extra: the arena loads it only for serve --arena --ray",
     ("foxgeese.protocol.bot_cli", "foxgeese.protocol.conformance"):
         "`bot check` runs a referee; a built-in bot process (`foxgeese bot NAME`) starts without one",
     ("foxgeese.tournaments.worker", "foxgeese.players.solver.adjudicate"):

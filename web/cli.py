@@ -10,10 +10,17 @@ import click
 import uvicorn
 from uvicorn.config import WS_PROTOCOLS
 
+from foxgeese.engine import VARIANT_IDS
+from foxgeese.params import Integer
 from foxgeese.players import registry
 from foxgeese.protocol.sandbox import SandboxError, check_available
+from foxgeese.protocol.timecontrol import TimeControl
+from foxgeese.tournaments.executors import usable_cpus
 from foxgeese.usage import UsageProblem
 from foxgeese.web.app import create_app
+from foxgeese.web.arena.db import ArenaDB
+from foxgeese.web.arena.routes import ArenaAddon
+from foxgeese.web.arena.service import DEFAULT_TC, Arena
 from foxgeese.web.games import Commands
 from foxgeese.web.store import default_data_path
 
@@ -38,8 +45,18 @@ from foxgeese.web.store import default_data_path
 @click.option("--tables", default=None, metavar="DIR",
               help="The solver's table folder for the analysis board "
                    "(default $FOXGEESE_TABLES or ~/.cache/foxgeese/tables).")
+@click.option("--arena", "with_arena", is_flag=True,
+              help="Run the arena (docs/arena.md): a standing ladder, a test queue and its workers, at /arena.")
+@click.option("--workers", type=Integer(1, 256), default=None, metavar="N",
+              help="The arena's local worker processes (default: one per CPU); with --ray, its Ray slots.")
+@click.option("--ray", "ray_address", default=None, metavar="HEAD:6379",
+              help="Play the arena's games on this Ray cluster's nodes instead of local processes.")
+@click.option("--arena-variant", "arena_variants", multiple=True, type=click.Choice(VARIANT_IDS),
+              help="A variant with a ladder (repeatable; default standard).")
+@click.option("--arena-tc", default=DEFAULT_TC, show_default=True, help="The ladder games' time control.")
 def serve(host: str, port: int, public: bool, allowed_hosts: tuple[str, ...], allow_commands: bool,
-          tournament_dir: str | None, data_path: str | None, tables: str | None) -> None:
+          tournament_dir: str | None, data_path: str | None, tables: str | None, with_arena: bool,
+          workers: int | None, ray_address: str | None, arena_variants: tuple[str, ...], arena_tc: str) -> None:
     """Serve the web app: a new game against any player or a person by link, a tournament's live
     view, and the replay of any game record."""
     if host not in ("127.0.0.1", "localhost", "::1") and not public:
@@ -69,8 +86,10 @@ def serve(host: str, port: int, public: bool, allowed_hosts: tuple[str, ...], al
         listener.close()
         raise UsageProblem(f"cannot listen on {host}:{port}: {error.strerror}; pick another --port") from None
     try:
+        addons = [arena_addon(Path(data_path) if data_path else default_data_path(), workers, ray_address,
+                              arena_variants, arena_tc, tables)] if with_arena else []
         app = create_app(Path(tournament_dir) if tournament_dir else None, Path(data_path) if data_path else None,
-                         tables, host=host, extra_hosts=allowed_hosts, commands=commands)
+                         tables, host=host, extra_hosts=allowed_hosts, commands=commands, addons=addons)
     except (OSError, sqlite3.Error) as error:
         listener.close()
         raise UsageProblem(f"--data {data_path or default_data_path()}: cannot open the database ({error}); "
@@ -99,6 +118,22 @@ def bridge_url(host: str, port: int) -> str:
     """Where the Bot API's bridges (processes of this machine) reach this server: loopback when it listens there."""
     near = {"0.0.0.0": "127.0.0.1", "::": "::1", "localhost": "127.0.0.1"}.get(host, host)
     return f"http://[{near}]:{port}" if ":" in near else f"http://{near}:{port}"
+
+
+def arena_addon(path: Path, workers: int | None, ray_address: str | None, variants: tuple[str, ...], tc: str,
+                tables: str | None) -> ArenaAddon:
+    """The arena of `serve --arena` (its checks are the user's lines: a sandbox, a time control)."""
+    try:
+        TimeControl.parse(tc)
+    except ValueError as error:
+        raise UsageProblem(f"--arena-tc {tc!r}: {error}") from None
+    try:
+        check_available()
+    except SandboxError as error:
+        raise UsageProblem(f"--arena plays cmd: bots in the bubblewrap sandbox: {error}") from None
+    arena = Arena(ArenaDB(path), workers=workers or usable_cpus(), ray_address=ray_address,
+                  variants=variants or ("standard",), tc=tc, tables=tables, log_dir=path.parent / "arena-logs")
+    return ArenaAddon(arena)
 
 
 def register(group: click.Group) -> None:

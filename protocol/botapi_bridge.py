@@ -40,6 +40,9 @@ POLL_MS = 500
 HTTP_TIMEOUT_S = 30.0
 
 
+# What sending on a keep-alive connection the server has closed meanwhile raises.
+STALE_CONNECTION = (BrokenPipeError, ConnectionResetError, http.client.RemoteDisconnected)
+
 class HubError(Exception):
     """The hub did not answer as it should (unreachable, or it refused the bridge)."""
 
@@ -63,21 +66,35 @@ class Hub:
         return {"Authorization": f"Bearer {secret}", "Content-Type": "application/json"}
 
     def post(self, path: str, secret: str, body: dict[str, Any]) -> dict[str, Any]:
-        try:
-            self.posts.request("POST", path, json.dumps(body).encode(), self._headers(secret))
-            response = self.posts.getresponse()
-            data = response.read()
-        except (OSError, http.client.HTTPException) as error:
-            self.posts.close()
-            raise HubError(f"the hub at {self.host}:{self.port} did not answer {path} ({error})") from None
-        return _answer(path, response.status, data)
+        payload = json.dumps(body).encode()
+        for attempt in (1, 2):
+            try:
+                self.posts.request("POST", path, payload, self._headers(secret))
+                response = self.posts.getresponse()
+                data = response.read()
+                return _answer(path, response.status, data)
+            except STALE_CONNECTION:
+                # The server closes a keep-alive connection that sat idle (uvicorn: after 5 s); the
+                # request never reached it, so it is sent once more on a new connection.
+                self.posts.close()
+                if attempt == 2:
+                    raise HubError(f"the hub at {self.host}:{self.port} closed the connection to {path}") from None
+            except (OSError, http.client.HTTPException) as error:
+                self.posts.close()
+                raise HubError(f"the hub at {self.host}:{self.port} did not answer {path} ({error})") from None
+        raise AssertionError("unreachable")
 
     def start_wait(self, game_id: str, secret: str) -> int:
         """Opens the long poll for the game's next action; returns the socket's descriptor to poll."""
         if self.waiter is None:
             self.waiter = self._connection()
+        path = f"/api/bot/bridge/games/{game_id}/next"
         try:
-            self.waiter.request("POST", f"/api/bot/bridge/games/{game_id}/next", b"{}", self._headers(secret))
+            try:
+                self.waiter.request("POST", path, b"{}", self._headers(secret))
+            except STALE_CONNECTION:  # an idle keep-alive connection the server closed (see `post`)
+                self.waiter.close()
+                self.waiter.request("POST", path, b"{}", self._headers(secret))
         except (OSError, http.client.HTTPException) as error:
             raise HubError(f"the hub at {self.host}:{self.port} did not take the long poll ({error})") from None
         assert self.waiter.sock is not None  # request() connected it

@@ -4,7 +4,7 @@ every other fact about a variant (options, sides, draws, conformance cases, solv
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from enum import Enum
 from functools import cached_property
 from itertools import product
@@ -282,6 +282,7 @@ class VariantSpec:
     checks: tuple[Options, ...] = ({},)
     capture_check: str | None = None
     vectors: tuple[tuple[Options, int], ...] = (({}, 5),)
+    tuning: Mapping[str, Any] = field(default_factory=dict)  # what players and the solver measured here
 
     @property
     def option_names(self) -> tuple[str, ...]:
@@ -309,6 +310,16 @@ _STANDARD_13 = _row(3, "a", "g") + _row(1, "c", "e") + _row(2, "c", "e")
 _DRAWS = frozenset({Termination.FIFTY_MOVES, Termination.REPETITION})
 _BLOCKED = frozenset({Termination.TRAPPED, Termination.IMMOBILIZED})
 
+# The win/draw/loss builds measured in docs/solver.md (one thread; on the row's first board, with
+# sideways steps): per goose count, build seconds, peak memory GB, table GB (`players.solver.analyse`).
+_STANDARD_WDL_BUILDS = MappingProxyType({
+    4: (2, 0.17, 0.001), 5: (1, 0.18, 0.003), 6: (2, 0.2, 0.015), 7: (12, 0.27, 0.056), 8: (71, 0.48, 0.17),
+    9: (209, 1.0, 0.46), 10: (778, 1.94, 1.06), 11: (611, 4.05, 2.13), 12: (1124, 7.26, 3.73),
+    13: (1268, 11.56, 5.73)})
+_GREAT_CROSS_WDL_BUILDS = MappingProxyType({
+    4: (22, 0.26, 0.003), 5: (6, 0.29, 0.025), 6: (12, 0.43, 0.16), 7: (125, 1.14, 0.86), 8: (778, 4.04, 3.99),
+    9: (962, 15.1, 15.95)})
+
 # The variants of docs/rules.md, as data; `get_variant` reads this table and nothing else.
 VARIANT_TABLE: tuple[VariantSpec, ...] = (
     VariantSpec(
@@ -326,6 +337,8 @@ VARIANT_TABLE: tuple[VariantSpec, ...] = (
         ),
         checks=({"geese": 13, "sideways": False}, {"geese": 17, "sideways": True}),
         capture_check="fox d3 c1,d1,e1,a3,d4,e5 0 0 0",
+        tuning=MappingProxyType({"wdl builds": _STANDARD_WDL_BUILDS,
+                                 "wdl out of reach": "14 geese and more need about 20 GB of memory"}),
         vectors=(({"geese": 13}, 6), ({"geese": 15}, 5), ({"geese": 17}, 5), ({"sideways": True}, 5),
                  ({"geese": 17, "sideways": True}, 4)),
     ),
@@ -342,6 +355,9 @@ VARIANT_TABLE: tuple[VariantSpec, ...] = (
         first_to_move=Side.PREDATOR, sideways=True, captures=True,
         endings=_BLOCKED | {Termination.CAPTURED}, draw_endings=_DRAWS,
         capture_check="fox e3 d1,e1,f1,e4,f5 0 0 0",
+        tuning=MappingProxyType({"mcts": MappingProxyType({"rollout": 0, "implicit": 0.8}),
+                                 "wdl builds": _GREAT_CROSS_WDL_BUILDS,
+                                 "wdl out of reach": "10 geese would need about 50 GB of memory"}),
     ),
 )
 REGISTRY: Mapping[str, VariantSpec] = MappingProxyType({spec.id: spec for spec in VARIANT_TABLE})

@@ -21,7 +21,9 @@ from pathlib import Path
 from typing import Any
 
 from foxgeese.engine import Move, Position, Side
+from foxgeese.engine.variants import Tables
 from foxgeese.players.solver.hare_hounds_solution import HareHoundsSolution, load_solution
+from foxgeese.players.solver.strong import KEY as STRONG_KEY
 from foxgeese.players.solver.strong import WINS, StrongTables, bits_path
 from foxgeese.players.solver.tables import TableSet, describe, table_dir
 from foxgeese.players.solver.wdl import WDL, WdlTables, has_wdl_tables, wdl_path
@@ -84,7 +86,7 @@ class Labeller:
                 return Label("draw", 0)
             return Label("win" if side == position.turn else "loss", 0)
         variant = position.variant
-        if variant.id == "hare-and-hounds":
+        if variant.tables is Tables.SOLUTION:
             if self._hare is None:
                 self._hare = load_solution(None if self.tables is None else Path(self.tables))
             kind, plies = describe(self._hare.score(position))
@@ -102,7 +104,7 @@ class Labeller:
 
     def _bit_tables(self, position: Position) -> int | None:
         variant, geese = position.variant, position.prey.bit_count()
-        if variant.id == "standard" and not variant.option_dict.get("sideways"):
+        if variant.table_key == STRONG_KEY:  # the bit tables of the default variant's rules
             if not bits_path(self.directory, geese, WINS).exists():
                 return None
             if self._strong is None:

@@ -13,6 +13,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from foxgeese.engine import Position, Winner
+from foxgeese.engine.variants import Tables
 from foxgeese.players.solver.analyse import Judge
 from foxgeese.players.solver.fingerprint import fingerprint, short
 
@@ -20,10 +21,7 @@ __all__ = ["exact", "fingerprint", "short", "solved_start", "table_adjudicator"]
 
 
 def exact(position: Position) -> bool:
-    variant = position.variant
-    if variant.id == "hare-and-hounds":
-        return True
-    return variant.id == "standard" and not variant.option_dict.get("sideways")
+    return position.variant.tables in (Tables.SOLUTION, Tables.BITS)
 
 
 def solved_start(position: Position, tables: str | None = None) -> bool:
@@ -48,7 +46,6 @@ def table_adjudicator(tables: str | None = None, from_ply: int | None = None
             return None
         side = position.turn if value > 0 else position.turn.other
         winner = position.variant.winner_for(side)
-        name = position.variant.side_name(side)
-        return winner, f"tables: the {name} {'win' if name in ('geese', 'hounds') else 'wins'} with best play"
+        return winner, f"tables: the {position.variant.side_verb(side, 'wins', 'win')} with best play"
 
     return adjudicate

@@ -21,12 +21,13 @@ from typing import Any, Protocol
 
 from foxgeese.engine import Clock, Game, Move, Position, Side
 from foxgeese.engine.board import GRID_WIDTH
-from foxgeese.engine.variants import Variant
+from foxgeese.engine.variants import Tables, Variant
 from foxgeese.players.base import Choice, Player, reseed
 from foxgeese.players.minimax import MinimaxPlayer
 from foxgeese.players.score import Score
 from foxgeese.players.solver.hare_hounds_solution import HareHoundsSolution, load_solution
 from foxgeese.players.solver.strategy import ShippedStrategies
+from foxgeese.players.solver.strong import KEY as STRONG_KEY
 from foxgeese.players.solver.strong import StrongTables
 from foxgeese.players.solver.tables import TableSet, to_parent, to_score
 from foxgeese.players.solver.wdl import WdlTables, has_wdl_tables
@@ -59,11 +60,11 @@ class SolverPlayer(Player):
         replays from its seed."""
         super().new_game(variant, side, seed)
         reseed(self.rng, self.seed, seed)
-        if getattr(variant, "id", None) == "hare-and-hounds":
+        if variant.tables is Tables.SOLUTION:
             self._hare_solution()
-        if getattr(variant, "id", None) == "standard" and not variant.option_dict.get("sideways"):
+        if variant.table_key == STRONG_KEY:
             self._strong_judge()  # maps the bit tables (and builds their index) before the clock runs
-        elif getattr(variant, "id", None) in ("standard", "great-cross") and has_wdl_tables(variant):
+        elif has_wdl_tables(variant):
             self._wdl_tables(variant)  # builds the two-bit tables' index before the clock runs
         if self._fallback is not None:
             self._fallback.new_game(variant, side, seed)
@@ -87,7 +88,7 @@ class SolverPlayer(Player):
     def _strong_choice(self, position: Position, moves: list[Move]) -> Choice | None:
         """A move from the bit tables or the shipped strategy, or None where neither reaches."""
         variant = position.variant
-        if variant.id != "standard" or variant.option_dict.get("sideways"):
+        if variant.table_key != STRONG_KEY:  # the bit tables and the strategy solve the default variant only
             return None
         planned = self._shipped.move(position)
         if planned is not None and planned in moves:
@@ -145,7 +146,7 @@ class SolverPlayer(Player):
 
     def score_moves(self, position: Position, moves: list[Move]) -> list[tuple[Move, int]] | None:
         """Every move with the mover's exact score after it, or None when the tables do not reach."""
-        if position.variant.id == "hare-and-hounds":
+        if position.variant.tables is Tables.SOLUTION:
             return [(entry.move, entry.score) for entry in self._hare_solution().move_scores(position, moves)]
         tables = self._tables_for(position.variant)
         if tables.score(position) is None:

@@ -49,6 +49,7 @@ from foxgeese.web.games import (
     stored_seat,
 )
 from foxgeese.web.live import TournamentFeed
+from foxgeese.web.pageconfig import PAGE_SCRIPTS, variants_element
 from foxgeese.web.records import (
     MAX_KEPT_RECORD_BYTES,
     MAX_KEPT_RECORDS,
@@ -180,7 +181,7 @@ class Server:
     def page(self, title: str, body: str, scripts: tuple[str, ...] = (), viewer: bool = False) -> HTMLResponse:
         """Every page of the server: its CSRF token, then /static/api.js (postJson) before `scripts`."""
         head = "<link rel=stylesheet href='/viewer/replay.css'>" if viewer else ""
-        tags = "".join(f"<script src='{escape(src)}'></script>" for src in ("/static/api.js", *scripts))
+        tags = variants_element() + "".join(f"<script src='{escape(src)}'></script>" for src in PAGE_SCRIPTS + scripts)
         return HTMLResponse(
             "<!doctype html><html lang=en><head><meta charset=utf-8>"
             "<meta name=viewport content='width=device-width,initial-scale=1'>"

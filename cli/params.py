@@ -10,6 +10,7 @@ from typing import Any
 import click
 
 from foxgeese.engine.userinput import NumberError, parse_float, parse_int
+from foxgeese.engine.variants import VARIANT_TABLE, Options
 
 
 class _Bounded(click.ParamType):
@@ -52,8 +53,6 @@ def _label(param: click.Parameter | None) -> str:
 
 def _options_help() -> str:
     """The options of every variant, from the variants' table: `standard: geese 13|15|17, ...`."""
-    from foxgeese.engine.variants import VARIANT_TABLE
-
     def values(option: Any) -> str:
         return "|".join(option.text(value) for value in option.values)
 
@@ -69,10 +68,10 @@ def variant_option(function: Callable[..., Any]) -> Callable[..., Any]:
                         help=_options_help())(function)
 
 
-def option_values(items: tuple[str, ...] | list[str], **flags: Any) -> dict[str, Any]:
+def option_values(items: tuple[str, ...] | list[str], **flags: Any) -> Options:
     """The options of `--option` items and of the older flags (`geese=`, `sideways=`; None: not
     given) as keyword arguments for `get_variant`; a malformed item is a usage error."""
-    options: dict[str, Any] = {}
+    options: Options = {}
     for item in items:
         name, sep, value = item.partition("=")
         if not sep or not name.strip() or not value.strip():

@@ -125,7 +125,7 @@ class Variant:
     endings: frozenset[Termination]
     options: tuple[tuple[str, Any], ...] = ()  # as position text writes them (`OptionSpec.written`)
     values: tuple[tuple[str, Any], ...] = ()  # every option's value, defaults included
-    spec: VariantSpec | None = None
+    spec: VariantSpec | None = field(default=None, repr=False)
 
     @property
     def option_dict(self) -> dict[str, Any]:
@@ -247,7 +247,8 @@ def _row(row: int, first: str, last: str) -> tuple[str, ...]:
     return tuple(f"{chr(c)}{row}" for c in range(ord(first), ord(last) + 1))
 
 
-Options = dict[str, Any]
+OptionValue = int | bool | str  # a count, a flag or a choice
+Options = dict[str, OptionValue]  # options by name, as `get_variant` takes them
 
 
 @dataclass(frozen=True, eq=False)  # rows are compared by identity (they hold a dict)

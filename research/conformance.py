@@ -21,14 +21,14 @@ from typing import Any
 
 from foxgeese.engine import Game, Position, get_variant, perft
 from foxgeese.engine.sampling import played_position, scattered_position
-from foxgeese.engine.variants import VARIANT_TABLE, Tables, Variant
+from foxgeese.engine.variants import VARIANT_TABLE, Options, Tables, Variant
 from foxgeese.files import write_json_atomic
 from foxgeese.players.solver.retrograde import build_tables
 from foxgeese.research.labels import Labeller
 
 FORMAT = "foxgeese-conformance-1"
 # Variant, options, start perft depth: every row's conformance cases (`VariantSpec.conformance_cases`).
-VARIANTS: tuple[tuple[str, dict[str, Any], int], ...] = tuple(
+VARIANTS: tuple[tuple[str, Options, int], ...] = tuple(
     (variant.id, dict(variant.options), depth) for row in VARIANT_TABLE for variant, depth in row.conformance_cases())
 ABOUT = {
     "perft": "leaf count of the move tree to `depth` plies from `position` (a capture chain is one move; "

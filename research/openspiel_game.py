@@ -22,13 +22,13 @@ import numpy as np
 import pyspiel
 
 from foxgeese.engine import DEFAULT_VARIANT, Position, Side, get_variant
-from foxgeese.engine.variants import VARIANT_TABLE, Variant, variant_spec
+from foxgeese.engine.variants import VARIANT_TABLE, Options, Variant, variant_spec
 from foxgeese.research.actions import PLANES, action_space, observation_shape
 from foxgeese.research.hunt import TRUNCATED, HuntGame, max_actions, outcome_info
 
 SHORT_NAME = "python_foxgeese"
 # Every option of every variant, at its default (OpenSpiel takes only the parameters declared here).
-_DEFAULTS: dict[str, Any] = {"variant": DEFAULT_VARIANT} | {
+_DEFAULTS: Options = {"variant": DEFAULT_VARIANT} | {
     option.name: option.default for row in VARIANT_TABLE for option in row.options}
 
 GAME_TYPE = pyspiel.GameType(

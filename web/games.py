@@ -521,7 +521,8 @@ def new_game(request: dict[str, Any], notify: Callable[[WebGame], None],
         raise WebGameError(f"send the new game as a JSON object of the form's fields: {error}") from None
     try:
         names = variant_spec(fields.variant).option_names  # older keys count only where the variant has them
-        older = {key: value for key, value in (("geese", fields.geese), ("sideways", fields.sideways)) if key in names}
+        older = {key: value for key, value in (("geese", fields.geese), ("sideways", fields.sideways))
+                 if key in names and value is not None}
         variant = get_variant(fields.variant, **{**fields.options, **older})
     except ValueError as error:
         raise WebGameError(str(error)) from None

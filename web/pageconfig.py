@@ -8,42 +8,78 @@ here, so a variant (or an option) added to `engine/variants.py` shows on every p
 
 from __future__ import annotations
 
-from typing import Any
+import msgspec
 
 from foxgeese.engine import DEFAULT_VARIANT, Side, Variant
-from foxgeese.engine.variants import VARIANT_TABLE, VariantSpec
+from foxgeese.engine.variants import VARIANT_TABLE, OptionValue, VariantSpec
 from foxgeese.tournaments.replay import script_json
 
 ELEMENT_ID = "fg-variants"
 PAGE_SCRIPTS = ("/static/api.js", "/static/variants.js")  # every page: postJson, then the variants' facts
 
 
-def _start(variant: Variant) -> dict[str, Any]:
+class OptionFacts(msgspec.Struct):
+    """One option of a variant, as its controls are drawn: `OptionSpec.schema()` and each value's text."""
+
+    name: str
+    kind: str
+    values: list[OptionValue]
+    default: OptionValue
+    help: str
+    texts: list[str]
+
+
+class StartFacts(msgspec.Struct):
     """One combination of a row's options: every option's value (as position text writes it), the
     start position's text, and whether a game of it can end drawn."""
+
+    options: dict[str, str]
+    text: str
+    draws: bool
+
+
+class VariantFacts(msgspec.Struct):
+    """A variant as the pages know it: sides, their grammar and pieces, options, starts."""
+
+    id: str
+    sides: list[str]
+    plural: dict[str, bool]
+    pieces: dict[str, str]
+    options: list[OptionFacts]
+    starts: list[StartFacts]
+
+
+class PageConfig(msgspec.Struct):
+    default: str
+    variants: list[VariantFacts]
+
+
+def _start(variant: Variant) -> StartFacts:
     by_name = {option.name: option for option in variant.row.options}
-    return {"options": {name: by_name[name].text(value) for name, value in variant.values},
-            "text": variant.start_position().text(), "draws": variant.can_draw}
+    return StartFacts({name: by_name[name].text(value) for name, value in variant.values},
+                      variant.start_position().text(), variant.can_draw)
 
 
-def _row(row: VariantSpec) -> dict[str, Any]:
+def _row(row: VariantSpec) -> VariantFacts:
     first = row.variants()[0]
-    return {
-        "id": row.id,
-        "sides": [first.side_name(Side.PREDATOR), first.side_name(Side.PREY)],
-        "plural": {first.side_name(side): first.plural(side) for side in (Side.PREDATOR, Side.PREY)},
-        "pieces": {first.side_name(side): first.piece_name(side) for side in (Side.PREDATOR, Side.PREY)},
-        "options": [option.schema() | {"texts": [option.text(value) for value in option.values]}
-                    for option in row.options],
-        "starts": [_start(variant) for variant in row.variants()],
-    }
+    sides = (Side.PREDATOR, Side.PREY)
+    return VariantFacts(
+        id=row.id,
+        sides=[first.side_name(side) for side in sides],
+        plural={first.side_name(side): first.plural(side) for side in sides},
+        pieces={first.side_name(side): first.piece_name(side) for side in sides},
+        options=[OptionFacts(**option.schema(), texts=[option.text(value) for value in option.values])
+                 for option in row.options],
+        starts=[_start(variant) for variant in row.variants()],
+    )
 
 
-def variants_config() -> dict[str, Any]:
+def variants_config() -> PageConfig:
     """Every variant's facts, in table order, and the default variant."""
-    return {"default": DEFAULT_VARIANT, "variants": [_row(row) for row in VARIANT_TABLE]}
+    return PageConfig(DEFAULT_VARIANT, [_row(row) for row in VARIANT_TABLE])
 
 
 def variants_element() -> str:
     """The page config element every page carries (escaped for a script element by `script_json`)."""
-    return f"<script type=application/json id={ELEMENT_ID}>{script_json(variants_config())}</script>"
+    facts = script_json(msgspec.to_builtins(variants_config()))
+    return f"<script type=application/json id={ELEMENT_ID}>{facts}</script>"

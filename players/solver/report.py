@@ -9,12 +9,12 @@ from __future__ import annotations
 
 import time
 from collections.abc import Iterable
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 import click
 
 from foxgeese.engine import InvalidPositionError, Move, Position, UnknownVariantError, get_variant
-from foxgeese.engine.variants import Tables, Variant
+from foxgeese.engine.variants import Options, Tables, Variant
 from foxgeese.players.solver.hare_hounds_solution import load_solution, reachable
 from foxgeese.players.solver.table_files import TableError, table_dir, table_path, to_parent, winner_text
 from foxgeese.terminal import make_console, print_table, table
@@ -113,7 +113,7 @@ def _sideways(variant: Variant) -> bool:
 
 def solve(variant_id: str, sideways: bool | None, build: bool, max_geese: int | None, rebuild: bool,
           position_text: str | None, tables: str | None, *, geese: int | None = None,
-          threads: int | None = None, options: dict[str, Any] | None = None) -> None:
+          threads: int | None = None, options: Options | None = None) -> None:
     """The body of `foxgeese solve` (see players/cli.py for the options; `options`: `--option`'s)."""
     if variant_id.strip().lower() == "verify":
         from foxgeese.players.solver.strategy import verify_command

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import msgspec
 import pytest
-from browser import web_server
+from browser import browser_missing, chrome, shot, wait_for, web_server
 from test_web import get, my_turn, post, receive, socket_url
 from tournament_support import foxgeese_here
 from websockets.sync.client import connect
@@ -153,3 +153,34 @@ def test_bot_check_plays_the_cases_its_row_lists():
     capture = capture_position("standard")
     assert capture is not None and any(move.is_capture and len(move.path) > 2 for move in capture.legal_moves())
     assert capture_position("hare-and-hounds") is None
+
+
+@pytest.mark.skipif(bool(browser_missing()), reason=browser_missing() or "browser present")
+def test_the_pages_offer_the_option_from_the_server_and_draw_its_board(server: str):
+    """In Chromium: the home page's option controls come from the page config; a game started with
+    diagonals=alternating is drawn with this board's lines; the analysis board shows its start."""
+    from selenium.webdriver.support.ui import Select
+
+    with chrome() as driver:
+        driver.get(server + "/")
+        Select(driver.find_element("id", "variant")).select_by_value("standard")
+        Select(driver.find_element("id", "option-diagonals")).select_by_visible_text("alternating")
+        Select(driver.find_element("css selector", "select[data-side='fox']")).select_by_value("human")
+        Select(driver.find_element("css selector", "select[data-side='geese']")).select_by_value("random")
+        shot(driver, "alternating-home")
+        driver.find_element("id", "start").click()
+        wait_for(driver, "window.fgState && window.fgState.status === 'playing'")
+        lines = driver.execute_script("return document.querySelectorAll('#board svg line').length")
+        assert lines == len(ALTERNATING.board.lines)
+        shot(driver, "alternating-game")
+        driver.get(server + "/analysis")
+        Select(driver.find_element("id", "variant")).select_by_value("standard")
+        wait_for(driver, "window.fgAnalysis && document.getElementById('option-diagonals')")
+        Select(driver.find_element("id", "option-diagonals")).select_by_visible_text("alternating")
+        wait_for(driver, f"window.fgAnalysis.position === {json.dumps(ALTERNATING.start_position().text())}")
+        assert driver.execute_script("return document.querySelectorAll('#board svg line').length") == len(
+            ALTERNATING.board.lines)
+        shot(driver, "alternating-analysis")
+        Select(driver.find_element("id", "variant")).select_by_value("hare-and-hounds")
+        wait_for(driver, "window.fgAnalysis.position.startsWith('hare-and-hounds')")
+        assert driver.find_element("id", "variant-options").text == ""  # its row has no options

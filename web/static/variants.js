@@ -28,12 +28,12 @@ var FoxgeeseVariants = (function () {
       var title = " title='" + option.help.replace(/'/g, "&#39;") + "'";
       if (option.kind === "flag") {
         return "<label class=variant-option" + title + "><input type=checkbox name=" + option.name + " id=" + name +
-               "> " + option.name + "</label>";
+               "> " + option.help + "</label>";  /* a flag reads as its help: "geese may also step sideways" */
       }
       var choices = option.texts.map(function (text) { return "<option>" + text + "</option>"; }).join("");
       return "<label class=variant-option" + title + ">" + option.name + " <select name=" + option.name + " id=" +
              name + ">" + choices + "</select></label>";
-    }).join("");
+    }).join(" ");
   }
 
   /* The chosen options, as position text writes them ({geese: "15", sideways: "1", diagonals: "all"}). */

@@ -24,7 +24,7 @@ from foxgeese.engine.sampling import played_positions
 from foxgeese.players.base import Deadline
 from foxgeese.players.compiled.mcts import CompiledMCTS, SearchOptions
 from foxgeese.players.compiled.player import CompiledSearch
-from foxgeese.players.mcts import DEFAULT_IMPLICIT, DEFAULT_ROLLOUT, MCTS, VARIANT_DEFAULTS, RolloutEvaluator
+from foxgeese.players.mcts import DEFAULT_IMPLICIT, DEFAULT_ROLLOUT, MCTS, RolloutEvaluator, variant_defaults
 from foxgeese.players.minimax import AlphaBeta
 
 VARIANTS = (("standard", {}), ("standard", {"sideways": True}), ("great-cross", {}), ("hare-and-hounds", {}))
@@ -62,11 +62,11 @@ def bench_compiled(variant, positions, seconds: float) -> tuple[int, float, list
 
 def bench_mcts_pair(variant, positions, seconds: float) -> tuple[float, float, int, int]:
     """The compiled MCTS (SPEC `mcts`) and the Python one (`mcts-py`) with the variant's default
-    playout (players/mcts.py VARIANT_DEFAULTS: 8 epsilon-greedy plies then the static evaluation; in
+    playout (players/mcts.py variant_defaults: 8 epsilon-greedy plies then the static evaluation; in
     great-cross none, the static evaluation alone), the same positions and time: playouts per
     CPU-second of each, and the compiled tree's nodes and playouts."""
     rules = rules_for(variant)
-    defaults = VARIANT_DEFAULTS.get(variant.id, {})
+    defaults = variant_defaults(variant)
     options = SearchOptions(rollout=defaults.get("rollout", DEFAULT_ROLLOUT), implicit=defaults.get("implicit",
                                                                                                     DEFAULT_IMPLICIT))
     compiled = CompiledMCTS(variant, options, seed=1)

@@ -18,12 +18,13 @@ from foxgeese.engine.outcome import Outcome, Side, Termination, Winner, ending_m
 from foxgeese.engine.perft import divide, perft
 from foxgeese.engine.position import Position
 from foxgeese.engine.variants import Variant, get_variant
-from foxgeese.params import Integer
+from foxgeese.params import Integer, option_values, variant_option
 from foxgeese.usage import fail
 
 
 def variant_options(function):
-    """The `VARIANT [--geese N] [--sideways]` arguments shared by the engine commands."""
+    """The `VARIANT [--geese N] [--sideways] [--option NAME=VALUE]` arguments shared by the engine commands."""
+    function = variant_option(function)
     function = click.option("--sideways", is_flag=True, default=None, help="standard: geese may also step sideways")(
         function
     )
@@ -33,16 +34,18 @@ def variant_options(function):
     return function
 
 
-def start_game(variant_id: str, geese: int | None, sideways: bool | None, position_text: str | None = None) -> Game:
-    """The game to start from: VARIANT's start, or `--position`, which must be of that VARIANT."""
+def start_game(variant_id: str, geese: int | None, sideways: bool | None, position_text: str | None = None,
+               extra: tuple[str, ...] = ()) -> Game:
+    """The game to start from: VARIANT's start, or `--position`, which must be of that VARIANT;
+    `extra`: the `--option NAME=VALUE` items."""
     try:
-        variant = get_variant(variant_id, geese=geese, sideways=sideways)
+        variant = get_variant(variant_id, **option_values(extra, geese=geese, sideways=sideways))
         if position_text is None:
             return Game(variant)
         position = Position.from_text(position_text)
     except (UnknownVariantError, InvalidPositionError) as error:
         fail(str(error))
-    given_options = geese is not None or sideways is not None
+    given_options = geese is not None or sideways is not None or bool(extra)
     if position.variant.id != variant.id or (given_options and position.variant is not variant):
         fail(f"--position is a position of {position.variant}, not of {variant}; "
              f"give VARIANT {position.variant.id} (the position text carries its own options)")
@@ -86,10 +89,11 @@ def replay(game: Game, moves: tuple[str, ...]) -> Game:
 @click.option("--divide", "show_divide", is_flag=True, help="also list the count below each first move")
 @click.option("--no-hash", is_flag=True, help="count every subtree, sharing nothing (slower)")
 def perft_command(
-    variant: str, depth: int, geese: int | None, sideways: bool | None, show_divide: bool, no_hash: bool
+    variant: str, depth: int, geese: int | None, sideways: bool | None, show_divide: bool, no_hash: bool,
+    variant_options: tuple[str, ...] = (),
 ) -> None:
     """Count the move sequences of DEPTH plies from the start; the count is the last line."""
-    game = start_game(variant, geese, sideways)
+    game = start_game(variant, geese, sideways, extra=variant_options)
     began = time.perf_counter()
     if show_divide and depth >= 1:
         parts = divide(game, depth, use_hash=not no_hash)
@@ -109,10 +113,11 @@ def perft_command(
 @variant_options
 @click.option("--position", "position_text", default=None, help="start from this position text instead")
 def legal_command(
-    variant: str, moves: tuple[str, ...], geese: int | None, sideways: bool | None, position_text: str | None
+    variant: str, moves: tuple[str, ...], geese: int | None, sideways: bool | None, position_text: str | None,
+    variant_options: tuple[str, ...] = (),
 ) -> None:
     """Play MOVES from the start and list the legal moves, or `game over: WINNER TERMINATION`."""
-    game = replay(start_game(variant, geese, sideways, position_text), moves)
+    game = replay(start_game(variant, geese, sideways, position_text, variant_options), moves)
     outcome = game.outcome()
     if outcome:
         click.echo(game_over_line(game.position.variant, outcome))

@@ -35,18 +35,18 @@ MAX_RECORD_BYTES = 16 * 1024 * 1024
 @click.option("--position", "position_text", default=None, help="start from this position text instead")
 @click.option("--all", "all_boards", is_flag=True, help="a game: draw the board after every move")
 def show_command(source: str, moves: tuple[str, ...], geese: int | None, sideways: bool | None,
-                 position_text: str | None, all_boards: bool) -> None:
+                 position_text: str | None, all_boards: bool, variant_options: tuple[str, ...] = ()) -> None:
     """Draw the board after MOVES; or show a game: a RECORD file (JSON), or a tournament's game by
     its id (`foxgeese show DIR GAME_ID`, DIR being the tournament folder or its journal.jsonl):
     the move list, the final board and the result (`--all`: every board). MOVES after a game
     go on from its end."""
     if source.strip().lower() not in VARIANT_IDS:
-        if position_text is not None or geese is not None or sideways is not None:
+        if position_text is not None or geese is not None or sideways is not None or variant_options:
             fail(f"{shown(source)} is a record: its start position and variant come from the file; "
-                 "drop --position, --geese-count and --sideways")
+                 "drop --position, --geese-count, --sideways and --option")
         show_game(source, moves, all_boards)
         return
-    game = replay(start_game(source, geese, sideways, position_text), moves)
+    game = replay(start_game(source, geese, sideways, position_text, variant_options), moves)
     click.echo(draw_board(game.position))
     click.echo(game.position.text())
     outcome = game.outcome()

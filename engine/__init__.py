@@ -14,10 +14,11 @@ from foxgeese.engine.perft import divide, perft
 from foxgeese.engine.position import Position
 from foxgeese.engine.render import draw_board
 from foxgeese.engine.selfplay import play_game
-from foxgeese.engine.variants import VARIANT_IDS, Variant, get_variant
+from foxgeese.engine.variants import DEFAULT_VARIANT, VARIANT_IDS, Variant, get_variant
 
 __all__ = [
-    "Board", "Clock", "Game", "GameState", "IllegalMoveError", "InvalidMoveError", "InvalidPositionError", "Move",
-    "Outcome", "Position", "Side", "Termination", "UnknownVariantError", "VARIANT_IDS", "Variant", "Winner",
-    "divide", "draw_board", "get_variant", "parse_point", "perft", "play_game", "point_name",
+    "Board", "Clock", "DEFAULT_VARIANT", "Game", "GameState", "IllegalMoveError", "InvalidMoveError",
+    "InvalidPositionError", "Move", "Outcome", "Position", "Side", "Termination", "UnknownVariantError",
+    "VARIANT_IDS", "Variant", "Winner", "divide", "draw_board", "get_variant", "parse_point", "perft",
+    "play_game", "point_name",
 ]

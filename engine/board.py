@@ -151,6 +151,16 @@ def standard_board() -> Board:
     return _grid_board("standard", 7, 7, _cross(2, 4, 7), lambda c, r: {"up", "down"})
 
 
+def alternating_board() -> Board:
+    """The standard 33 points with one diagonal per square, through its even corner (c + r even):
+    diagonals run through alternate points only (the Alquerque pattern; Ludii's Fox and Geese board)."""
+
+    def even_corner_diagonal(c: int, r: int) -> set[str]:
+        return {"up"} if (c + r) % 2 == 0 else {"down"}
+
+    return _grid_board("standard-alternating", 7, 7, _cross(2, 4, 7), even_corner_diagonal)
+
+
 def great_cross_board() -> Board:
     """45 points (a 9x9 cross, arms three wide); one diagonal per square, through its odd corner."""
 

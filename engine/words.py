@@ -1,14 +1,16 @@
 """Counts and sides in English: `1 ply` / `2 plies`, `the fox offers` / `the geese offer`.
 
-A side's name is singular for the predator (fox, hare) and plural for the prey (geese, hounds):
-the variants' table says which, so every message that names a side agrees with it.
+Whether a side's name is singular (fox, hare) or plural (geese, hounds) is a fact of the variants'
+table (`predator_plural`, `prey_plural`), so every message that names a side agrees with it; a
+message with its variant at hand asks `Variant.side_verb`.
 """
 
 from __future__ import annotations
 
 from foxgeese.engine.variants import VARIANT_TABLE
 
-PLURAL_SIDES = frozenset(spec.prey_name for spec in VARIANT_TABLE)
+PLURAL_SIDES = frozenset(name for spec in VARIANT_TABLE for name, plural in
+                         ((spec.predator_name, spec.predator_plural), (spec.prey_name, spec.prey_plural)) if plural)
 
 
 def counted(count: int, singular: str, plural: str) -> str:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import click
 
-from foxgeese.params import Integer
+from foxgeese.params import Integer, option_values, variant_option
 
 
 @click.command("solve")
@@ -14,6 +14,7 @@ from foxgeese.params import Integer
                    "with --sideways, and great-cross: win/draw/loss (two bits a position)")
 @click.option("--threads", type=int, default=None, help="with --geese: threads for the build (default: all cores)")
 @click.option("--sideways", is_flag=True, default=None, help="standard: the geese may also step sideways")
+@variant_option
 @click.option("--build", is_flag=True, help="fox variants: build the endgame tables missing up to --max-geese")
 @click.option("--max-geese", type=Integer(), default=None, help="with --build: the largest goose count to solve")
 @click.option("--rebuild", is_flag=True, help="build again even where a table is on disk")
@@ -24,7 +25,8 @@ from foxgeese.params import Integer
 @click.option("--seed", type=int, default=None, help="solve check: the sample's seed (default 0)")
 def solve_command(variant_id: str, geese: int | None, threads: int | None, sideways: bool | None, build: bool,
                   max_geese: int | None, rebuild: bool, position_text: str | None, tables: str | None,
-                  table_file: str | None, sample: int | None, seed: int | None) -> None:
+                  table_file: str | None, sample: int | None, seed: int | None,
+                  variant_options: tuple[str, ...] = ()) -> None:
     """Solve VARIANT: Hare and Hounds whole, the fox variants by tables per goose count.
 
     `foxgeese solve standard --geese 13` solves every position with up to 13 geese (win or loss:
@@ -44,7 +46,8 @@ def solve_command(variant_id: str, geese: int | None, threads: int | None, sidew
         fail("--table, --sample and --seed are for `foxgeese solve check`")
     from foxgeese.players.solver.report import solve  # numpy and the tables load only here
 
-    solve(variant_id, sideways, build, max_geese, rebuild, position_text, tables, geese=geese, threads=threads)
+    solve(variant_id, sideways, build, max_geese, rebuild, position_text, tables, geese=geese, threads=threads,
+          options=option_values(variant_options))
 
 
 @click.command("analyse")

@@ -13,7 +13,7 @@ import math
 import random
 import time
 from collections.abc import Callable
-from typing import Any, Protocol, TypedDict
+from typing import Any, Protocol, TypedDict, cast
 
 from foxgeese.engine import Clock, Game, Move, Side, Variant
 from foxgeese.engine.board import GRID_WIDTH
@@ -47,10 +47,11 @@ class VariantDefaults(TypedDict, total=False):
     implicit: float
 
 
-# Defaults that differ by variant, measured against a random fox (docs/players.md): in great-cross,
-# playouts make the geese cautious (they shuffle without closing the net), so the search there
-# leans on the static evaluation and its minimax backup instead.
-VARIANT_DEFAULTS: dict[str, VariantDefaults] = {"great-cross": {"rollout": 0, "implicit": 0.8}}
+def variant_defaults(variant: Variant) -> VariantDefaults:
+    """Defaults that differ by variant, measured against a random fox (docs/players.md): the variant's
+    table row holds them (`VariantSpec.tuning["mcts"]`: in great-cross, playouts make the geese
+    cautious, so the search there leans on the static evaluation and its minimax backup)."""
+    return cast(VariantDefaults, dict(variant.row.tuning.get("mcts", {})))
 
 
 class Node:
@@ -400,7 +401,7 @@ class MctsPlayer(Player):
     `contempt` is how much less than half a point a draw (repetition, fifty moves) is worth to the
     player, so that it plays on for a win instead of settling for a repetition. `implicit` is the
     share of the implicit minimax value in selection (0: plain UCT on the playout mean).
-    `rollout` and `implicit` left unset take the variant's defaults (`VARIANT_DEFAULTS`)."""
+    `rollout` and `implicit` left unset take the variant's defaults (`variant_defaults`)."""
 
     name = "mcts"
 
@@ -443,7 +444,7 @@ class MctsPlayer(Player):
         key = (variant.id, variant.options)
         if self._search is None or self._variant_key != key:
             rules = rules_for(variant)
-            defaults: VariantDefaults = VARIANT_DEFAULTS.get(variant.id, {})
+            defaults = variant_defaults(variant)
             rollout = self.rollout if self.rollout is not None else defaults.get("rollout", DEFAULT_ROLLOUT)
             implicit = self.implicit if self.implicit is not None else defaults.get("implicit", DEFAULT_IMPLICIT)
             evaluator = RolloutEvaluator(rules, self.rng, max_plies=rollout, epsilon=self.epsilon)

@@ -32,7 +32,8 @@ from foxgeese.engine import (
     get_variant,
 )
 from foxgeese.engine.userinput import looks_like_int, named, shown
-from foxgeese.params import Integer, Number
+from foxgeese.engine.variants import VARIANT_TABLE
+from foxgeese.params import Integer, Number, option_values, variant_option
 from foxgeese.protocol.botconfig import TRANSPORTS, BotConfig, BotSpecError
 from foxgeese.protocol.botlogs import failure_notes
 from foxgeese.protocol.match import MoveEvent
@@ -58,14 +59,13 @@ PLAYED_OUT = {RefereeTermination.RESIGNATION.value, RefereeTermination.MAX_PLIES
               RefereeTermination.ADJUDICATED.value}
 
 
-def _seat_specs(variant_id: str, fox: str | None, geese: str | None, hare: str | None,
-                hounds: str | None) -> tuple[str, str]:
-    """The (predator, prey) SPECs, checking the seat options match the variant's sides."""
-    if variant_id == "hare-and-hounds":
-        wrong, needed, given = (fox, geese), ("--hare", "--hounds"), (hare, hounds)
-    else:
-        wrong, needed, given = (hare, hounds), ("--fox", "--geese"), (fox, geese)
-    if any(spec is not None for spec in wrong):
+def _seat_specs(variant: Variant, seats: dict[str, str | None]) -> tuple[str, str]:
+    """The (predator, prey) SPECs of the seat options (`--fox`, ... by side name), checking that
+    they name the variant's sides."""
+    variant_id = variant.id
+    names = (variant.side_name(Side.PREDATOR), variant.side_name(Side.PREY))
+    needed, given = tuple(f"--{name}" for name in names), tuple(seats.get(name) for name in names)
+    if any(spec is not None for name, spec in seats.items() if name not in names):
         raise click.UsageError(f"{variant_id} is played by {' and '.join(needed)}")
     for flag, spec in zip(needed, given):
         if spec is not None and looks_like_int(spec):
@@ -127,22 +127,28 @@ def _print_move(event: MoveEvent) -> None:
     click.echo(line)
 
 
+def _played_by(side_name: str) -> str:
+    """The variants a side of that name plays in, for the seat options' help."""
+    return ", ".join(row.id for row in VARIANT_TABLE if side_name in (row.predator_name, row.prey_name))
+
+
 def _print_message(direction: str, bot: str, message: dict[str, Any]) -> None:
     click.echo(f"{direction} {bot}: {json.dumps(message, separators=(', ', ': '))}", err=True)
 
 
 @click.command(name="play")
 @click.argument("variant_id", metavar="VARIANT")
-@click.option("--fox", metavar="SPEC", help="Player of the fox (standard, great-cross).")
-@click.option("--geese", metavar="SPEC", help="Player of the geese (standard, great-cross).")
-@click.option("--hare", metavar="SPEC", help="Player of the hare (hare-and-hounds).")
-@click.option("--hounds", metavar="SPEC", help="Player of the hounds (hare-and-hounds).")
+@click.option("--fox", metavar="SPEC", help=f"Player of the fox ({_played_by('fox')}).")
+@click.option("--geese", metavar="SPEC", help=f"Player of the geese ({_played_by('geese')}).")
+@click.option("--hare", metavar="SPEC", help=f"Player of the hare ({_played_by('hare')}).")
+@click.option("--hounds", metavar="SPEC", help=f"Player of the hounds ({_played_by('hounds')}).")
 @click.option("--tc", "tc_text", metavar="TC", default=None,
               help=f"'BASE+INC' seconds or 'move=SECONDS' [default: {DEFAULT_TC}; {HUMAN_TC} with a human].")
 @click.option("--record", "record_path", metavar="FILE", type=click.Path(dir_okay=False),
               help="Write the game record (JSON) here.")
 @click.option("--geese-count", type=Integer(), default=None, help="standard: 13 (default), 15 or 17 geese.")
 @click.option("--sideways", is_flag=True, default=None, help="standard: geese may also step sideways.")
+@variant_option
 @click.option("--opening", default="", metavar="MOVES",
               help="Moves played before the bots take over, e.g. 'd4-d5 c3-c4'.")
 @click.option("--max-plies", type=Integer(1, MAX_PLIES), default=None, help="Adjudicate a draw after N plies.")
@@ -174,7 +180,7 @@ def play(variant_id: str, fox: str | None, geese: str | None, hare: str | None, 
          tc_text: str | None, record_path: str | None, geese_count: int | None, sideways: bool | None,
          opening: str, max_plies: int | None, endpoint: str | None, bind_public: bool, lag_margin_ms: int,
          heartbeat_s: float | None, log_dir: str | None, transports: tuple[str, ...], sandboxed: tuple[str, ...],
-         seed: int | None, show_board: bool, quiet: bool, trace: bool) -> None:
+         seed: int | None, show_board: bool, quiet: bool, trace: bool, variant_options: tuple[str, ...] = ()) -> None:
     """Play one game of VARIANT between two players; each seat takes a player SPEC.
 
     \b
@@ -190,8 +196,8 @@ def play(variant_id: str, fox: str | None, geese: str | None, hare: str | None, 
     With a human seat the person's terminal shows each move, the board and the prompt.
     """
     try:
-        variant = get_variant(variant_id, geese=geese_count, sideways=sideways)
-        predator_spec, prey_spec = _seat_specs(variant.id, fox, geese, hare, hounds)
+        variant = get_variant(variant_id, **option_values(variant_options, geese=geese_count, sideways=sideways))
+        predator_spec, prey_spec = _seat_specs(variant, {"fox": fox, "geese": geese, "hare": hare, "hounds": hounds})
         boxed = _sandboxed_sides(variant, sandboxed)
         kinds = _transports(variant, transports)
         seats = {

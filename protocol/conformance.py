@@ -25,21 +25,22 @@ import zmq
 
 from foxgeese.engine import VARIANT_IDS, Game, Position, Side, Variant, get_variant
 from foxgeese.engine.userinput import one_line
+from foxgeese.engine.variants import variant_spec
 from foxgeese.protocol import codec, messages, workdir
 from foxgeese.protocol.botconfig import BotConfig, BotSpecError
 from foxgeese.protocol.process import BotLaunchError, BotProcess
 
-# Where a capture chain of two jumps is on for the fox (and a single jump elsewhere).
-CAPTURE_POSITIONS = {
-    "standard": "standard geese=13,sideways=0 fox d3 c1,d1,e1,a3,d4,e5 0 0 0",
-    "great-cross": "great-cross - fox e3 d1,e1,f1,e4,f5 0 0 0",
-}
-# Options each variant is checked with (standard also with the sideways rule and 17 geese).
-VARIANT_OPTIONS: dict[str, list[dict[str, Any]]] = {
-    "standard": [{"geese": 13, "sideways": False}, {"geese": 17, "sideways": True}],
-    "hare-and-hounds": [{}],
-    "great-cross": [{}],
-}
+
+def capture_position(variant_id: str) -> Position | None:
+    """Where a capture chain of two jumps is on for the fox (and a single jump elsewhere), in the
+    first options `bot check` plays: the variant's `capture_check` (None where nobody captures)."""
+    row = variant_spec(variant_id)
+    if row.capture_check is None:
+        return None
+    variant = get_variant(variant_id, **row.checks[0])
+    return Position.from_text(f"{variant.id} {variant.options_text()} {row.capture_check}")
+
+
 TIME_CONTROL = {"base_ms": 60_000, "increment_ms": 1_000, "per_move_ms": 0}
 MID_GAME_PLIES = 9
 # Unanswered requests after which the run stops (a bot that ignores one kind of message keeps doing so).
@@ -135,13 +136,13 @@ class Checker:
         self._send(codec.WELCOME, referee="foxgeese bot check", bot_id="bot-1")
         self.passed("welcome sent")
         for variant_id in variants:
-            for options in VARIANT_OPTIONS[variant_id]:
+            capture = capture_position(variant_id)
+            for options in variant_spec(variant_id).checks:  # the options the variant's row has bot check play
                 variant = get_variant(variant_id, **options)
                 for side_name in (variant.predator_name, variant.prey_name):
                     self._game(variant, side_name, variant.start_position(), mid_game=True)
-                if variant_id in CAPTURE_POSITIONS and not options.get("sideways"):
-                    start = Position.from_text(CAPTURE_POSITIONS[variant_id])
-                    self._game(variant, variant.predator_name, start, mid_game=False, label="capture chain")
+                if capture is not None and capture.variant is variant:
+                    self._game(variant, variant.predator_name, capture, mid_game=False, label="capture chain")
         self._ping("ping")
         self._quit()
 

@@ -19,19 +19,19 @@ by side on random games, from the start and from given positions.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
-from foxgeese.engine import Position, Side, Termination, Variant, get_variant
+from foxgeese.engine import DEFAULT_VARIANT, Position, Side, Termination, Variant
 from foxgeese.engine.board import GRID_WIDTH
 from foxgeese.players.compiled import core
 from foxgeese.players.compiled.tables import CoreTables, core_tables
 from foxgeese.research import batched_kernels as kernels
 from foxgeese.research.actions import PLANES, action_space
-from foxgeese.research.hunt import max_actions, outcome_info, side_of
+from foxgeese.research.hunt import max_actions, outcome_info, side_of, variant_of
 
 MAX_LEGAL = 96  # more than any side ever has: 17 geese x 5 directions, or a fox's 8 steps, 8 jumps and STOP
 
@@ -81,11 +81,11 @@ class BatchTables:
 class BatchedHuntEnv:
     """N games of one variant; see the module docstring."""
 
-    def __init__(self, variant: str | Variant = "standard", *, games: int = 1024, geese: int | None = None,
-                 sideways: bool | None = None, max_steps: int | None = None, seed: int | None = None,
+    def __init__(self, variant: str | Variant = DEFAULT_VARIANT, *, games: int = 1024, geese: int | None = None,
+                 sideways: bool | None = None, options: Mapping[str, Any] | None = None,
+                 max_steps: int | None = None, seed: int | None = None,
                  parallel: bool = True, start: str | Position | Sequence[str | Position] | None = None) -> None:
-        self.variant = variant if isinstance(variant, Variant) else get_variant(variant, geese=geese,
-                                                                                  sideways=sideways)
+        self.variant = variant_of(variant, options, geese=geese, sideways=sideways)
         self.tables = tables = BatchTables.for_variant(self.variant)
         self.actions = action_space(self.variant)
         self.games = games

@@ -21,27 +21,23 @@ from typing import Any
 
 from foxgeese.engine import Game, Position, get_variant, perft
 from foxgeese.engine.sampling import played_position, scattered_position
+from foxgeese.engine.variants import VARIANT_TABLE, Options, Tables, Variant
 from foxgeese.files import write_json_atomic
 from foxgeese.players.solver.retrograde import build_tables
 from foxgeese.research.labels import Labeller
 
 FORMAT = "foxgeese-conformance-1"
-VARIANTS: tuple[tuple[str, dict[str, Any], int], ...] = (  # variant, options, start perft depth
-    ("standard", {"geese": 13, "sideways": False}, 6),
-    ("standard", {"geese": 15, "sideways": False}, 5),
-    ("standard", {"geese": 17, "sideways": False}, 5),
-    ("standard", {"geese": 13, "sideways": True}, 5),
-    ("standard", {"geese": 17, "sideways": True}, 4),
-    ("hare-and-hounds", {}, 9),
-    ("great-cross", {}, 5),
-)
+# Variant, options, start perft depth: every row's conformance cases (`VariantSpec.conformance_cases`).
+VARIANTS: tuple[tuple[str, Options, int], ...] = tuple(
+    (variant.id, dict(variant.options), depth) for row in VARIANT_TABLE for variant, depth in row.conformance_cases())
 ABOUT = {
     "perft": "leaf count of the move tree to `depth` plies from `position` (a capture chain is one move; "
              "every prefix of a chain is a move; a game over ends its branch: no moves)",
     "positions": "the legal moves of `position` (sorted text) and its ending from the pieces and counters alone "
                  "(`outcome`: winner and termination, or null; repetition needs history and is not included)",
     "values": "the value for the side to move with perfect play: win/loss/draw and plies to the end (fastest win, "
-              "slowest loss), from the Hare and Hounds solution and the 4-geese standard tables; counters ignored",
+              "slowest loss), from the Hare and Hounds solution and the 4-geese tables of the fox variants without "
+              "draws (standard, on each of its boards); counters ignored",
     "notation": "foxgeese docs/rules.md: position text, move text and the rules of each variant",
 }
 
@@ -82,16 +78,35 @@ def _position_entry(variant_id: str, options: dict[str, Any], position: Position
             "legal_moves": sorted(str(m) for m in position.legal_moves()), "outcome": outcome}
 
 
+def solved_variants() -> list[Variant]:
+    """The variants the values come from, one per solved rules: solved whole, or by 4-geese tables."""
+    found: dict[str, Variant] = {}
+    for row in VARIANT_TABLE:
+        for variant, _ in row.conformance_cases():
+            if variant.tables in (Tables.SOLUTION, Tables.BITS):
+                found.setdefault(variant.table_key, variant)
+    return list(found.values())
+
+
+def build_small_tables(folder: str) -> None:
+    """The 4-geese tables the values need, in `folder`."""
+    for variant in solved_variants():
+        if variant.tables is Tables.BITS:
+            build_tables(variant, 4, folder)
+
+
 def _values(rng: random.Random) -> list[dict[str, Any]]:
-    hare = get_variant("hare-and-hounds")
-    standard = get_variant("standard")
     values = []
     with tempfile.TemporaryDirectory(prefix="fg-conformance-") as folder:
-        build_tables(standard, 4, folder)
+        build_small_tables(folder)
         labeller = Labeller(folder)
-        positions = [hare.start_position()]
-        positions += [p for p in (played_position(hare, rng, (1, 30)) for _ in range(40)) if p is not None]
-        positions += [scattered_position(standard, rng, prey_count=4) for _ in range(40)]
+        positions = []
+        for variant in solved_variants():
+            if variant.tables is Tables.SOLUTION:
+                positions += [variant.start_position()]
+                positions += [p for p in (played_position(variant, rng, (1, 30)) for _ in range(40)) if p is not None]
+            else:
+                positions += [scattered_position(variant, rng, prey_count=4) for _ in range(40)]
         for position in positions:
             if position.outcome() is not None:
                 continue
@@ -119,7 +134,7 @@ def check(vectors: dict[str, Any], tables: str | Path | None = None) -> list[str
             wrong.append(f"position {entry['position']}: the engine's moves or ending differ")
     with tempfile.TemporaryDirectory(prefix="fg-conformance-") as folder:
         if tables is None:
-            build_tables(get_variant("standard"), 4, folder)
+            build_small_tables(folder)
         labeller = Labeller(tables or folder)
         for entry in vectors["values"]:
             label = labeller.value(Position.from_text(entry["position"]))

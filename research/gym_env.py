@@ -15,16 +15,17 @@ At the end `info["outcome"]` is the schema of every environment (hunt.outcome_in
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 import gymnasium
 import numpy as np
 from gymnasium import spaces
 
-from foxgeese.engine import Move, Position, Side, get_variant
+from foxgeese.engine import DEFAULT_VARIANT, Move, Position, Side, Variant
 from foxgeese.protocol.record import RefereeTermination
 from foxgeese.research.actions import action_space, observation_shape
-from foxgeese.research.hunt import TRUNCATED, HuntGame, Rewards, max_actions, position_of
+from foxgeese.research.hunt import TRUNCATED, HuntGame, Rewards, max_actions, position_of, variant_of
 from foxgeese.research.labels import Labeller
 from foxgeese.research.opponents import RefereeOpponent, make_opponent
 
@@ -36,13 +37,14 @@ class HuntGymEnv(gymnasium.Env):
 
     metadata = {"render_modes": ["ansi"]}
 
-    def __init__(self, variant: str = "standard", *, role: str | None = None, opponent: str = "random",
-                 geese: int | None = None, sideways: bool | None = None, referee: bool | None = None,
+    def __init__(self, variant: str | Variant = DEFAULT_VARIANT, *, role: str | None = None, opponent: str = "random",
+                 geese: int | None = None, sideways: bool | None = None, options: Mapping[str, Any] | None = None,
+                 referee: bool | None = None,
                  time_control: str = "move=60", sandbox: bool = False, transport: str = "auto",
                  rewards: Rewards | None = None,
                  max_steps: int | None = None, labels: bool = True, labeller: Labeller | None = None,
                  start: str | Position | None = None, render_mode: str | None = None) -> None:
-        self.variant = get_variant(variant, geese=geese, sideways=sideways)
+        self.variant = variant_of(variant, options, geese=geese, sideways=sideways)
         self.role = self.variant.side_by_name(role or self.variant.predator_name)
         self.role_name = self.variant.side_name(self.role)
         self.start = None if start is None else position_of(start, self.variant)

@@ -8,12 +8,13 @@ the engine's own.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
-from foxgeese.engine import Game, Move, Outcome, Position, Side, Termination, Variant
+from foxgeese.engine import Game, Move, Outcome, Position, Side, Termination, Variant, get_variant
 from foxgeese.engine.position import FIFTY_MOVE_PLIES, STALLING_MOVES
 from foxgeese.research.actions import ActionSpace, action_space, observe
 
@@ -37,6 +38,15 @@ def outcome_info(outcome: Outcome) -> dict[str, Any]:
 
 TRUNCATED = {"winner": "draw", "termination": "truncated"}
 """The outcome of a game an environment cut at its `max_steps` (the rules never go that far by default)."""
+
+
+def variant_of(variant: Variant | str, options: Mapping[str, Any] | None = None, **flags: Any) -> Variant:
+    """An environment's variant: a `Variant`, or an id with its options (`options`: any the variant's
+    row has, e.g. `{"diagonals": "alternating"}`; `geese=`, `sideways=`: the older keywords, None unset)."""
+    given = {**(options or {}), **{key: value for key, value in flags.items() if value is not None}}
+    if isinstance(variant, Variant):
+        return variant.with_options(**given) if given else variant
+    return get_variant(variant, **given)
 
 
 def position_of(start: str | Position, variant: Variant | None = None) -> Position:

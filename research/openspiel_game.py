@@ -21,13 +21,15 @@ from typing import Any
 import numpy as np
 import pyspiel
 
-from foxgeese.engine import Position, Side, get_variant
-from foxgeese.engine.variants import Variant
+from foxgeese.engine import DEFAULT_VARIANT, Position, Side, get_variant
+from foxgeese.engine.variants import VARIANT_TABLE, Options, Variant, variant_spec
 from foxgeese.research.actions import PLANES, action_space, observation_shape
 from foxgeese.research.hunt import TRUNCATED, HuntGame, max_actions, outcome_info
 
 SHORT_NAME = "python_foxgeese"
-_DEFAULTS = {"variant": "standard", "geese": 13, "sideways": False}
+# Every option of every variant, at its default (OpenSpiel takes only the parameters declared here).
+_DEFAULTS: Options = {"variant": DEFAULT_VARIANT} | {
+    option.name: option.default for row in VARIANT_TABLE for option in row.options}
 
 GAME_TYPE = pyspiel.GameType(
     short_name=SHORT_NAME,
@@ -48,10 +50,9 @@ GAME_TYPE = pyspiel.GameType(
 
 
 def _variant(params: dict[str, Any]) -> Any:
-    variant_id = str(params.get("variant", "standard"))
-    if variant_id == "standard":
-        return get_variant("standard", geese=int(params.get("geese", 13)), sideways=bool(params.get("sideways")))
-    return get_variant(variant_id)
+    variant_id = str(params.get("variant", DEFAULT_VARIANT))
+    names = variant_spec(variant_id).option_names  # the other variants' options come at their defaults
+    return get_variant(variant_id, **{name: params[name] for name in names if name in params})
 
 
 class HuntGame_(pyspiel.Game):
@@ -176,10 +177,8 @@ def state_from_text(game: HuntGame_, text: str | Position) -> HuntState:
 
 def game_string(variant: Variant) -> str:
     """The `pyspiel.load_game` string of a variant: `python_foxgeese(variant=standard,geese=13,sideways=false)`."""
-    if variant.id != "standard":
-        return f"{SHORT_NAME}(variant={variant.id})"
-    options = variant.option_dict
-    return f"{SHORT_NAME}(variant=standard,geese={options['geese']},sideways={str(bool(options['sideways'])).lower()})"
+    shown = "".join(f",{name}={str(value).lower()}" for name, value in variant.options)
+    return f"{SHORT_NAME}(variant={variant.id}{shown})"
 
 
 def load_state(text: str | Position) -> HuntState:

@@ -19,15 +19,16 @@ schema of every environment (hunt.outcome_info): `{"winner": "geese", "terminati
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 import numpy as np
 from gymnasium import spaces
 from pettingzoo import AECEnv
 
-from foxgeese.engine import Position, Side, draw_board, get_variant
+from foxgeese.engine import DEFAULT_VARIANT, Position, Side, Variant, draw_board
 from foxgeese.research.actions import PLANES, action_space, observation_shape
-from foxgeese.research.hunt import TRUNCATED, HuntGame, Rewards, max_actions, outcome_info, position_of
+from foxgeese.research.hunt import TRUNCATED, HuntGame, Rewards, max_actions, outcome_info, position_of, variant_of
 from foxgeese.research.labels import Labeller
 
 
@@ -36,12 +37,13 @@ class HuntAECEnv(AECEnv):
 
     metadata = {"name": "foxgeese_v0", "render_modes": ["ansi"], "is_parallelizable": False}
 
-    def __init__(self, variant: str = "standard", *, geese: int | None = None, sideways: bool | None = None,
+    def __init__(self, variant: str | Variant = DEFAULT_VARIANT, *, geese: int | None = None,
+                 sideways: bool | None = None, options: Mapping[str, Any] | None = None,
                  rewards: Rewards | dict[str, Rewards] | None = None, max_steps: int | None = None, labels: bool = True,
                  labeller: Labeller | None = None, start: str | Position | None = None,
                  render_mode: str | None = None) -> None:
         super().__init__()
-        self.variant = get_variant(variant, geese=geese, sideways=sideways)
+        self.variant = variant_of(variant, options, geese=geese, sideways=sideways)
         self.start = None if start is None else position_of(start, self.variant)
         self.actions = action_space(self.variant)
         given = rewards or Rewards()

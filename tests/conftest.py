@@ -72,11 +72,12 @@ def browser() -> Iterator[object]:
 
 @pytest.fixture(scope="session")
 def four_geese_tables(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """The standard variant's endgame tables up to four geese (about a second to build), built once
-    for the tests that read them (readers may cache the Hare and Hounds solution there: the same for
-    every one); a test that writes or breaks tables builds its own."""
+    """The standard variant's endgame tables up to four geese (about a second to build; on each of
+    its boards), built once for the tests that read them (readers may cache the Hare and Hounds
+    solution there: the same for every one); a test that writes or breaks tables builds its own."""
     directory = tmp_path_factory.mktemp("four-geese-tables")
     build_tables(get_variant("standard"), 4, directory)
+    build_tables(get_variant("standard", diagonals="alternating"), 4, directory)
     return directory
 
 

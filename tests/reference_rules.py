@@ -9,11 +9,15 @@ from __future__ import annotations
 STEPS = [(dc, dr) for dc in (-1, 0, 1) for dr in (-1, 0, 1) if (dc, dr) != (0, 0)]
 
 
-def board(variant_id):
+def board(variant_id, diagonals="all"):
+    """`diagonals` (standard's option): "all", both in every square; "alternating", the one through
+    the square's corner with c + r even, so that diagonals pass through every other point."""
     if variant_id == "standard":
         points = {(c, r) for c in range(7) for r in range(7) if 2 <= c <= 4 or 2 <= r <= 4}
 
         def diagonal(c, r):
+            if diagonals == "alternating":
+                return ["up"] if (c + r) % 2 == 0 else ["down"]
             return ["up", "down"]
     elif variant_id == "great-cross":
         points = {(c, r) for c in range(9) for r in range(9) if 3 <= c <= 5 or 3 <= r <= 5}
@@ -52,9 +56,9 @@ def name(p):
     return "abcdefghi"[p[0]] + str(p[1] + 1)
 
 
-def legal_moves(variant_id, sideways, predator, prey, predator_to_move):
+def legal_moves(variant_id, sideways, predator, prey, predator_to_move, diagonals="all"):
     """Move texts for a position given as (column, row) points; no ending is checked here."""
-    points, lines = board(variant_id)
+    points, lines = board(variant_id, diagonals)
     occupied = set(prey) | {predator}
     moves = []
     if predator_to_move:
@@ -116,7 +120,7 @@ def after_move(variant_id, predator, prey, predator_to_move, quiet, stall, move_
     return predator, prey, True, 0 if forward else quiet + 1, stall
 
 
-def ending(variant_id, sideways, predator, prey, predator_to_move, quiet, stall):
+def ending(variant_id, sideways, predator, prey, predator_to_move, quiet, stall, diagonals="all"):
     """The termination name of a position ended without looking at its history, else None."""
     if variant_id != "hare-and-hounds" and len(prey) < 4:
         return "captured"
@@ -126,6 +130,6 @@ def ending(variant_id, sideways, predator, prey, predator_to_move, quiet, stall)
         return "stalling"
     if draws_apply(variant_id, sideways) and quiet >= 100:
         return "fifty-moves"
-    if not legal_moves(variant_id, sideways, predator, prey, predator_to_move):
+    if not legal_moves(variant_id, sideways, predator, prey, predator_to_move, diagonals):
         return "trapped" if predator_to_move else "immobilized"
     return None

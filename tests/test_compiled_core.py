@@ -17,7 +17,8 @@ from foxgeese.players.compiled import core
 from foxgeese.players.compiled.tables import DenseBoard
 
 VARIANTS = [("standard", {"geese": g, "sideways": s}) for g in (13, 15, 17) for s in (False, True)] + [
-    ("hare-and-hounds", {}), ("great-cross", {})]
+    ("hare-and-hounds", {}), ("great-cross", {}), ("standard", {"diagonals": "alternating"}),
+    ("standard", {"diagonals": "alternating", "sideways": True})]
 CAPACITY = 1 << 14
 
 

@@ -14,10 +14,10 @@ from pathlib import Path
 
 import pytest
 
-from foxgeese.engine import Game, Position, Side, Termination, get_variant
+from foxgeese.engine import VARIANT_IDS, Game, Position, Side, Termination, get_variant
 from foxgeese.engine.sampling import played_position
 from foxgeese.protocol.botconfig import BotConfig
-from foxgeese.protocol.conformance import CAPTURE_POSITIONS
+from foxgeese.protocol.conformance import capture_position
 from foxgeese.protocol.referee import Referee
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -64,7 +64,7 @@ def sample_positions(count: int, seed: int) -> list[Position]:
     rng = random.Random(seed)
     variants = [get_variant("standard", geese=g, sideways=s) for g in (13, 15, 17) for s in (False, True)]
     variants += [get_variant("hare-and-hounds"), get_variant("great-cross")]
-    positions = [Position.from_text(text) for text in CAPTURE_POSITIONS.values()]
+    positions = [p for p in map(capture_position, VARIANT_IDS) if p is not None]
     while len(positions) < count:
         # Prefer captures now and then so that long chains show up often.
         position = played_position(rng.choice(variants), rng, (0, 119), capture_bias=0.5)

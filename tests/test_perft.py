@@ -17,6 +17,11 @@ SPEC_TABLE = {
     "great-cross": [4, 68, 438, 8608],
 }
 
+# The 33-point board with alternating diagonals (docs/rules.md), counted by this engine and by the
+# reference rules of tests/reference_rules.py (test_reference_generator_agrees_*): two counts that share no code.
+ALTERNATING = [5, 63, 300, 3494, 17976, 217686, 1069603]
+ALTERNATING_SIDEWAYS = [5, 63, 300, 4466, 22934, 384892]
+
 # Computed by this engine with hash perft, checked without the hash and against the reference
 # generator at the depths below; kept here so a change to the rules shows up as a changed count.
 DEEPER = [
@@ -29,6 +34,9 @@ DEEPER = [
     ("hare-and-hounds", {}, [7, 21, 133, 443, 2879, 9044, 55384, 169004, 995512, 2968790,
                              16896668, 49014852, 266512540, 763038916]),
     ("great-cross", {}, [4, 68, 438, 8608, 39032, 829680]),
+    ("standard", {"diagonals": "alternating"}, ALTERNATING),
+    ("standard", {"diagonals": "alternating", "sideways": True}, ALTERNATING_SIDEWAYS),
+    ("standard", {"diagonals": "alternating", "geese": 17}, [5, 61, 256, 3086, 14250, 177230, 795801]),
 ]
 
 
@@ -52,11 +60,11 @@ def test_hash_perft_equals_plain_perft(variant_id, options, depth):
     assert perft(game, depth, use_hash=True) == perft(game, depth, use_hash=False)
 
 
-def _reference_perft(variant_id, sideways, predator, prey, predator_to_move, depth):
+def _reference_perft(variant_id, sideways, predator, prey, predator_to_move, depth, diagonals="all"):
     if depth == 0:
         return 1
     total = 0
-    for text in reference_moves(variant_id, sideways, predator, prey, predator_to_move):
+    for text in reference_moves(variant_id, sideways, predator, prey, predator_to_move, diagonals):
         points = [("abcdefghi".index(p[0]), int(p[1:]) - 1) for p in text.replace("x", "-").split("-")]
         if predator_to_move:
             pairs = zip(points, points[1:]) if "x" in text else ()
@@ -64,7 +72,7 @@ def _reference_perft(variant_id, sideways, predator, prey, predator_to_move, dep
             child = (points[-1], frozenset(prey) - jumped)
         else:
             child = (predator, (frozenset(prey) - {points[0]}) | {points[1]})
-        total += _reference_perft(variant_id, sideways, child[0], child[1], not predator_to_move, depth - 1)
+        total += _reference_perft(variant_id, sideways, child[0], child[1], not predator_to_move, depth - 1, diagonals)
     return total
 
 
@@ -75,8 +83,17 @@ def test_reference_generator_agrees_at_depth_four(variant_id, options):
     predator = (start.predator % 9, start.predator // 9)
     prey = frozenset((p % 9, p // 9) for p in start.prey_points)
     sideways = bool(options.get("sideways"))
-    expected = _reference_perft(variant_id, sideways, predator, prey, variant.first_to_move == 0, 4)
+    expected = _reference_perft(variant_id, sideways, predator, prey, variant.first_to_move == 0, 4,
+                                options.get("diagonals", "all"))
     assert perft(Game(variant), 4) == expected
+
+
+def test_reference_generator_counts_the_alternating_board_at_depth_five():
+    """The second count of the new board, one ply deeper than the other variants' (its first count: DEEPER)."""
+    start = get_variant("standard", diagonals="alternating").start_position()
+    predator = (start.predator % 9, start.predator // 9)
+    prey = frozenset((p % 9, p // 9) for p in start.prey_points)
+    assert _reference_perft("standard", False, predator, prey, True, 5, "alternating") == ALTERNATING[4]
 
 
 def test_perft_ends_on_the_stall_count_only_where_stalling_applies():

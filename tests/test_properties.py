@@ -14,7 +14,8 @@ from foxgeese.engine import Game, Move, Position, Side, get_variant, point_name
 from foxgeese.engine.sampling import scattered_position
 
 VARIANTS = [("standard", {}), ("standard", {"geese": 15}), ("standard", {"geese": 17}),
-            ("standard", {"sideways": True}), ("hare-and-hounds", {}), ("great-cross", {})]
+            ("standard", {"sideways": True}), ("hare-and-hounds", {}), ("great-cross", {}),
+            ("standard", {"diagonals": "alternating"}), ("standard", {"diagonals": "alternating", "sideways": True})]
 variant_cases = st.sampled_from(VARIANTS)
 
 
@@ -33,7 +34,12 @@ def reference_ending(position: Position) -> str | None:
     predator, prey = cells(position)
     variant = position.variant
     return reference.ending(variant.id, bool(variant.option_dict.get("sideways")), predator, prey,
-                            position.turn == Side.PREDATOR, position.quiet, position.stall)
+                            position.turn == Side.PREDATOR, position.quiet, position.stall, diagonals(variant))
+
+
+def diagonals(variant) -> str:
+    """The reference's name of the board's diagonals (standard's option; "all" elsewhere)."""
+    return variant.option("diagonals") or "all"
 
 
 def reference_winner(position: Position, termination: str) -> str:
@@ -122,7 +128,8 @@ def test_rules_agree_with_the_reference_from_random_position_text(text):
     predator, prey = cells(position)
     fox_to_move = position.turn == Side.PREDATOR
     moves = sorted(position.pseudo_moves(), key=str)
-    assert [str(m) for m in moves] == reference.legal_moves(variant.id, sideways, predator, prey, fox_to_move)
+    assert [str(m) for m in moves] == reference.legal_moves(variant.id, sideways, predator, prey, fox_to_move,
+                                                            diagonals(variant))
     expected = reference_ending(position)
     outcome = position.outcome()
     assert (outcome and outcome.termination.value) == expected
@@ -144,5 +151,5 @@ def test_generator_agrees_with_reference_on_scattered_positions():
         position = scattered_position(get_variant(variant_id, **options), rng)
         predator, prey = cells(position)
         expected = reference.legal_moves(position.variant.id, bool(position.variant.option_dict.get("sideways")),
-                                         predator, prey, position.turn == Side.PREDATOR)
+                                         predator, prey, position.turn == Side.PREDATOR, diagonals(position.variant))
         assert sorted(str(m) for m in position.pseudo_moves()) == expected, position.text()

@@ -18,6 +18,7 @@ CODE_OF_WINNER = {Side.PREDATOR: codes.PREDATOR_WINS, Side.PREY: codes.PREY_WINS
 @pytest.mark.parametrize("variant, options, steps", [
     ("standard", {"geese": 13}, 300), ("standard", {"geese": 17, "sideways": True}, 700),
     ("hare-and-hounds", {}, 300), ("great-cross", {}, 400),
+    ("standard", {"options": {"diagonals": "alternating"}}, 300),  # the core's tables follow the engine's board
 ])
 def test_batched_games_follow_the_engine(variant, options, steps):
     env = BatchedHuntEnv(variant, games=48, seed=7, parallel=False, **options)

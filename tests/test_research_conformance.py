@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from foxgeese.research.conformance import FORMAT, check, generate
+from foxgeese.research.conformance import FORMAT, VARIANTS, check, generate
 
 VECTORS = Path(__file__).resolve().parent.parent / "research" / "conformance" / "vectors.json"
 
@@ -21,10 +21,12 @@ def vectors():
 def test_the_vectors_cover_every_variant_and_section(vectors):
     assert vectors["format"] == FORMAT and set(vectors["about"]) >= {"perft", "positions", "values"}
     variants = {(e["variant"], json.dumps(e["options"], sort_keys=True)) for e in vectors["perft"]}
-    assert len(variants) == 7
+    assert len(variants) == len(VARIANTS) == 8  # every row's cases: standard's new board among them
+    assert ("standard", json.dumps({"diagonals": "alternating", "geese": 13, "sideways": False})) in variants
     assert any(m.count("x") > 1 for e in vectors["positions"] for m in e["legal_moves"])  # capture chains
     assert any(e["outcome"] for e in vectors["positions"])
     assert {e["variant"] for e in vectors["values"]} == {"standard", "hare-and-hounds"}
+    assert any(e["options"].get("diagonals") == "alternating" for e in vectors["values"])  # its 4-geese tables
 
 
 def test_the_engine_agrees_with_every_vector(vectors, four_geese_tables):

@@ -13,17 +13,17 @@ import pytest
 from gymnasium.utils.env_checker import check_env
 from pettingzoo.test import api_test, seed_test
 
-from foxgeese.engine import Game, Move, Position, get_variant
+from foxgeese.engine import Game, Move, Position
 from foxgeese.research.actions import PLANES, action_space
 from foxgeese.research.gym_env import HuntGymEnv
-from foxgeese.research.hunt import HuntGame, Rewards, max_actions
+from foxgeese.research.hunt import HuntGame, Rewards, max_actions, variant_of
 from foxgeese.research.pettingzoo_env import HuntAECEnv
 
 VARIANTS = [
     {"variant": "standard", "geese": 13}, {"variant": "standard", "geese": 15}, {"variant": "standard", "geese": 17},
     {"variant": "standard", "geese": 15, "sideways": True}, {"variant": "standard", "geese": 17, "sideways": True},
     {"variant": "standard", "geese": 13, "sideways": True}, {"variant": "hare-and-hounds"},
-    {"variant": "great-cross"},
+    {"variant": "great-cross"}, {"variant": "standard", "options": {"diagonals": "alternating"}},
 ]
 
 
@@ -43,7 +43,8 @@ def test_pettingzoo_api_and_seed_tests_pass(options):
 @pytest.mark.parametrize("options", VARIANTS[5:], ids=lambda o: o["variant"])
 def test_gymnasium_check_env_passes_for_each_role(options):
     for role in ("predator", "prey"):
-        variant = get_variant(options["variant"], **{k: v for k, v in options.items() if k != "variant"})
+        variant = variant_of(options["variant"], options.get("options"),
+                             **{k: v for k, v in options.items() if k not in ("variant", "options")})
         name = variant.predator_name if role == "predator" else variant.prey_name
         env = HuntGymEnv(**options, role=name, opponent="random")
         check_env(env, skip_render_check=True)
@@ -54,7 +55,8 @@ def test_actions_replay_every_engine_move_and_nothing_else():
     """On random playouts, the moves the actions complete are exactly the engine's legal moves."""
     rng = random.Random(5)
     for options in VARIANTS:
-        variant = get_variant(options["variant"], **{k: v for k, v in options.items() if k != "variant"})
+        variant = variant_of(options["variant"], options.get("options"),
+                             **{k: v for k, v in options.items() if k not in ("variant", "options")})
         for _ in range(4):
             hunt = HuntGame(variant)
             while hunt.outcome() is None:

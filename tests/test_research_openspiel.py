@@ -16,7 +16,8 @@ from foxgeese.engine.sampling import played_positions
 from foxgeese.research.openspiel_game import SHORT_NAME, move_perft, state_from_text
 
 GAMES = ["python_foxgeese(variant=hare-and-hounds)", "python_foxgeese(variant=standard,geese=13,sideways=false)",
-         "python_foxgeese(variant=standard,geese=17,sideways=true)", "python_foxgeese(variant=great-cross)"]
+         "python_foxgeese(variant=standard,geese=17,sideways=true)", "python_foxgeese(variant=great-cross)",
+         "python_foxgeese(variant=standard,diagonals=alternating)"]
 
 
 @pytest.mark.parametrize("name", GAMES)
@@ -72,7 +73,7 @@ def test_state_and_position_text_convert_both_ways():
 
 @pytest.mark.parametrize("variant_id, options, depth", [
     ("standard", {"geese": 13}, 4), ("standard", {"geese": 15, "sideways": True}, 3),
-    ("hare-and-hounds", {}, 6), ("great-cross", {}, 3),
+    ("hare-and-hounds", {}, 6), ("great-cross", {}, 3), ("standard", {"diagonals": "alternating"}, 4),
 ])
 def test_openspiel_perft_matches_the_engine(variant_id, options, depth):
     variant = get_variant(variant_id, **options)

@@ -27,6 +27,7 @@ from pydantic_core import ErrorDetails
 
 from foxgeese.engine import get_variant
 from foxgeese.engine.userinput import did_you_mean, named, shown
+from foxgeese.engine.variants import Tables, every_variant
 from foxgeese.protocol.botconfig import CMD_PREFIX, BotConfig
 from foxgeese.protocol.sandbox import check_available
 from foxgeese.protocol.timecontrol import TimeControl, TimeControlError
@@ -44,9 +45,10 @@ DEFAULT_OUTPUT_ROOT = "tournament-out"
 MAX_GAMES = 1_000_000  # games one config may schedule (a tournament of more is a typo)
 MAX_SEED = 2**63 - 1
 MAX_PROBLEMS = 20  # problems listed; the rest are counted
-# Variants whose start the shipped solver always knows: adjudication by tables would decide every game
-# at its first move. (`standard` is too when its tables are on disk: the runner warns then.)
-SOLVED_FROM_THE_START = ("hare-and-hounds",)
+# Variants whose start the shipped solver always knows (the variants' table solves them whole):
+# adjudication by tables would decide every game at its first move. (`standard` is too when its
+# tables are on disk: the runner warns then.)
+SOLVED_FROM_THE_START = tuple(variant.id for variant in every_variant() if variant.tables is Tables.SOLUTION)
 
 
 class _Strict(BaseModel):

@@ -12,6 +12,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from foxgeese.engine import DEFAULT_VARIANT, VARIANT_IDS
 from foxgeese.engine.userinput import did_you_mean, shown
 
 # What each key holds, in the file's own terms (`[]` is an item of a list).
@@ -19,8 +20,9 @@ SHAPES = {
     "name": "a name of letters, digits and _ . - only (it names the output folder), e.g. `name: my-match`",
     "variants": "a list of variants, one `- id: VARIANT` item each, e.g. `variants: [{id: standard}]`",
     "variants[]": "a variant: a mapping with `id` and optionally `options` and `book`, e.g. `- id: standard`",
-    "variants[].id": "a variant id: standard, hare-and-hounds or great-cross, e.g. `id: standard`",
-    "variants[].options": "a mapping of the variant's options, e.g. `options: {geese: 15, sideways: true}`",
+    "variants[].id": f"a variant id: {', '.join(VARIANT_IDS[:-1])} or {VARIANT_IDS[-1]}, e.g. `id: {DEFAULT_VARIANT}`",
+    "variants[].options": "a mapping of the variant's options, e.g. `options: {geese: 15, sideways: true}` or "
+                          "`options: {diagonals: alternating}`",
     "variants[].book": "an opening book: a bundled book's name or a file relative to this file's folder, "
                        "e.g. `book: standard-balanced`",
     "players": "a list of two or more players, e.g. `players: [{name: mm3, spec: 'minimax:depth=3'}, "

@@ -16,8 +16,11 @@ from typing import Any
 
 from foxgeese.engine import Game, Position, words
 from foxgeese.engine.position import MIN_GEESE
-from foxgeese.engine.variants import REGISTRY
+from foxgeese.engine.variants import Tables
+from foxgeese.players.solver.analyse import wdl_builds, wdl_cost
 from foxgeese.players.solver.oracle import DRAW, LOSS, RANK, UNKNOWN, WIN, Oracle, Solved
+from foxgeese.players.solver.strong import KEY as STRONG_KEY
+from foxgeese.players.solver.table_files import solve_command
 
 __all__ = ["DRAW", "LOSS", "REVIEW_FORMAT", "UNKNOWN", "WIN", "Coach", "Value", "material", "unfinished"]
 
@@ -58,37 +61,33 @@ class Coach:
         variant = position.variant
         geese = position.prey.bit_count()
         where = f" --tables {self.tables}" if self.tables else ""
-        if variant.id == "hare-and-hounds":
+        command = solve_command(variant)
+        if variant.tables is Tables.SOLUTION:
             return ""
-        if variant.id == "standard" and not variant.option_dict.get("sideways"):
+        if variant.tables is Tables.BITS:
             lines = []
             if geese <= 6:
-                lines.append(f"`foxgeese solve standard --build --max-geese {max(geese, MIN_GEESE)}{where}` builds "
+                lines.append(f"`{command} --build --max-geese {max(geese, MIN_GEESE)}{where}` builds "
                              "the tables with distances (4 to 6 geese: about half a minute, 0.9 GB of memory, "
                              "270 MB of disk)")
-            if geese <= 13:
-                lines.append(f"`foxgeese solve standard --geese 13{where}` solves every position with up to 13 "
+            strong = variant.table_key == STRONG_KEY  # the coach reads the bit tables of the default rules only
+            if strong and geese <= 13:
+                lines.append(f"`{command} --geese 13{where}` solves every position with up to 13 "
                              "geese, win or loss without distances (about 4½ minutes on 2 cores, 1.5 GB of memory, "
                              "3.3 GB of disk)")
-            else:
-                lines.append(f"`foxgeese solve standard --geese {geese}{where}` solves every position with up to "
+            elif strong:
+                lines.append(f"`{command} --geese {geese}{where}` solves every position with up to "
                              f"{geese} geese, win or loss (all 17: about 19 minutes on 2 cores, 3.2 GB of memory, "
                              "12.4 GB of disk)")
-            return "; ".join(lines)
-        if variant.id == "standard":
-            if geese > 10:
-                return (f"no table reaches {geese} geese with sideways steps yet: `foxgeese solve standard --sideways "
-                        f"--geese {geese}{where}` would need about 3 CPU hours and 60 GB of disk for 4 to 17")
-            return (f"`foxgeese solve standard --sideways --geese {geese}{where}` builds the win/draw/loss tables "
-                    "(4 to 10 geese: about 6 CPU minutes, 1.4 GB of memory, 2.3 GB of disk)")
-        if geese <= 7:
-            return (f"`foxgeese solve great-cross --geese {geese}{where}` builds the win/draw/loss tables "
-                    "(4 to 7 geese: about 2 CPU minutes, 0.9 GB of memory, 1.5 GB of disk)")
-        if geese <= 9:
-            return (f"`foxgeese solve great-cross --geese {geese}{where}` builds the win/draw/loss tables "
-                    "(8 geese: 9 CPU minutes, 3.4 GB of memory, 6 GB of disk; 9 geese: about 30 CPU minutes more)")
-        return (f"no table of great-cross reaches {geese} geese: 10 geese would need about twice this machine's "
-                "memory (docs/solver.md)")
+            return "; ".join(lines) or f"no table of {variant} reaches {geese} geese"
+        measured = wdl_builds(variant)
+        if measured is None:
+            return f"`{command} --geese {geese}{where}` builds the win/draw/loss tables"
+        builds, out_of_reach = measured
+        if geese > max(builds):
+            return f"no table of {variant} reaches {geese} geese: {out_of_reach} (docs/solver.md)"
+        return (f"`{command} --geese {geese}{where}` builds the win/draw/loss tables "
+                f"({wdl_cost(variant, max(geese, MIN_GEESE))})")
 
     # -- a position for the analysis board, a game's review ----------------------------------------
 
@@ -151,8 +150,8 @@ def unfinished(position: Position) -> str:
     Hare and Hounds has its three hounds, a fox variant no more geese than its largest start."""
     variant = position.variant
     count = position.prey.bit_count()
-    most = max(REGISTRY[variant.id].prey_starts)  # the prey counts a start may have
-    if variant.id == "hare-and-hounds" and count != most:
+    most = max(variant.row.prey_starts)  # the prey counts a start may have
+    if not variant.captures and count != most:  # nothing takes a hound off: a start's count, always
         change = f"put {most - count} more on" if count < most else f"take {count - most} off"
         return (f"a Hare and Hounds position has {most} hounds, this one has {count}: {change} "
                 "(while setting up by clicking, a hound moves by taking it off and putting it on again)")
@@ -166,7 +165,7 @@ def material(position: Position) -> str:
     """`9 geese left; the fox needs 6 more captures` (the fox wins when fewer than four remain)."""
     variant = position.variant
     count = position.prey.bit_count()
-    if variant.id == "hare-and-hounds":
+    if not variant.captures:
         return (f"{words.counted(count, 'hound', 'hounds')}; the hare wins by getting below every hound, "
                 "or when the hounds stall "
                 f"({position.stall} of 10 moves without going forward)")

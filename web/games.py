@@ -28,9 +28,9 @@ from typing import Any, Protocol
 
 import msgspec
 
-from foxgeese.engine import Game, Move, Side, get_variant, words
+from foxgeese.engine import DEFAULT_VARIANT, Game, Move, Side, get_variant, words
 from foxgeese.engine.svg import board_svg
-from foxgeese.engine.variants import Variant
+from foxgeese.engine.variants import Variant, variant_spec
 from foxgeese.protocol.botconfig import CMD_PREFIX, BotConfig
 from foxgeese.protocol.referee import Referee
 from foxgeese.protocol.sdk import BotSession
@@ -73,8 +73,8 @@ def seat_label(seat: dict[str, Any]) -> str:
 
 
 def has_draws(variant: Variant) -> bool:
-    """Whether the variant's rules know draws (repetition, fifty moves): great-cross, standard with sideways."""
-    return variant.id == "great-cross" or (variant.id == "standard" and bool(variant.option_dict.get("sideways")))
+    """Whether the variant's rules know draws (repetition, fifty moves): its endings say (`Variant.can_draw`)."""
+    return variant.can_draw
 
 
 def interrupted_result(count: int) -> str:
@@ -510,8 +510,9 @@ class NewGameRequest(msgspec.Struct):
     """A new game's fields, as the page's form and a kept game's `request` give them (other keys are
     ignored): their JSON types, checked in one `msgspec.convert`; `new_game` checks their values."""
 
-    variant: str = "standard"
-    geese: int | None = None
+    variant: str = DEFAULT_VARIANT
+    options: dict[str, str | int | bool] = {}  # any option of the variant's row (the page's form: its schema)
+    geese: int | None = None  # older requests' options (kept games)
     sideways: bool | None = None
     tc: str | None = None
     players: dict[str, str | None] = {}
@@ -520,15 +521,18 @@ class NewGameRequest(msgspec.Struct):
 
 def new_game(request: dict[str, Any], notify: Callable[[WebGame], None],
              commands: Commands = Commands.REFUSED, remote: RemoteSeats | None = None) -> WebGame:
-    """A game from the page's form: `variant`, `geese`, `sideways`, `tc`, and per side a SPEC or `human`.
-    `commands` says what becomes of a `cmd:` seat; `remote` seats `remote:NAME` (a bot of the Bot API)."""
+    """A game from the page's form: `variant`, its `options` (or the older `geese`, `sideways`), `tc`,
+    and per side a SPEC or `human`. `commands` says what becomes of a `cmd:` seat; `remote` seats
+    `remote:NAME` (a bot of the Bot API)."""
     try:
         fields = msgspec.convert(request, NewGameRequest)
     except msgspec.ValidationError as error:
         raise WebGameError(f"send the new game as a JSON object of the form's fields: {error}") from None
     try:
-        variant = get_variant(fields.variant, **({"geese": fields.geese, "sideways": fields.sideways}
-                                                 if fields.variant == "standard" else {}))
+        names = variant_spec(fields.variant).option_names  # older keys count only where the variant has them
+        older = {key: value for key, value in (("geese", fields.geese), ("sideways", fields.sideways))
+                 if key in names and value is not None}
+        variant = get_variant(fields.variant, **{**fields.options, **older})
     except ValueError as error:
         raise WebGameError(str(error)) from None
     try:
@@ -569,8 +573,7 @@ def new_game(request: dict[str, Any], notify: Callable[[WebGame], None],
     # a takeback replays the game in a new referee game: a remote bot would see its game end and another start
     takeback = humans == 1 and fields.takeback and not any(seat.is_remote for seat in seats.values())
     game = WebGame(secrets.token_urlsafe(6), variant, control, seats, notify, takeback=takeback, remote=remote,
-                   request={"variant": variant.id, "geese": variant.option_dict.get("geese"),
-                            "sideways": variant.option_dict.get("sideways"), "tc": str(control),
+                   request={"variant": variant.id, "options": dict(variant.options), "tc": str(control),
                             "players": {variant.side_name(side): seat.spec for side, seat in seats.items()},
                             "takeback": fields.takeback})
     if not any(seat.is_human for seat in seats.values()):

@@ -28,6 +28,7 @@ from foxgeese.web.analysis import Coach, material
 from foxgeese.web.botapi import BotHub
 from foxgeese.web.games import Commands, WebGame
 from foxgeese.web.live import TournamentFeed
+from foxgeese.web.pageconfig import PAGE_SCRIPTS, variants_element
 from foxgeese.web.records import MAX_KEPT_RECORD_BYTES, MAX_KEPT_RECORDS
 from foxgeese.web.security import CSRF_META, RateLimiter, content_security_policy
 from foxgeese.web.store import GameStore, default_data_path
@@ -146,9 +147,11 @@ class Server:
         return f"<meta name={CSRF_META} content='{escape(self.csrf_token)}'>"
 
     def page(self, title: str, body: str, scripts: tuple[str, ...] = (), viewer: bool = False) -> HTMLResponse:
-        """Every page of the server: its CSRF token, then /static/api.js (postJson) before `scripts`."""
+        """Every page of the server: its CSRF token, the variants' facts (web/pageconfig.py), then
+        /static/api.js (postJson) and /static/variants.js before `scripts`."""
         head = "<link rel=stylesheet href='/viewer/replay.css'>" if viewer else ""
-        tags = "".join(f"<script src='{escape(src)}'></script>" for src in ("/static/api.js", *scripts))
+        scripts_html = "".join(f"<script src='{escape(src)}'></script>" for src in (*PAGE_SCRIPTS, *scripts))
+        tags = variants_element() + scripts_html
         return HTMLResponse(
             "<!doctype html><html lang=en><head><meta charset=utf-8>"
             "<meta name=viewport content='width=device-width,initial-scale=1'>"

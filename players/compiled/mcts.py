@@ -27,7 +27,7 @@ from typing import Any
 
 import numpy as np
 
-from foxgeese.engine import Clock, Game, Move, Side, Variant, get_variant
+from foxgeese.engine import DEFAULT_VARIANT, Clock, Game, Move, Side, Variant, get_variant
 from foxgeese.engine.board import GRID_WIDTH
 from foxgeese.engine.rules import PREDATOR, State
 from foxgeese.players.base import (
@@ -50,9 +50,8 @@ from foxgeese.players.mcts import (
     DEFAULT_PLAYOUTS,
     DEFAULT_ROLLOUT,
     SCORE_SCALE,
-    VARIANT_DEFAULTS,
-    VariantDefaults,
     validate_options,
+    variant_defaults,
 )
 from foxgeese.players.minimax import history_keys
 from foxgeese.players.score import Score
@@ -417,7 +416,7 @@ class MctsPlayer(Player):
     def warm() -> None:
         """Compiles (the first time on a machine: a minute) or loads the search's code: `registry.warm`
         calls it before any game, so compiling never falls in a bot's `ready` window."""
-        CompiledMCTS(get_variant("standard"), capacity=1 << 14).warm()
+        CompiledMCTS(get_variant(DEFAULT_VARIANT), capacity=1 << 14).warm()
 
     def new_game(self, variant: Variant, side: Side, seed: int | None = None) -> None:
         super().new_game(variant, side, seed)
@@ -431,7 +430,7 @@ class MctsPlayer(Player):
         self._root_moves = -1
 
     def options_for(self, variant: Variant, draw_value: float = 0.5) -> SearchOptions:
-        defaults: VariantDefaults = VARIANT_DEFAULTS.get(variant.id, {})
+        defaults = variant_defaults(variant)
         rollout = self.rollout if self.rollout is not None else defaults.get("rollout", DEFAULT_ROLLOUT)
         implicit = self.implicit if self.implicit is not None else defaults.get("implicit", DEFAULT_IMPLICIT)
         return SearchOptions(self.c, rollout, self.epsilon, implicit, self.selection, draw_value)

@@ -22,7 +22,8 @@ from typing import Any
 import numpy as np
 from numba.typed import List
 
-from foxgeese.engine import Clock, Game, Move, Side, Variant, get_variant
+from foxgeese.engine import DEFAULT_VARIANT, Clock, Game, Move, Side, Variant, get_variant
+from foxgeese.engine.variants import Tables
 from foxgeese.numba_cache import drop_stale_cache
 from foxgeese.players.base import (
     Choice,
@@ -39,7 +40,7 @@ from foxgeese.players.compiled.tables import DenseBoard
 from foxgeese.players.score import Score
 from foxgeese.players.solver.bitlayout import grid_bit
 from foxgeese.players.solver.hare_hounds_solution import HOUNDS, load_solution
-from foxgeese.players.solver.strong import MIN_GEESE, StrongTables
+from foxgeese.players.solver.strong import MIN_GEESE, StrongTables, standard_layout
 
 NUMBA_DEPENDS = (alphabeta, core)  # compiled into this module's cache: an edit there drops it
 drop_stale_cache(sys.modules[__name__])
@@ -58,10 +59,10 @@ class CompiledSearch:
         self.variant = variant
         self.board = DenseBoard(variant)
         probe = None
-        if tables and variant.id == "hare-and-hounds":
+        if tables and variant.tables is Tables.SOLUTION:
             probe = hare_probe(self.board, table_dir)
-        elif tables and variant.id == "standard" and not variant.option_dict.get("sideways"):
-            probe = strong_probe(self.board, table_dir)
+        elif tables and variant.tables is Tables.BITS:
+            probe = strong_probe(self.board, table_dir, variant)
         self.searcher = Searcher(self.board.tables, eval_tables(self.board), tt_bits=tt_bits, probe=probe,
                                  tt_cutoffs=tt_cutoffs)
 
@@ -123,9 +124,10 @@ def read_only(words: np.ndarray) -> np.ndarray:
     return view
 
 
-def strong_probe(board: DenseBoard, table_dir: str | None) -> Probe | None:
-    """The strong solve's bit tables on disk (4 geese up to the most built), memory-mapped, or None."""
-    tables = StrongTables(table_dir)
+def strong_probe(board: DenseBoard, table_dir: str | None, variant: Variant | None = None) -> Probe | None:
+    """The strong solve's bit tables of `variant`'s rules on disk (4 geese up to the most built),
+    memory-mapped, or None."""
+    tables = StrongTables(table_dir, standard_layout(variant))
     top = tables.available()
     if top < MIN_GEESE:
         return None
@@ -159,7 +161,7 @@ class CompiledMinimaxPlayer(Player):
     @staticmethod
     def warm() -> None:
         """Compiles (the first time on a machine: about half a minute) or loads the search's code."""
-        search = CompiledSearch(get_variant("standard"), tt_bits=10, tables=False)
+        search = CompiledSearch(get_variant(DEFAULT_VARIANT), tt_bits=10, tables=False)
         state = search.board.state(search.variant.start_position().state)
         search.searcher.search(state, [int(core.key(*state[:3]))], depth=WARM_DEPTH)
         search.searcher.table_move(state)  # called from Python (the principal variation): its own code

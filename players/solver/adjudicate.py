@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from foxgeese.engine import Position, Winner, words
+from foxgeese.engine import Position, Winner
 from foxgeese.players.solver.fingerprint import fingerprint, short
 from foxgeese.players.solver.oracle import Oracle
 from foxgeese.players.solver.oracle import exact as exact_rules
@@ -49,7 +49,6 @@ def table_adjudicator(tables: str | None = None, from_ply: int | None = None, or
             return None
         side = position.turn if value > 0 else position.turn.other
         winner = position.variant.winner_for(side)
-        name = position.variant.side_name(side)
-        return winner, f"tables: the {words.side_verb(name, 'wins', 'win')} with best play"
+        return winner, f"tables: the {position.variant.side_verb(side, 'wins', 'win')} with best play"
 
     return adjudicate

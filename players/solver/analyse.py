@@ -24,7 +24,10 @@ from typing import Any
 from foxgeese.engine import Position, Side, get_variant, words
 from foxgeese.engine.variants import Variant
 from foxgeese.players.solver.fingerprint import fingerprint
-from foxgeese.players.solver.oracle import Oracle, Source, tables_for
+from foxgeese.players.solver.oracle import Oracle
+from foxgeese.players.solver.strong import KEY as STRONG_KEY
+from foxgeese.players.solver.table_files import solve_command
+from foxgeese.players.solver.wdl import has_wdl_tables
 
 
 class AnalyseError(ValueError):
@@ -229,23 +232,21 @@ STRONG_BUILDS = {13: "4 to 13 geese: about 5 minutes on two cores, 1.5 GB of mem
                  17: "4 to 17 geese: about 19 minutes on two cores, 3.2 GB of memory, 12.4 GB of disk"}
 
 
-# The win/draw/loss builds measured in docs/solver.md (one thread; the sideways table and the
-# great-cross table there): per goose count, build seconds, peak memory GB, table GB. Beyond the
-# last count no table is built: `WDL_OUT_OF_REACH` says what it would take.
-WDL_BUILDS = {
-    ("standard", True): {4: (2, 0.17, 0.001), 5: (1, 0.18, 0.003), 6: (2, 0.2, 0.015), 7: (12, 0.27, 0.056),
-                         8: (71, 0.48, 0.17), 9: (209, 1.0, 0.46), 10: (778, 1.94, 1.06), 11: (611, 4.05, 2.13),
-                         12: (1124, 7.26, 3.73), 13: (1268, 11.56, 5.73)},
-    ("great-cross", True): {4: (22, 0.26, 0.003), 5: (6, 0.29, 0.025), 6: (12, 0.43, 0.16), 7: (125, 1.14, 0.86),
-                            8: (778, 4.04, 3.99), 9: (962, 15.1, 15.95)},
-}
-WDL_OUT_OF_REACH = {("standard", True): "14 geese and more need about 20 GB of memory",
-                    ("great-cross", True): "10 geese would need about 50 GB of memory"}
+def wdl_builds(variant: Variant) -> tuple[dict[int, tuple[float, float, float]], str] | None:
+    """The win/draw/loss builds measured in docs/solver.md for the variant's rules (its row's
+    `tuning`, on the row's first board): per goose count, build seconds, peak memory GB, table GB,
+    and what the next count would take; None where nothing was measured."""
+    tuning = variant.row.tuning
+    if not has_wdl_tables(variant) or "wdl builds" not in tuning or variant.board is not get_variant(variant.id).board:
+        return None
+    return dict(tuning["wdl builds"]), str(tuning["wdl out of reach"])
 
 
-def wdl_cost(key: tuple[str, bool], geese: int) -> str:
+def wdl_cost(variant: Variant, geese: int) -> str:
     """`4 to 9 geese: about 32 minutes on one thread, 15.1 GB of memory, 21 GB of disk` (docs/solver.md)."""
-    rows = [row for count, row in WDL_BUILDS[key].items() if count <= geese]
+    measured = wdl_builds(variant)
+    assert measured is not None, variant
+    rows = [row for count, row in measured[0].items() if count <= geese]
     seconds = sum(row[0] for row in rows)
     took = f"{seconds / 60:.0f} minutes" if seconds >= 90 else f"{seconds} s"
     disk = sum(row[2] for row in rows)
@@ -260,22 +261,22 @@ def build_hint(variant: Variant, unknown_by_geese: dict[int, int]) -> str | None
         return None
     most = max(unknown_by_geese)
     moves = sum(unknown_by_geese.values())
-    kinds = tables_for(variant)
-    if Source.STRONG in kinds:
+    command = solve_command(variant)
+    if variant.table_key == STRONG_KEY:
         size = min((g for g in STRONG_BUILDS if g >= most), default=17)
         return (f"{moves} moves of {variant.id} (up to {most} geese): no table knows them; "
-                f"`foxgeese solve standard --geese {size}` builds the tables that do ({STRONG_BUILDS[size]})")
-    key = (variant.id, True)
-    if Source.WDL in kinds and key in WDL_BUILDS:
-        flag = " --sideways" if variant.id == "standard" else ""
-        head = f"{moves} moves of {variant.id}{flag} (up to {most} geese): no table knows them"
-        reach = max(WDL_BUILDS[key])
+                f"`{command} --geese {size}` builds the tables that do ({STRONG_BUILDS[size]})")
+    measured = wdl_builds(variant)
+    if measured is not None:
+        builds, out_of_reach = measured
+        head = f"{moves} moves of {command.removeprefix('foxgeese solve ')} (up to {most} geese): no table knows them"
+        reach = max(builds)
         if most <= reach:
-            return (f"{head}; `foxgeese solve {variant.id}{flag} --geese {most}` builds win/draw/loss tables "
-                    f"that do ({wdl_cost(key, max(most, 4))})")
+            return (f"{head}; `{command} --geese {most}` builds win/draw/loss tables "
+                    f"that do ({wdl_cost(variant, max(most, 4))})")
         within = sum(count for geese, count in unknown_by_geese.items() if geese <= reach)
         cover = (f"; {within} of them (at most {reach} geese) are judged after "
-                 f"`foxgeese solve {variant.id}{flag} --geese {reach}` ({wdl_cost(key, reach)})" if within else "")
+                 f"`{command} --geese {reach}` ({wdl_cost(variant, reach)})" if within else "")
         return (f"{head}, and no table reaches {most} geese: the tables stop at {reach} geese "
-                f"({WDL_OUT_OF_REACH[key]}){cover}")
+                f"({out_of_reach}){cover}")
     return f"{moves} moves of {variant.id}: no table knows them"

@@ -22,7 +22,7 @@ from typing import Any
 import numpy as np
 
 from foxgeese.engine.board import DIRECTIONS, GRID_WIDTH, point_index, point_name
-from foxgeese.engine.variants import Variant
+from foxgeese.engine.variants import Tables, Variant
 
 SIDE = 7  # the standard board fits a 7x7 grid: 49 bits
 ROW_ORDER = (3, 2, 4, 1, 5, 0, 6)  # mixed-radix digits, fastest first
@@ -64,7 +64,7 @@ class Level:
 
 @dataclass
 class Layout:
-    """Index tables for the bit tables of one variant (`standard`, sideways off)."""
+    """Index tables for the bit tables of one variant (`standard` without sideways, any board)."""
 
     variant: Variant
     board: int = 0
@@ -97,8 +97,8 @@ class Layout:
 
     @classmethod
     def for_variant(cls, variant: Variant) -> Layout:
-        if variant.id != "standard" or variant.option_dict.get("sideways"):
-            raise ValueError("the bit tables solve standard without sideways steps only")
+        if variant.tables is not Tables.BITS or variant.board.columns > SIDE or variant.board.rows > SIDE:
+            raise ValueError(f"the bit tables solve fox variants without draws on a {SIDE}x{SIDE} grid, not {variant}")
         layout = cls(variant)
         layout._build()
         return layout

@@ -36,9 +36,10 @@ from typing import Any
 import click
 import numpy as np
 
-from foxgeese.engine import Side, get_variant
+from foxgeese.engine import Side, Variant
 from foxgeese.engine.position import MIN_GEESE, Position
 from foxgeese.engine.rules import State, rules_for
+from foxgeese.engine.variants import Tables, every_variant
 from foxgeese.players.solver.bitlayout import grid_bit, mask_of
 from foxgeese.players.solver.strong import (
     HEADER_BYTES,
@@ -49,8 +50,8 @@ from foxgeese.players.solver.strong import (
     standard_layout,
 )
 from foxgeese.players.solver.strong import WINS as STRONG_WINS
-from foxgeese.players.solver.tables import TableError, variant_key
-from foxgeese.players.solver.wdl import FOX_WINS, GEESE_WIN, WDL, wdl_layout, wdl_path, wdl_variant
+from foxgeese.players.solver.tables import TableError
+from foxgeese.players.solver.wdl import FOX_WINS, GEESE_WIN, WDL, wdl_layout, wdl_path
 from foxgeese.usage import fail
 
 WIN, DRAW, LOSS = 1, 0, -1
@@ -89,6 +90,15 @@ def data_sha256(path: Path) -> str:
     return digest.hexdigest()
 
 
+def _variant_of(header: dict[str, Any], kind: Tables, path: Path) -> Variant:
+    """The variant whose rules a table's header names (its `variant` field: `Variant.table_key`)."""
+    key = header.get("variant")
+    found = next((v for v in every_variant() if v.tables is kind and v.table_key == key), None)
+    if found is None:
+        raise TableError(f"{path}: no rules called {key!r}")
+    return found
+
+
 class TableValues:
     """The value (+1 win / 0 draw / -1 loss, for the side to move) of a rules state, from the tables on disk."""
 
@@ -101,17 +111,14 @@ class TableValues:
         self.geese = int(header["geese"])
         self.two_bits = header.get("array") == WDL
         if self.two_bits:
-            variant = next((wdl_variant(v) for v in ("standard", "great-cross")
-                            if variant_key(wdl_variant(v)) == header.get("variant")), None)
-            if variant is None:
-                raise TableError(f"{path}: no rules called {header.get('variant')!r}")
+            variant = _variant_of(header, Tables.WDL, path)
             self.variant = variant
-            self.wdl = wdl_layout(variant.id)
+            self.wdl = wdl_layout(variant)
             for geese in range(MIN_GEESE, self.geese + 1):  # a capture chain can end at any count below
                 self.wdl.add_count(geese)
         elif header.get("array") == STRONG_WINS:
-            self.variant = get_variant("standard", sideways=False)
-            self.strong = standard_layout()
+            self.variant = _variant_of(header, Tables.BITS, path)
+            self.strong = standard_layout(self.variant)
         else:
             raise TableError(f"{path} holds {header.get('array')!r}: check a .wdl.fgb or a .wins.fgb table")
         self.rules = rules_for(self.variant)
@@ -121,7 +128,7 @@ class TableValues:
     def words(self, geese: int) -> tuple[np.ndarray, dict[str, Any]]:
         if geese not in self._words:
             path = (wdl_path(self.directory, self.variant, geese, WDL) if self.two_bits
-                    else bits_path(self.directory, geese, STRONG_WINS))
+                    else bits_path(self.directory, geese, STRONG_WINS, key=self.variant.table_key))
             layout = self.wdl if self.two_bits else self.strong
             header = complete_header(path, layout)
             if header is None:

@@ -26,11 +26,12 @@ from itertools import combinations
 from pathlib import Path
 from typing import Any, NamedTuple
 
-from foxgeese.engine import Move, Position, Side, get_variant, movegen, rules, variants
+from foxgeese.engine import Move, Position, Side, Variant, movegen, rules, variants
 from foxgeese.engine import board as board_module
 from foxgeese.engine import position as position_module
 from foxgeese.engine.board import point_name
 from foxgeese.engine.rules import State, rules_for
+from foxgeese.engine.variants import Tables, every_variant
 from foxgeese.players.solver.table_files import (
     NO_MOVE,
     WIN,
@@ -47,6 +48,11 @@ STALL_STATES = 11  # 0..9 playable, 10 = the hounds have stalled (terminal)
 SCORE_TYPE = ("h", "<i2")  # the scores' array type code and the file's dtype (int16, little-endian)
 ON_PATH = NO_MOVE + 1  # a state being scored (below every score): met again, it would close a cycle
 
+
+
+def solved_variant() -> Variant:
+    """The variant this solution solves: the one the variants' table solves whole (Hare and Hounds)."""
+    return next(variant for variant in every_variant() if variant.tables is Tables.SOLUTION)
 
 class MoveScore(NamedTuple):
     """One move scored from the solution: what it is worth to the mover, and where it leads.
@@ -67,7 +73,7 @@ class Points:
     together the index of a state in the flat scores array [stall, side, hare, hound-set rank]."""
 
     def __init__(self) -> None:
-        self.grid = sorted(get_variant("hare-and-hounds").board.points)
+        self.grid = sorted(solved_variant().board.points)
         self.size = len(self.grid)
         self.names = [point_name(g) for g in self.grid]
         hound_sets = sorted(combinations(self.grid, HOUNDS), key=lambda points: points[::-1])  # colex
@@ -93,7 +99,7 @@ class HareHoundsSolution:
     header: dict[str, Any]
 
     def __post_init__(self) -> None:
-        self.variant = get_variant("hare-and-hounds")
+        self.variant = solved_variant()
         self.points = Points()
 
     def index(self, position: Position) -> int:
@@ -103,7 +109,7 @@ class HareHoundsSolution:
     def score(self, position: Position) -> int:
         """The score for the side to move: WIN - plies, -WIN + plies, or 0 for a draw."""
         if position.prey.bit_count() != HOUNDS:
-            raise TableError(f"hare-and-hounds positions have {HOUNDS} hounds, not {position.prey.bit_count()}")
+            raise TableError(f"{self.variant.id} positions have {HOUNDS} hounds, not {position.prey.bit_count()}")
         return self.scores[self.index(position)]
 
     def move_scores(self, position: Position, moves: list[Move] | None = None) -> list[MoveScore]:
@@ -132,7 +138,7 @@ def solve() -> tuple[array, dict[str, Any]]:
     custom start) is in the table.
     """
     started = time.perf_counter()
-    variant = get_variant("hare-and-hounds")
+    variant = solved_variant()
     rules = rules_for(variant)
     points = Points()
     outcome, children, flat = rules.outcome, rules.children, points.flat
@@ -172,7 +178,7 @@ def solve() -> tuple[array, dict[str, Any]]:
                     if not mask >> hare & 1:
                         score((hare, mask, side, 0, stall))
     figures = {
-        "variant": "hare-and-hounds",
+        "variant": solved_variant().id,
         "points": points.names,
         "states": states,
         "edges": edges,
@@ -197,7 +203,7 @@ def rules_fingerprint() -> str:
 
 def load_solution(directory: str | Path | None = None, *, rebuild: bool = False) -> HareHoundsSolution:
     """The cached solution (built and saved on first use, when `rebuild`, or when the rules changed)."""
-    variant = get_variant("hare-and-hounds")
+    variant = solved_variant()
     path = table_path(table_dir(directory), variant, None)
     fingerprint = rules_fingerprint()
     if not rebuild:

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING
 import click
 
 from foxgeese.engine import InvalidPositionError, Move, Position, UnknownVariantError, get_variant
-from foxgeese.engine.variants import Variant
+from foxgeese.engine.variants import Options, Tables, Variant
 from foxgeese.players.solver.hare_hounds_solution import load_solution, reachable
 from foxgeese.players.solver.table_files import TableError, table_dir, table_path, to_parent, winner_text
 from foxgeese.terminal import make_console, print_table, table
@@ -113,27 +113,26 @@ def _sideways(variant: Variant) -> bool:
 
 def solve(variant_id: str, sideways: bool | None, build: bool, max_geese: int | None, rebuild: bool,
           position_text: str | None, tables: str | None, *, geese: int | None = None,
-          threads: int | None = None) -> None:
-    """The body of `foxgeese solve` (see players/cli.py for the options)."""
+          threads: int | None = None, options: Options | None = None) -> None:
+    """The body of `foxgeese solve` (see players/cli.py for the options; `options`: `--option`'s)."""
     if variant_id.strip().lower() == "verify":
         from foxgeese.players.solver.strategy import verify_command
 
         verify_command(tables)
         return
     try:
-        variant = get_variant(variant_id, sideways=sideways)
+        variant = get_variant(variant_id, **{**(options or {}), **({} if sideways is None else {"sideways": sideways})})
         position = Position.from_text(position_text) if position_text else None
     except (UnknownVariantError, InvalidPositionError) as error:
         fail(str(error))
-    if position is not None and (position.variant.id != variant.id or
-                                 _sideways(position.variant) != _sideways(variant)):
+    if position is not None and position.variant.table_key != variant.table_key:
         fail(f"the position is {position.variant}, not {variant}")
     if geese is not None:
         _strong(variant, geese, position, tables, threads, build or max_geese is not None or rebuild)
         return
-    if variant.id == "hare-and-hounds":
+    if variant.tables is Tables.SOLUTION:
         if build and max_geese is not None:
-            fail("hare-and-hounds is solved whole: --max-geese is for the fox variants")
+            fail(f"{variant.id} is solved whole: --max-geese is for the fox variants")
         try:
             _hare_and_hounds(position, tables, rebuild)
         except TableError as error:
@@ -153,9 +152,9 @@ def _strong(variant: Variant, geese: int, position: Position | None, tables: str
     from foxgeese.players.solver.wdl import largest
     from foxgeese.players.solver.wdl_report import wdl_solve
 
-    two_bits = variant.id == "great-cross" or (variant.id == "standard" and _sideways(variant))
-    if variant.id != "standard" and not two_bits:
-        fail(f"--geese solves standard and great-cross; {variant} is solved whole: drop --geese")
+    two_bits = variant.tables is Tables.WDL
+    if variant.tables not in (Tables.BITS, Tables.WDL):
+        fail(f"--geese solves the fox variants by goose count; {variant} is solved whole: drop --geese")
     if old_options:
         fail("--geese builds by itself: drop --build, --max-geese and --rebuild")
     top = largest(variant) if two_bits else LARGEST
@@ -169,6 +168,6 @@ def _strong(variant: Variant, geese: int, position: Position | None, tables: str
         if two_bits:
             wdl_solve(variant, geese, position, tables, threads)
         else:
-            strong_solve(geese, position, tables, threads)
+            strong_solve(variant, geese, position, tables, threads)
     except (TableError, OSError) as error:
         fail(str(error))

@@ -35,6 +35,7 @@ from foxgeese.players.solver.bitlayout import grid_bit, mask_of
 from foxgeese.players.solver.compiled import kernels as compiled_kernels
 from foxgeese.players.solver.fileheader import FileKind, pack_header
 from foxgeese.players.solver.fileheader import read_header as read_file_header
+from foxgeese.players.solver.strong import KEY
 from foxgeese.players.solver.tables import TableError
 from foxgeese.usage import fail
 
@@ -139,8 +140,8 @@ class ShippedStrategies:
 
     def move(self, position: Position) -> Move | None:
         """The shipped strategy's move in a position of standard (no sideways) it covers, else None."""
-        geese = position.variant.option_dict.get("geese")
-        if geese not in COUNTS or position.variant.option_dict.get("sideways"):
+        geese = position.variant.option("geese")
+        if geese not in COUNTS or position.variant.table_key != KEY:  # made for the default variant's rules
             return None
         strategy = self.strategy(geese)  # made from the start with that many geese: a key is the pieces alone
         if strategy is None or position.turn != strategy.winner:

@@ -30,7 +30,7 @@ from typing import Any, Protocol
 
 import numpy as np
 
-from foxgeese.engine import Move, Position, Side, get_variant
+from foxgeese.engine import DEFAULT_VARIANT, Move, Position, Side, Variant, get_variant
 from foxgeese.engine.position import MIN_GEESE
 from foxgeese.players.solver.bitlayout import Layout, grid_bit, mask_of
 from foxgeese.players.solver.compiled import kernels as compiled_kernels
@@ -43,18 +43,20 @@ MAGIC = b"FOXGEESE-BITS\n"
 HEADER_BYTES = 1 << 16
 BITS_FILE = FileKind(MAGIC, BITS_FORMAT_VERSION, "bit table", TableError, "; delete it and build again")
 LARGEST = 17  # the most geese any standard start has: no table reads the chains of 17
-KEY = "standard-sideways0"
+KEY = get_variant(DEFAULT_VARIANT).table_key  # the default variant's rules: `standard-sideways0`
 WINS, CHAINS, FOX = "wins", "chains", "fox"  # FOX: fox to move, bit set = the fox wins (optional)
 CHUNKS_PER_GRAB = 4  # runs of 64 goose sets a kernel thread takes at a time (about 0.1 ms of work)
 
 
-def bits_path(directory: Path, geese: int, array: str, *, partial: bool = False) -> Path:
-    return directory / f"{KEY}-{geese}geese.{array}.fgb{'.part' if partial else ''}"
+def bits_path(directory: Path, geese: int, array: str, *, partial: bool = False, key: str = KEY) -> Path:
+    """A bit table's file; `key` the rules it solves (`Variant.table_key`, the default variant's unless given)."""
+    return directory / f"{key}-{geese}geese.{array}.fgb{'.part' if partial else ''}"
 
 
-def standard_layout() -> Layout:
-    """The bit tables' layout (index tables built in about 0.15 s): its user keeps it, or is given one."""
-    return Layout.for_variant(get_variant("standard", sideways=False))
+def standard_layout(variant: Variant | None = None) -> Layout:
+    """The bit tables' layout of `variant` (default: the default variant; index tables built in about
+    0.15 s): its user keeps it, or is given one."""
+    return Layout.for_variant(variant or get_variant(DEFAULT_VARIANT))
 
 
 # -- files ----------------------------------------------------------------------------------------
@@ -109,6 +111,7 @@ class StrongBuilder:
         self.keep_chains = keep_chains
         self.with_fox = with_fox  # also write the fox-to-move bits (tests and analyses; doubles the disk)
         self.layout = layout or standard_layout()
+        self.key = self.layout.variant.table_key
         self.progress = progress or (lambda _text: None)
         self.threads = threads
 
@@ -125,19 +128,19 @@ class StrongBuilder:
         self.directory.mkdir(parents=True, exist_ok=True)
         headers = []
         for geese in range(MIN_GEESE, max_geese + 1):
-            wins = complete_header(bits_path(self.directory, geese, WINS), self.layout)
+            wins = complete_header(bits_path(self.directory, geese, WINS, key=self.key), self.layout)
             needs_chains = geese < max_geese or (geese < LARGEST and geese == max_geese)
-            chains = complete_header(bits_path(self.directory, geese, CHAINS), self.layout)
+            chains = complete_header(bits_path(self.directory, geese, CHAINS, key=self.key), self.layout)
             # The chains only feed the next count: once its table is complete they are not needed,
             # also when this count is the one asked for (a 15-geese report after a 17-geese build).
             next_done = geese < LARGEST and complete_header(
-                bits_path(self.directory, geese + 1, WINS), self.layout) is not None
+                bits_path(self.directory, geese + 1, WINS, key=self.key), self.layout) is not None
             if wins is not None and (chains is not None or not needs_chains or next_done):
                 headers.append(wins)
                 continue
             headers.append(self._build_count(kernels, geese, with_chains=geese < LARGEST))
             if geese > MIN_GEESE and not self.keep_chains:  # the chains below were read for the last time
-                bits_path(self.directory, geese - 1, CHAINS).unlink(missing_ok=True)
+                bits_path(self.directory, geese - 1, CHAINS, key=self.key).unlink(missing_ok=True)
         return headers
 
     def _build_count(self, kernels: Any, geese: int, *, with_chains: bool) -> dict[str, Any]:
@@ -145,23 +148,23 @@ class StrongBuilder:
         words = layout.words[geese]
         started = time.perf_counter()
         if geese > MIN_GEESE:
-            path = bits_path(self.directory, geese - 1, CHAINS)
+            path = bits_path(self.directory, geese - 1, CHAINS, key=self.key)
             header = complete_header(path, layout)
             if header is None:
                 raise TableError(f"the {geese}-geese build needs {path.name}; build again from {geese - 1} geese")
             below = map_words(path, header)
         else:
             below = _READ_ONLY_EMPTY
-        wins_part = bits_path(self.directory, geese, WINS, partial=True)
-        chains_part = bits_path(self.directory, geese, CHAINS, partial=True)
-        fox_part = bits_path(self.directory, geese, FOX, partial=True)
+        wins_part = bits_path(self.directory, geese, WINS, partial=True, key=self.key)
+        chains_part = bits_path(self.directory, geese, CHAINS, partial=True, key=self.key)
+        fox_part = bits_path(self.directory, geese, FOX, partial=True, key=self.key)
         header = self._resume_header(wins_part, geese)
         if header is not None and self.with_fox and not fox_part.exists():
             header = None  # the fox-to-move bits of the levels done are not on disk: start this count again
         if header is None:
-            header = {"layout": layout.fingerprint(), "variant": KEY, "geese": geese, "array": WINS, "words": words,
-                      "points": layout.point_names(), "complete": False, "levels_done": [], "figures": {},
-                      "build_seconds": 0.0}
+            header = {"layout": layout.fingerprint(), "variant": self.key, "geese": geese, "array": WINS,
+                      "words": words, "points": layout.point_names(), "complete": False, "levels_done": [],
+                      "figures": {}, "build_seconds": 0.0}
             made = [wins_part] + ([chains_part] if with_chains else []) + ([fox_part] if self.with_fox else [])
             for path in made:
                 with open(path, "wb") as stream:
@@ -181,7 +184,7 @@ class StrongBuilder:
                 os.close(fd)
         for array, part in ((WINS, wins_part), (CHAINS, chains_part), (FOX, fox_part)):
             if array in fds:
-                os.replace(part, bits_path(self.directory, geese, array))
+                os.replace(part, bits_path(self.directory, geese, array, key=self.key))
             else:
                 part.unlink(missing_ok=True)
         return header
@@ -282,11 +285,13 @@ def totals(header: dict[str, Any], layout: Layout) -> dict[str, int]:
 
 
 class StrongTables:
-    """Win/loss of any `standard` (no sideways) position with up to the goose count built."""
+    """Win/loss of any position of the layout's variant (default: `standard`, no sideways) with up to
+    the goose count built."""
 
     def __init__(self, directory: Any = None, layout: Layout | None = None) -> None:
         self.directory = table_dir(directory)
         self.layout = layout or standard_layout()
+        self.key = self.layout.variant.table_key
         self._words: dict[int, np.ndarray | None] = {}
         self.headers: dict[int, dict[str, Any]] = {}
 
@@ -299,7 +304,7 @@ class StrongTables:
 
     def _array(self, geese: int) -> np.ndarray | None:
         if geese not in self._words:
-            path = bits_path(self.directory, geese, WINS)
+            path = bits_path(self.directory, geese, WINS, key=self.key)
             header = complete_header(path, self.layout)
             self._words[geese] = None if header is None else map_words(path, header)
             if header is not None:
@@ -316,7 +321,7 @@ class StrongTables:
 
     def covers(self, position: Position) -> bool:
         variant = position.variant
-        if variant.id != "standard" or variant.option_dict.get("sideways"):
+        if variant.table_key != self.key:  # other rules (sideways steps, another board): other tables
             return False
         geese = position.prey.bit_count()
         return geese < MIN_GEESE or self._array(geese) is not None

@@ -7,8 +7,9 @@ from collections.abc import Callable
 
 import click
 
-from foxgeese.engine import Position, Side, get_variant
-from foxgeese.players.solver.strong import StrongBuilder, StrongTables, totals
+from foxgeese.engine import Position, Side, Variant
+from foxgeese.engine.variants import Role
+from foxgeese.players.solver.strong import StrongBuilder, StrongTables, standard_layout, totals
 from foxgeese.terminal import make_console, print_table, table
 
 
@@ -30,14 +31,15 @@ def throttled_progress(every_s: float = 5.0) -> Callable[[str], None]:
     return progress
 
 
-def strong_solve(geese: int, position: Position | None, tables: str | None, threads: int | None) -> None:
-    """Builds (with progress) or loads the bit tables up to `geese`, then reports."""
-    builder = StrongBuilder(tables, progress=throttled_progress(), threads=threads)
+def strong_solve(variant: Variant, geese: int, position: Position | None, tables: str | None,
+                 threads: int | None) -> None:
+    """Builds (with progress) or loads the bit tables of `variant`'s rules up to `geese`, then reports."""
+    builder = StrongBuilder(tables, progress=throttled_progress(), threads=threads, layout=standard_layout(variant))
     started = time.perf_counter()
     headers = builder.build(geese)
     seconds = time.perf_counter() - started
-    table_set = StrongTables(builder.directory)
-    click.echo(f"standard (no sideways), solved for 4 to {geese} geese in {builder.directory} "
+    table_set = StrongTables(builder.directory, builder.layout)
+    click.echo(f"{rules_named(variant)}, solved for 4 to {geese} geese in {builder.directory} "
                f"(this run {seconds:.1f} s; build times as recorded):")
     shown = table("", ("geese", "positions", "geese to move: geese win", "fox to move: geese win", "build s", "MB"),
                   left=0)
@@ -49,10 +51,20 @@ def strong_solve(geese: int, position: Position | None, tables: str | None, thre
     print_table(make_console(), shown)
     click.echo("(positions: both sides to move, fox on any empty point)")
     if position is None:
-        position = get_variant("standard", geese=geese, sideways=False).start_position() \
-            if geese in (13, 15, 17) else None
+        starts = [other for other in variant.row.variants() if other.table_key == variant.table_key]
+        position = next((other.start_position() for other in starts if other.prey_count == geese), None)
     if position is not None:
         report_position(position, table_set)
+
+
+def rules_named(variant: Variant) -> str:
+    """`standard (no sideways)`, `standard (no sideways, diagonals=alternating)`: the rules a table solves."""
+    row = variant.row
+    named = ["no sideways" if "sideways" in row.option_names and not variant.option("sideways") else ""]
+    named += [f"{option.name}={option.text(variant.option(option.name))}" for option in row.options
+              if option.role is Role.BOARD and variant.option(option.name) != option.default]
+    shown = ", ".join(part for part in named if part)
+    return f"{variant.id} ({shown})" if shown else variant.id
 
 
 def report_position(position: Position, tables: StrongTables) -> None:

@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from foxgeese.engine import Side, words
-from foxgeese.engine.variants import Variant
+from foxgeese.engine.variants import Role, Variant
 from foxgeese.files import atomic_write
 from foxgeese.players.score import Score
 from foxgeese.players.solver.fileheader import FileKind, pack_header
@@ -94,9 +94,19 @@ def table_dir(override: str | os.PathLike | None = None) -> Path:
 
 def variant_key(variant: Variant) -> str:
     """The part of a file name that says which rules a table solves (the start's goose count does not matter)."""
-    if variant.id == "standard":
-        return f"standard-sideways{int(dict(variant.options)['sideways'])}"
-    return variant.id
+    return variant.table_key
+
+
+def solve_command(variant: Variant) -> str:
+    """`foxgeese solve standard --sideways`: the command whose tables solve the variant's rules (the
+    goose count aside), its options as flags (`--option NAME=VALUE` for those without one)."""
+    flags = ""
+    for option in variant.row.options:
+        value = variant.option(option.name)
+        if option.role is Role.PREY_COUNT or value == option.default:
+            continue
+        flags += " --sideways" if option.role is Role.SIDEWAYS else f" --option {option.name}={option.text(value)}"
+    return f"foxgeese solve {variant.id}{flags}"
 
 
 def table_path(directory: Path, variant: Variant, geese: int | None) -> Path:

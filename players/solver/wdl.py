@@ -28,7 +28,7 @@ import numpy as np
 
 from foxgeese.engine import Move, Position, Side, get_variant
 from foxgeese.engine.position import MIN_GEESE
-from foxgeese.engine.variants import Variant
+from foxgeese.engine.variants import Tables, Variant
 from foxgeese.players.solver.compiled import kernels as compiled_kernels
 from foxgeese.players.solver.strong import HEADER_BYTES, complete_header, map_words, read_bits_header, write_header
 from foxgeese.players.solver.tables import TableError, table_dir, variant_key
@@ -38,26 +38,26 @@ WDL, WDL_CHAINS = "wdl", "wdlchains"
 GEESE_WIN, GEESE_LOSE, FOX_WINS, FOX_LOSES = range(4)  # the planes of a .wdl.fgb file
 
 
-def wdl_variant(variant_id: str) -> Any:
-    """The rules these tables solve: `standard` with sideways steps, or `great-cross`."""
-    return get_variant(variant_id, sideways=True) if variant_id == "standard" else get_variant(variant_id)
+def wdl_variant(variant: str | Variant) -> Variant:
+    """The rules these tables solve for a variant (an id: its defaults): the same with sideways steps
+    where sideways steps are an option (`standard`), else the variant (`great-cross`)."""
+    found = get_variant(variant) if isinstance(variant, str) else variant
+    return found.with_options(sideways=True) if "sideways" in found.row.option_names else found
 
 
 def has_wdl_tables(variant: Variant) -> bool:
-    """Whether these tables solve the variant's rules: `standard` with sideways, or `great-cross`."""
-    return variant.id == "great-cross" or (variant.id == "standard" and bool(variant.option_dict.get("sideways")))
+    """Whether these tables solve the variant's rules (the fox variants with draw endings)."""
+    return variant.tables is Tables.WDL
 
 
 def largest(variant: Variant) -> int:
     """The most geese a start of this variant has (standard: 17)."""
-    if variant.id == "standard":
-        return 17
-    return variant.start_position().prey.bit_count()
+    return max(other.prey_count for other in variant.row.variants())
 
 
-def wdl_layout(variant_id: str) -> WdlLayout:
+def wdl_layout(variant: str | Variant) -> WdlLayout:
     """A variant's layout; goose counts are laid out on demand (`add_count`), so its user keeps it."""
-    return WdlLayout.for_variant(wdl_variant(variant_id), MIN_GEESE)
+    return WdlLayout.for_variant(wdl_variant(variant), MIN_GEESE)
 
 
 def wdl_path(directory: Path, variant: Variant, geese: int, array: str, *, partial: bool = False) -> Path:
@@ -77,7 +77,7 @@ class WdlBuilder:
         self.progress = progress or (lambda _text: None)
         self.threads = threads
         self.keep_chains = keep_chains
-        self.layout = wdl_layout(variant.id)
+        self.layout = wdl_layout(variant)
 
     def build(self, max_geese: int) -> list[dict[str, Any]]:
         top = largest(self.variant)
@@ -297,7 +297,7 @@ class WdlTables:
     def __init__(self, variant: Variant, directory: Any = None) -> None:
         self.variant = variant
         self.directory = table_dir(directory)
-        self.layout = wdl_layout(variant.id)
+        self.layout = wdl_layout(variant)
         self._words: dict[int, np.ndarray | None] = {}
         self.headers: dict[int, dict[str, Any]] = {}
 

@@ -6,10 +6,10 @@ import time
 
 import click
 
-from foxgeese.engine import Position, Side, get_variant
+from foxgeese.engine import Position, Side
 from foxgeese.engine.variants import Variant
 from foxgeese.players.solver.strong_report import throttled_progress
-from foxgeese.players.solver.wdl import WdlBuilder, WdlTables, largest, wdl_totals
+from foxgeese.players.solver.wdl import WdlBuilder, WdlTables, wdl_totals
 from foxgeese.terminal import make_console, print_table, table
 
 _WORDS = {1: "wins", 0: "draw", -1: "loses"}
@@ -44,15 +44,15 @@ def wdl_solve(variant: Variant, geese: int, position: Position | None, tables: s
     print_table(make_console(), shown)
     click.echo("(positions: both sides to move, fox on any empty point; the fifty-move counter and repetition "
                "are not in the tables: docs/solver.md)")
-    if position is None and geese in _starts(variant):
-        options = {"geese": geese, "sideways": True} if variant.id == "standard" else {}
-        position = get_variant(variant.id, **options).start_position()
+    if position is None:
+        position = next((start.start_position() for start in _starts(variant) if start.prey_count == geese), None)
     if position is not None:
         report_position(position, table_set)
 
 
-def _starts(variant: Variant) -> tuple[int, ...]:
-    return (13, 15, 17) if variant.id == "standard" else (largest(variant),)
+def _starts(variant: Variant) -> list[Variant]:
+    """The variants whose start these tables solve: every prey count of the same rules."""
+    return [other for other in variant.row.variants() if other.table_key == variant.table_key]
 
 
 def report_position(position: Position, tables: WdlTables) -> None:

@@ -4,7 +4,6 @@
 (function () {
   "use strict";
   var config = JSON.parse(document.getElementById("fg-config").textContent);
-  var SIDES = { "standard": ["fox", "geese"], "great-cross": ["fox", "geese"], "hare-and-hounds": ["hare", "hounds"] };
   var board = document.getElementById("board");
   var current = null, history = [], selection = [], flipped = false, review = null, reviewPly = null;
   window.fgAnalysis = null;
@@ -17,32 +16,29 @@
   }
   function problem(text) { $("problem").hidden = !text; $("problem").textContent = text || ""; }
 
-  config.variants.forEach(function (id) { $("variant").add(new Option(id, id)); });
+  FoxgeeseVariants.ids().forEach(function (id) { $("variant").add(new Option(id, id)); });
+
+  var variants = FoxgeeseVariants;
+  var options = $("variant-options");
+  function drawOptions(variant) {  /* the variant's options, from its schema; each change shows its start */
+    options.innerHTML = variants.controls(variant, "option-");
+    options.querySelectorAll("select, input").forEach(function (node) {
+      node.addEventListener("change", function () { analyse(startText(), "", true); });
+    });
+  }
 
   function startText() {
     var variant = $("variant").value;
-    if (variant === "standard") {
-      var geese = $("geese").value, sideways = $("sideways").checked ? 1 : 0;
-      var extra = geese === "15" ? ",a4,g4" : geese === "17" ? ",a4,b4,f4,g4" : "";
-      var prey = "c1,d1,e1,c2,d2,e2,a3,b3,c3,d3,e3,f3,g3" + extra;
-      return "standard geese=" + geese + ",sideways=" + sideways + " fox d4 " + prey + " 0 0 0";
-    }
-    if (variant === "hare-and-hounds") return "hare-and-hounds - hounds b5 b1,a2,c2 0 0 0";
-    return "great-cross - fox e7 d1,e1,f1,d2,e2,f2,d3,e3,f3,a4,b4,c4,d4,e4,f4,g4,h4,i4 0 0 0";
+    var found = variants.start(variant, variants.chosen(variant, options, "option-"));
+    return found ? found.text : variants.byId(variant).starts[0].text;
   }
 
   function syncControls(text) {
     var tokens = text.trim().split(/\s+/);
     var variant = tokens[0];
-    $("variant").value = variant;
-    document.querySelectorAll(".standard-only").forEach(function (node) { node.hidden = variant !== "standard"; });
-    if (variant === "standard") {
-      var options = {};
-      tokens[1].split(",").forEach(function (pair) { var kv = pair.split("="); options[kv[0]] = kv[1]; });
-      $("geese").value = options.geese || "13";
-      $("sideways").checked = options.sideways === "1";
-    }
-    var sides = SIDES[variant] || ["fox", "geese"];
+    if ($("variant").value !== variant || !options.innerHTML) { $("variant").value = variant; drawOptions(variant); }
+    variants.show(variant, options, variants.parseOptions(tokens[1]), "option-");
+    var sides = variants.sides(variant);
     $("turn").innerHTML = sides.map(function (s) { return "<option>" + s + "</option>"; }).join("");
     $("turn").value = tokens[2];
     $("position-text").value = text;
@@ -75,12 +71,12 @@
     if (answer.problem) {  // a position on its way to a legal one: the board shows it, the text says what is missing
       $("value").textContent = "Not a position of a game yet: " + answer.problem + ".";
     } else if (v.source === "rules") {  // the game is over here: who won, not "win in 0 plies"
-      var sides = SIDES[answer.position.split(" ")[0]] || ["fox", "geese"];
+      var sides = variants.sides(answer.position.split(" ")[0]);
       var other = sides[0] === answer.turn ? sides[1] : sides[0];
       var winner = v.result === "win" ? answer.turn : other;
       $("value").innerHTML = "The game is over: <span class='" + valueClass(v.result === "draw" ? "draw" : "win") + "'>" +
         (v.result === "draw" ? "a draw" :
-        "the " + escapeHtml(winner) + (winner === sides[1] ? " win" : " wins")) + "</span> <span class=hint>(rules)</span>";
+        "the " + escapeHtml(variants.verb(winner, "wins", "win"))) + "</span> <span class=hint>(rules)</span>";
     } else {
       $("value").innerHTML = "The " + escapeHtml(answer.turn) + " to move: <span class='" + valueClass(v.result) + "'>" +
         escapeHtml(v.result === "unknown" ? "value unknown" : v.text) + "</span>" +
@@ -170,12 +166,7 @@
   }
   $("flip").addEventListener("click", function () { flipped = !flipped; analyse(current.text, current.last, false); });
   $("reset").addEventListener("click", function () { history = []; analyse(startText(), "", false); });
-  $("variant").addEventListener("change", function () { history = []; syncVariantOnly(); analyse(startText(), "", false); });
-  $("geese").addEventListener("change", function () { analyse(startText(), "", true); });
-  $("sideways").addEventListener("change", function () { analyse(startText(), "", true); });
-  function syncVariantOnly() {
-    document.querySelectorAll(".standard-only").forEach(function (node) { node.hidden = $("variant").value !== "standard"; });
-  }
+  $("variant").addEventListener("change", function () { history = []; drawOptions($("variant").value); analyse(startText(), "", false); });
   $("turn").addEventListener("change", function () {
     var tokens = current.text.trim().split(/\s+/);
     tokens[2] = $("turn").value;
@@ -254,5 +245,5 @@
   });
 
   if (config.game || config.record) loadReview();
-  else analyse(config.position || startText(), "", false);
+  else { drawOptions($("variant").value); analyse(config.position || startText(), "", false); }
 })();

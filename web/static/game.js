@@ -29,9 +29,8 @@
     show("message", text, true);
   }
   function notice(text) { show("notice", text, true); }
-  // The prey's name (geese, hounds) is plural, the predator's (fox, hare) singular: the variant's own names.
-  function plural(side) { return !!state && side === state.sides[1]; }
-  function verb(side, singular, pluralForm) { return side + " " + (plural(side) ? pluralForm : singular); }
+  // Whether a side's name takes a plural verb (the geese win, the fox wins): the variants' facts (variants.js).
+  function verb(side, singular, pluralForm) { return FoxgeeseVariants.verb(side, singular, pluralForm); }
   function toMove(side) { return "the " + verb(side, "is", "are") + " to move"; }
 
   // -- the connection -----------------------------------------------------------------------------

@@ -2,7 +2,6 @@
 (function () {
   "use strict";
   var config = JSON.parse(document.getElementById("fg-config").textContent);
-  var SIDES = { "standard": ["fox", "geese"], "great-cross": ["fox", "geese"], "hare-and-hounds": ["hare", "hounds"] };
   var CHOICES = [["human", "you"], ["link", "a person, by link"], ["random", "random"],
                  ["minimax:depth=2", "minimax depth 2"], ["minimax:depth=4", "minimax depth 4"],
                  ["mcts:playouts=1000", "MCTS 1000 playouts"], ["solver", "solver"], ["other", "other SPEC…"]];
@@ -12,12 +11,13 @@
       "it with --allow-commands (whoever opens its pages could run programs as that user).";
   }
   var variant = document.getElementById("variant");
-  config.variants.forEach(function (id) { variant.add(new Option(id, id)); });
+  var variants = FoxgeeseVariants;
+  variants.ids().forEach(function (id) { variant.add(new Option(id, id)); });
 
   var escapeHtml = FoxgeeseReplay.escapeHtml;
 
   function drawSeats() {
-    var sides = SIDES[variant.value];
+    var sides = variants.sides(variant.value);
     document.getElementById("seats").innerHTML = sides.map(function (side, index) {
       var options = CHOICES.map(function (choice) {
         var selected = (index === 0 ? choice[0] === "human" : choice[0] === "random") ? " selected" : "";
@@ -29,9 +29,12 @@
     document.querySelectorAll("#seats select").forEach(function (select) {
       select.onchange = function () { form.elements["spec-" + select.dataset.side].hidden = select.value !== "other"; };
     });
-    document.querySelectorAll(".standard-only").forEach(function (node) { node.hidden = variant.value !== "standard"; });
   }
-  variant.onchange = drawSeats;
+  function drawOptions() {  /* the chosen variant's options, from its schema */
+    document.getElementById("variant-options").innerHTML = variants.controls(variant.value, "option-");
+  }
+  variant.onchange = function () { drawOptions(); drawSeats(); };
+  drawOptions();
   drawSeats();
 
   function problem(id, text) {
@@ -53,7 +56,7 @@
 
   form.onsubmit = function (event) {
     event.preventDefault();
-    var sides = SIDES[variant.value];
+    var sides = variants.sides(variant.value);
     var players = {}, mine = null;
     sides.forEach(function (side) {
       var choice = form.elements["seat-" + side].value;
@@ -63,10 +66,7 @@
     });
     var request = { variant: variant.value, tc: form.elements.tc.value.trim(), players: players,
                     takeback: form.elements.takeback.checked };
-    if (variant.value === "standard") {
-      request.geese = parseInt(form.elements.geese.value, 10);
-      request.sideways = form.elements.sideways.checked;
-    }
+    request.options = variants.typed(variant.value, variants.chosen(variant.value, form, "option-"));
     problem("form-problem", "");
     document.getElementById("start").disabled = true;
     postJson("/api/games", request)

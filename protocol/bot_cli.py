@@ -25,6 +25,7 @@ from typing import Any
 import click
 
 from foxgeese import __version__
+from foxgeese.engine import DEFAULT_VARIANT
 from foxgeese.engine.userinput import shown
 from foxgeese.params import Integer
 from foxgeese.players.registry import PLAYER_NAMES, make_player, player_class, player_options, warm
@@ -195,7 +196,7 @@ def register(group: click.Group) -> None:
 @click.option("--play", "opponent", default=None, metavar="SPEC",
               help="Once connected, ask the server for a game against this built-in player.")
 @click.option("--side", default=None, metavar="SIDE", help="With --play: the side this bot plays (fox, geese, ...).")
-@click.option("--variant", default="standard", show_default=True, help="With --play: the variant.")
+@click.option("--variant", default=DEFAULT_VARIANT, show_default=True, help="With --play: the variant.")
 @click.option("--tc", default="60+1", show_default=True, help="With --play: the time control.")
 @click.argument("player")
 def remote(server_url: str, token_file: str, games: int | None, opponent: str | None, side: str | None,

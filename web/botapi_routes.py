@@ -23,7 +23,7 @@ from starlette.responses import JSONResponse, Response, StreamingResponse
 from starlette.routing import Route
 from starlette.types import Receive, Scope, Send
 
-from foxgeese.engine import get_variant
+from foxgeese.engine import DEFAULT_VARIANT, get_variant
 from foxgeese.engine.userinput import JsonInputError, load_json
 from foxgeese.web.botapi import REMOTE_PREFIX, BotHub, RemoteGame
 from foxgeese.web.botapi_store import BotApiError
@@ -93,7 +93,7 @@ def botapi_routes(server: Any) -> list[Route]:
             raise WebGameError("opponent: give a built-in player SPEC, e.g. \"minimax:depth=3\"")
         request: dict[str, Any] = {key: data[key] for key in ("variant", "geese", "sideways", "tc") if key in data}
         try:
-            variant = get_variant(str(request.get("variant", "standard")))
+            variant = get_variant(str(request.get("variant", DEFAULT_VARIANT)))
         except ValueError as problem:
             raise WebGameError(str(problem)) from None
         side = side or variant.predator_name

@@ -10,7 +10,7 @@ import click
 import uvicorn
 from uvicorn.config import WS_PROTOCOLS
 
-from foxgeese.engine import VARIANT_IDS
+from foxgeese.engine import DEFAULT_VARIANT, VARIANT_IDS
 from foxgeese.params import Integer
 from foxgeese.players import registry
 from foxgeese.protocol.sandbox import SandboxError, check_available
@@ -132,7 +132,7 @@ def arena_addon(path: Path, workers: int | None, ray_address: str | None, varian
     except SandboxError as error:
         raise UsageProblem(f"--arena plays cmd: bots in the bubblewrap sandbox: {error}") from None
     arena = Arena(ArenaDB(path), workers=workers or usable_cpus(), ray_address=ray_address,
-                  variants=variants or ("standard",), tc=tc, tables=tables, log_dir=path.parent / "arena-logs")
+                  variants=variants or (DEFAULT_VARIANT,), tc=tc, tables=tables, log_dir=path.parent / "arena-logs")
     return ArenaAddon(arena)
 
 

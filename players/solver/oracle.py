@@ -28,10 +28,11 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from foxgeese.engine import Move, Position, Side, Termination, get_variant
+from foxgeese.engine import Move, Position, Side, Termination
 from foxgeese.engine.position import MIN_GEESE
-from foxgeese.engine.variants import Variant
+from foxgeese.engine.variants import Tables, Variant
 from foxgeese.players.solver.hare_hounds_solution import HareHoundsSolution, load_solution
+from foxgeese.players.solver.strong import KEY as STRONG_KEY
 from foxgeese.players.solver.strong import WINS, StrongTables, bits_path
 from foxgeese.players.solver.table_files import WIN as TABLE_WIN
 from foxgeese.players.solver.table_files import describe, table_dir, table_path
@@ -119,26 +120,19 @@ class Solved:
 UNSOLVED = Solved(UNKNOWN)
 
 
-def _same_rules(a: Variant, b: Variant) -> bool:
-    """Whether two variants play by the same rules (their starts may differ: goose counts)."""
-    return ((a.board is b.board or a.board == b.board) and a.prey_directions == b.prey_directions
-            and a.captures == b.captures and a.endings == b.endings)
-
-
 def tables_for(variant: Variant) -> tuple[Source, ...]:
-    """Which tables hold positions of `variant`, best first: the one place a variant's tables are chosen.
-
-    Each kind of table solves one set of rules (the reference variants below are the tables' own:
-    what they were built for); a variant is held by a kind when it plays by those rules.
-    """
+    """Which tables hold positions of `variant`, best first: the one place a variant's tables are
+    chosen, from the variant's own facts (`Variant.tables`: which kind its rules are solved by;
+    `Variant.table_key`: the rules a table file was built for, so the strong solve, built for the
+    default board, is not read for another board)."""
     kinds: list[Source] = []
-    if _same_rules(variant, get_variant("hare-and-hounds")):
+    if variant.tables is Tables.SOLUTION:
         kinds.append(Source.HARE_HOUNDS)
     if variant.captures:
         kinds.append(Source.ENDGAME)
-    if _same_rules(variant, get_variant("standard", sideways=False)):
+    if variant.tables is Tables.BITS and variant.table_key == STRONG_KEY:
         kinds.append(Source.STRONG)
-    if any(_same_rules(variant, v) for v in (get_variant("standard", sideways=True), get_variant("great-cross"))):
+    if variant.tables is Tables.WDL:
         kinds.append(Source.WDL)
     return tuple(kinds)
 

@@ -14,7 +14,7 @@ from typing import Any
 import click
 from rich.table import Table
 
-from foxgeese.engine import VARIANT_IDS
+from foxgeese.engine import DEFAULT_VARIANT, VARIANT_IDS
 from foxgeese.params import Integer, Number
 from foxgeese.protocol.botconfig import BotConfig
 from foxgeese.protocol.sandbox import SandboxError, check_available
@@ -89,12 +89,12 @@ def bot_add(name: str, spec: str, variants: tuple[str, ...], data_path: str | No
     kind = check_spec(name, spec)
     db = open_db(data_path)
     try:
-        db.add_bot(name, spec, kind, list(variants or ("standard",)))
+        db.add_bot(name, spec, kind, list(variants or (DEFAULT_VARIANT,)))
     except ArenaError as error:
         raise UsageProblem(str(error)) from None
     finally:
         db.close()
-    click.echo(f"registered {name} ({kind}: {spec}) on the {', '.join(variants or ('standard',))} ladder")
+    click.echo(f"registered {name} ({kind}: {spec}) on the {', '.join(variants or (DEFAULT_VARIANT,))} ladder")
     if kind == "remote":
         click.echo(f"it plays while connected to the Bot API as {spec.split(':', 1)[1]} (its token: foxgeese botapi "
                    "register NAME; docs/botapi.md)")
@@ -134,7 +134,7 @@ def bot_list(data_path: str | None) -> None:
 
 
 @arena.command("ladder")
-@click.option("--variant", default="standard", type=click.Choice(VARIANT_IDS), show_default=True)
+@click.option("--variant", default=DEFAULT_VARIANT, type=click.Choice(VARIANT_IDS), show_default=True)
 @data_option
 def ladder_command(variant: str, data_path: str | None) -> None:
     """A variant's leaderboard, as the /arena page shows it."""
@@ -166,7 +166,7 @@ def test() -> None:
 @test.command("add")
 @click.argument("first")
 @click.argument("second")
-@click.option("--variant", default="standard", type=click.Choice(VARIANT_IDS), show_default=True)
+@click.option("--variant", default=DEFAULT_VARIANT, type=click.Choice(VARIANT_IDS), show_default=True)
 @click.option("--sprt", "sprt_bounds", default=None, metavar="ELO0,ELO1",
               help="An SPRT of H0 (FIRST is ELO0 better) against H1 (ELO1 better), pair-score Elo.")
 @click.option("--alpha", type=Number(0, 0.5), default=0.05, show_default=True)
@@ -256,7 +256,7 @@ class _Queue:
     def __init__(self, db: ArenaDB) -> None:
         self.db = db
         self.tc = DEFAULT_TC
-        self.variants = ("standard",)
+        self.variants = (DEFAULT_VARIANT,)
 
 
 def register(group: click.Group) -> None:

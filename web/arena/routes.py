@@ -22,7 +22,7 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import BaseRoute, Route
 
-from foxgeese.engine import VARIANT_IDS, get_variant
+from foxgeese.engine import DEFAULT_VARIANT, VARIANT_IDS, get_variant
 from foxgeese.engine.userinput import JsonInputError, load_json, one_line
 from foxgeese.protocol.timecontrol import TimeControl
 from foxgeese.tournaments.replay import ReplayError, script_json
@@ -56,7 +56,7 @@ class TestRequest(msgspec.Struct, forbid_unknown_fields=True):
 
 class ChallengeRequest(msgspec.Struct, forbid_unknown_fields=True):
     bot: str
-    variant: str = "standard"
+    variant: str = DEFAULT_VARIANT
     side: str = ""  # the person's side name (fox/geese/...); '' the predator's
     name: str = ""
     tc: str = "300+5"

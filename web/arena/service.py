@@ -25,7 +25,7 @@ from pathlib import Path
 from types import SimpleNamespace
 from typing import Any, cast
 
-from foxgeese.engine import Side, get_variant
+from foxgeese.engine import DEFAULT_VARIANT, Side, get_variant
 from foxgeese.players.solver.analyse import Judge, analyse_record
 from foxgeese.protocol.botconfig import CMD_PREFIX
 from foxgeese.tournaments.config import RayConfig
@@ -60,7 +60,7 @@ class Arena:
     """The arena of one server (see the module doc): `start()` in its lifespan, `stop()` after."""
 
     def __init__(self, db: ArenaDB, *, workers: int = 2, executor: Executor | None = None,
-                 ray_address: str | None = None, variants: tuple[str, ...] = ("standard",), tc: str = DEFAULT_TC,
+                 ray_address: str | None = None, variants: tuple[str, ...] = (DEFAULT_VARIANT,), tc: str = DEFAULT_TC,
                  ladder_priority: float = 1.0, base_dir: Path | None = None, log_dir: Path | None = None,
                  judge: bool = True, tables: str | None = None, sandbox: bool = True,
                  rungs: tuple[tuple[str, str], ...] = RUNGS, max_plies: int | None = None) -> None:

@@ -87,7 +87,7 @@ def reference(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict[str,
 
 
 def nodes_of(directory: Path) -> Counter[str]:
-    return Counter(game["worker"]["node"] for game in game_entries(read_journal(directory)))
+    return Counter(game.worker.node for game in game_entries(read_journal(directory)))
 
 
 def test_ray_plays_relative_paths_from_another_folder_quietly(head: Head, reference: tuple[Path, dict[str, Any]],
@@ -153,11 +153,11 @@ def test_a_forfeiting_bots_log_comes_home(head: Head, tmp_path: Path) -> None:
     out = tmp_path / "out"
     Runner(load_config(tmp_path / "crash.yaml"), out, ray_address=head.made.address).run()
     games = game_entries(read_journal(out))
-    assert [game["termination"] for game in games] == ["crash", "crash"]
+    assert [game.termination for game in games] == ["crash", "crash"]
     for game in games:
-        [(side, seat)] = [(side, seat) for side, seat in game["record"]["bots"].items() if seat["name"] == "crash"]
-        log = out / "logs" / f"{game['id']}-{side}.log"
-        assert seat["stderr"] == game["record"]["stderr"][side] == str(log)  # the record points home
+        [(side, seat)] = [(side, seat) for side, seat in game.record.bots.items() if seat.name == "crash"]
+        log = out / "logs" / f"{game.id}-{side}.log"
+        assert seat.stderr == game.record.to_dict()["stderr"][side] == str(log)  # the record points home
         assert log.read_text().startswith("tournament bot: crashing on purpose in game ")
 
 

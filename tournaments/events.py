@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 import threading
 import time
+from collections.abc import Sequence
 from pathlib import Path
 from typing import IO, Any
 
@@ -59,7 +60,7 @@ class EventStream:
     def emit(self, kind: str, **fields: Any) -> None:
         self.forward([{"event": kind, **fields}])
 
-    def forward(self, events: list[dict[str, Any] | str]) -> None:
+    def forward(self, events: Sequence[dict[str, Any] | str]) -> None:
         """Events made here or by a worker (`move`s, `encoded` there): numbered and timed here,
         written at once."""
         with self._lock:

@@ -13,11 +13,16 @@ import json
 from pathlib import Path
 from typing import Any
 
-from foxgeese.engine import Game, Move, Position, get_variant
+import msgspec
+
+from foxgeese.engine import Game, Move, Position
 from foxgeese.engine.svg import board_svg
+from foxgeese.protocol.record import GameRecord
+from foxgeese.tournaments.entries import GameEntry
 from foxgeese.tournaments.errors import TournamentError
 from foxgeese.tournaments.journal import scan_journal
 from foxgeese.tournaments.report import game_entries, good_entries, summarize
+from foxgeese.tournaments.standings import Standings
 
 EVENTS = "events.jsonl"
 RECENT_RESULTS = 200
@@ -146,23 +151,16 @@ class TournamentFeed:
         self.problem = (f"no live events yet ({self.path} is not there): these are the games of its journal; "
                         "the page follows the runner as soon as it writes events")
         self.finished = results["complete"]
-        self.ended = [{"id": game["id"], "seats": _seats(game),
-                       "winner": game["winner"], "termination": game["termination"], "reason": game["reason"],
-                       "plies": game["plies"]} for game in reversed(entries)][:RECENT_RESULTS]
-        lines = results["standings"]
-        self.standings = [{"name": name, "games": line["games"], "points": line["score"],
-                           "score": line["score"] / line["games"] if line["games"] else 0.0}
-                          for name, line in sorted(lines.items(), key=lambda item: -item[1]["score"])]
+        self.ended = [{"id": game.id, "seats": game.seats(), "winner": game.winner, "termination": game.termination,
+                       "reason": game.reason, "plies": game.plies} for game in reversed(entries)][:RECENT_RESULTS]
+        standings = Standings([player["name"] for player in identity["config"]["players"]])
+        for game in entries:
+            standings.add(game)
+        self.standings = msgspec.to_builtins(standings.rows())
 
-    def record(self, game_id: str) -> dict[str, Any] | None:
+    def record(self, game_id: str) -> GameRecord | None:
         """A finished game's record, from the journal."""
         for entry in scan_journal(self.directory).entries:  # good lines; a damaged one is skipped
-            if entry.get("id") == game_id and isinstance(entry.get("record"), dict):
-                return entry["record"]
+            if isinstance(entry, GameEntry) and entry.id == game_id and entry.record is not None:
+                return entry.record
         return None
-
-
-def _seats(game: dict[str, Any]) -> dict[str, str]:
-    """{side name: player} of a journal line (`fox`/`geese` or `hare`/`hounds`)."""
-    variant = get_variant(game["variant"], **game.get("options", {}))
-    return {variant.predator_name: game["predator"], variant.prey_name: game["prey"]}

@@ -16,10 +16,12 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+import msgspec
 import pytest
 from tournament_support import BOT, Background, comparable, events, foxgeese_here, relative_config, wait_for
 
 from foxgeese.tournaments.config import load_config
+from foxgeese.tournaments.entries import GameEntry
 from foxgeese.tournaments.journal import read_journal
 from foxgeese.tournaments.ray_nodes import NodeHealth
 from foxgeese.tournaments.report import game_entries
@@ -195,8 +197,9 @@ def test_an_address_that_is_not_a_ray_head_is_one_line(head: Head, web_server: i
 
 def test_a_node_forfeiting_far_more_than_the_others_is_anomalous() -> None:
     health = NodeHealth(None)
-    fine = {"forfeit": None, "termination": "max-plies"}
-    lost = {"forfeit": "h1", "termination": "no-show"}
+    fine = GameEntry(id="r1", twin="r2", variant="standard", options={}, predator="h1", prey="h2", opening=[],
+                     winner="draw", predator_score=0.5, termination="max-plies", reason="", plies=40)
+    lost = msgspec.structs.replace(fine, winner="geese", predator_score=0.0, termination="no-show", forfeit="h1")
     for _ in range(8):
         assert health.count("good", fine) is None
     verdicts = [health.count("bad", lost) for _ in range(4)]

@@ -15,7 +15,7 @@ from typing import Any
 import msgspec
 
 from foxgeese.engine.outcome import ending_legend
-from foxgeese.protocol.record import BOT_FAULTS
+from foxgeese.protocol.record import BOT_FAULTS, RefereeTermination
 from foxgeese.tournaments.entries import GameEntry, JournalLine
 from foxgeese.tournaments.failures import bot_failures
 from foxgeese.tournaments.replay import ReplayError, asset, replay_data, result_words, script_json
@@ -274,8 +274,9 @@ def _endings_per_bot(games: list[GameEntry], order: list[str], variants: list[di
     kinds = sorted({kind for per_bot in counts.values() for kind in per_bot})
     if not kinds:
         return ""
+    faults = ", ".join(ending.value for ending in RefereeTermination if ending.value in BOT_FAULTS)  # its order
     out = ["<h2>Endings and forfeits per bot</h2><p class=note>won / drawn / lost by each ending; "
-           "forfeits (" + ", ".join(sorted(BOT_FAULTS)) + ") lost by the bot's own fault are counted in its "
+           f"forfeits ({faults}) lost by the bot's own fault are counted in its "
            "standings</p><table class=endings><tr><th>player</th>"]
     out += [f"<th>{escape(kind)}</th>" for kind in kinds]
     out.append("</tr>")

@@ -31,13 +31,16 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+import msgspec
+
 from foxgeese.tournaments.config import parse_config
-from foxgeese.tournaments.events import EventStream
+from foxgeese.tournaments.entries import GameEntry
+from foxgeese.tournaments.events import EventStream, encoded
 from foxgeese.tournaments.executors import Emit, Executor, Slot
 from foxgeese.tournaments.journal import read_journal
+from foxgeese.tournaments.messages import GameJob, Where, WorkerSetup
 from foxgeese.tournaments.report import game_entries
 from foxgeese.tournaments.runner import Runner
-from foxgeese.tournaments.worker import GameJob, WorkerSetup
 
 GOAL_PER_HOUR = 10_000
 CONFIG = """\
@@ -68,22 +71,22 @@ def cpu_s() -> float:
 class ReplaySlot(Slot):
     """Plays nothing: hands the runner one recorded game as each scheduled game's result."""
 
-    def __init__(self, entry: dict[str, Any], moves: list[dict[str, Any]]) -> None:
+    def __init__(self, entry: GameEntry, moves: list[dict[str, Any]]) -> None:
         self.entry, self.moves = entry, moves
 
-    def where(self) -> dict[str, Any]:
-        return {"host": "replay", "pid": os.getpid(), "slot": 0}
+    def where(self) -> Where:
+        return Where(host="replay", pid=os.getpid(), cwd=os.getcwd(), slot=0)
 
-    def play(self, job: GameJob, emit: Emit) -> dict[str, Any]:
+    def play(self, job: GameJob, emit: Emit) -> GameEntry:
         game = job.game
-        # Events go by 10 a batch, as a worker sends a fast game's moves within its 0.1 s delay.
-        batch = [{**move, "game_id": game["id"]} for move in self.moves]
+        # Events go by 10 a batch, as a worker sends a fast game's moves within its 0.1 s delay,
+        # encoded there (worker.move_event).
+        batch = [encoded({**move, "game_id": game.id}) for move in self.moves]
         for start in range(0, len(batch), 10):
             emit(batch[start:start + 10])
-        entry = copy.deepcopy(self.entry)
-        entry.update(id=game["id"], twin=game["twin"], predator=game["predator"], prey=game["prey"],
-                     opening=game["opening"], seed=job.seed, config_hash=job.config_hash)
-        return entry
+        return msgspec.structs.replace(copy.deepcopy(self.entry), id=game.id, twin=game.twin, predator=game.predator,
+                                       prey=game.prey, opening=list(game.opening), seed=job.seed,
+                                       config_hash=job.config_hash)
 
     def restart(self, give_up: Callable[[], bool]) -> bool:
         return True
@@ -95,24 +98,24 @@ class ReplaySlot(Slot):
 class ReplayExecutor(Executor):
     name = "replay"
 
-    def __init__(self, entry: dict[str, Any], moves: list[dict[str, Any]]) -> None:
+    def __init__(self, entry: GameEntry, moves: list[dict[str, Any]]) -> None:
         self.entry, self.moves = entry, moves
 
     def slots(self, count: int, setup: Callable[[int, int], WorkerSetup], grow: bool = False) -> list[Slot]:
         return [ReplaySlot(self.entry, self.moves)]
 
 
-def one_real_game(folder: Path, plies: int) -> tuple[dict[str, Any], list[dict[str, Any]]]:
+def one_real_game(folder: Path, plies: int) -> tuple[GameEntry, list[dict[str, Any]]]:
     out = folder / "real"
     Runner(config(2, plies), out, concurrency=1).run()
     entries = game_entries(read_journal(out))
-    entry = max(entries, key=lambda e: e["plies"])
+    entry = max(entries, key=lambda e: e.plies)
     events = [json.loads(line) for line in (out / "events.jsonl").read_text().splitlines()]
-    moves = [e for e in events if e["event"] == "move" and e["game_id"] == entry["id"]]
+    moves = [e for e in events if e["event"] == "move" and e["game_id"] == entry.id]
     for move in moves:
         move.pop("seq", None)
         move.pop("time", None)
-    entry.pop("worker", None)
+    entry.worker = None
     return entry, moves
 
 
@@ -142,7 +145,7 @@ def part_runner(games_per_pairing: int, plies: int) -> None:
         events_bytes = (out / "events.jsonl").stat().st_size
         journal_bytes = (out / "journal.jsonl").stat().st_size
     per_hour = 3600 * games / cpu
-    print(f"1. the runner alone: {games} games of {entry['plies']} plies each, replayed (nothing played)")
+    print(f"1. the runner alone: {games} games of {entry.plies} plies each, replayed (nothing played)")
     print(f"   per game: {events / games:.1f} events ({len(moves)} moves + game_started, game_ended, standings), "
           f"{events_bytes / games / 1000:.1f} kB of events.jsonl, {journal_bytes / games / 1000:.1f} kB of journal, "
           f"{fsyncs / games:.2f} fsynced journal writes")

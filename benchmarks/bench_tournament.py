@@ -96,8 +96,8 @@ def time_forfeits(games: int) -> None:
         Runner(loaded, Path(directory)).run()
         elapsed = time.perf_counter() - started
         played = game_entries(read_journal(Path(directory)))
-    endings = Counter(game["termination"] for game in played)
-    forfeits = Counter(game["forfeit"] for game in played if game["termination"] == "time-forfeit")
+    endings = Counter(game.termination for game in played)
+    forfeits = Counter(game.forfeit for game in played if game.termination == "time-forfeit")
     print(f"\ntime forfeits at concurrency 2, 1+0.1, players {', '.join(p.name for p in loaded.config.players)}:")
     print(f"  {len(played)} games in {elapsed:.1f}s; time forfeits: {endings.get('time-forfeit', 0)}"
           + (f" ({', '.join(f'{k} {v}' for k, v in forfeits.items())})" if forfeits else ""))
@@ -106,13 +106,14 @@ def time_forfeits(games: int) -> None:
     lowest: dict[str, int] = {}
     slowest: dict[str, int] = {}
     for game in played:
-        seats = {side: seat["name"] for side, seat in game["record"]["bots"].items()}
-        for move in game["record"]["moves"]:
-            if move["book"]:
+        assert game.record is not None
+        seats = {side: seat.name for side, seat in game.record.bots.items()}
+        for move in game.record.moves:
+            if move.book:
                 continue
-            name = seats.get(move["side"], move["side"])
-            lowest[name] = min(lowest.get(name, 10**9), move["clock_ms"])
-            slowest[name] = max(slowest.get(name, 0), move["think_ms"] + move["transport_ms"])
+            name = seats.get(move.side, move.side)
+            lowest[name] = min(lowest.get(name, 10**9), move.clock_ms)
+            slowest[name] = max(slowest.get(name, 0), move.think_ms + move.transport_ms)
     for name in sorted(lowest):
         print(f"  {name}: lowest clock after a move {lowest[name]} ms, slowest move {slowest[name]} ms")
 

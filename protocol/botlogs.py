@@ -6,10 +6,8 @@ from __future__ import annotations
 import os
 
 from foxgeese.engine.userinput import one_line
-from foxgeese.protocol.record import DRAW, GameRecord
+from foxgeese.protocol.record import BOT_FAULTS, DRAW, GameRecord
 
-# Terminations that are a bot's own failure (the loser's, or both seats' in a drawn no-show).
-BOT_FAILURES = frozenset({"crash", "no-show", "protocol-error", "time-forfeit", "illegal-move"})
 TAIL_BYTES = 4096
 
 
@@ -23,7 +21,7 @@ def last_lines(path: str, count: int) -> list[str]:
 
 def failure_notes(record: GameRecord, count: int = 5) -> list[str]:
     """For a game a bot lost by its own failure: `SIDE log: PATH` and its last lines (`  | ...`)."""
-    if record.termination not in BOT_FAILURES:
+    if record.termination not in BOT_FAULTS:
         return []
     losers = [side for side in record.bots if record.winner == DRAW or side != record.winner]
     notes = []

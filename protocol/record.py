@@ -40,6 +40,13 @@ class RefereeTermination(str, enum.Enum):
         return self.value
 
 
+# The endings that are a bot's own fault: the loser failed (a drawn `no-show` is both seats'). The one
+# list: the journal's `forfeit`, the failure lists and the logs shown after a game read it.
+BOT_FAULTS: frozenset[str] = frozenset(ending.value for ending in (
+    RefereeTermination.TIME_FORFEIT, RefereeTermination.ILLEGAL_MOVE, RefereeTermination.CRASH,
+    RefereeTermination.PROTOCOL_ERROR, RefereeTermination.NO_SHOW))
+
+
 class RecordError(ValueError):
     """A file or text that is not a game record of a format this version reads."""
 

@@ -181,10 +181,10 @@ def test_a_tournament_plays_its_games_from_the_book(tmp_path: Path) -> None:
     done = subprocess.run([sys.executable, "-m", "foxgeese", "tournament", "run", str(path), "--out", "out",
                            "--quiet"], capture_output=True, text=True, cwd=tmp_path, timeout=120)
     assert done.returncode == 0, done.stderr
-    games = sorted(game_entries(read_journal(tmp_path / "out")), key=lambda game: game["id"])
-    assert [" ".join(game["opening"]) for game in games] == [lines[0], lines[0], lines[1], lines[1]]
+    games = sorted(game_entries(read_journal(tmp_path / "out")), key=lambda game: game.id)
+    assert [" ".join(game.opening) for game in games] == [lines[0], lines[0], lines[1], lines[1]]
     for game in games:
-        moves = game["record"]["moves"]
-        assert [(move["move"], move["book"]) for move in moves[: len(game["opening"])]] == [
-            (text, True) for text in game["opening"]]
-        assert len(moves) > len(game["opening"]) and not moves[len(game["opening"])]["book"]
+        moves = game.record.moves
+        assert [(move.move, move.book) for move in moves[: len(game.opening)]] == [
+            (text, True) for text in game.opening]
+        assert len(moves) > len(game.opening) and not moves[len(game.opening)].book

@@ -24,8 +24,8 @@ LEGEND = re.compile(r"[FH] (fox|hare), [GD] (geese|hounds); \w+ to move$")  # un
 
 def _rule_endings(directory: Path, variant: str) -> set[str]:
     """The rule endings (captured, trapped, ...) of the variant's games in the tournament's journal."""
-    return {game["termination"] for game in game_entries(read_journal(directory))
-            if game["variant"] == variant and game["termination"] in RULE_MEANINGS}
+    return {game.termination for game in game_entries(read_journal(directory))
+            if game.variant == variant and game.termination in RULE_MEANINGS}
 
 
 @pytest.fixture(scope="module")
@@ -77,11 +77,11 @@ def test_the_report_holds_every_section_and_every_game_replays(tournament: Path)
     # Self-contained: no address outside the page.
     assert not re.search(r'(src|href)\s*=\s*["\']?(https?:|//)', page)
     data = embedded_data(page)
-    by_id = {game["id"]: game for game in games}
+    by_id = {game.id: game for game in games}
     for replay in data["games"]:
-        record = by_id[replay["id"]]["record"]
-        assert len(replay["plies"]) == len(record["moves"]) + 1
-        assert replay["plies"][-1]["position"] == record["final"]
+        record = by_id[replay["id"]].record
+        assert len(replay["plies"]) == len(record.moves) + 1
+        assert replay["plies"][-1]["position"] == record.final
         assert replay["board"] in data["boards"]
         assert all(set(ply["clocks"]) == set(replay["sides"]) for ply in replay["plies"])
     assert any(ply.get("info") for replay in data["games"] for ply in replay["plies"])  # minimax's info
@@ -98,18 +98,18 @@ def test_report_html_command_writes_the_file_and_bad_paths_are_one_line(tourname
 
 
 def test_show_opens_a_tournament_game_by_id(tournament: Path) -> None:
-    games = sorted(game_entries(read_journal(tournament)), key=lambda g: g["id"])
+    games = sorted(game_entries(read_journal(tournament)), key=lambda g: g.id)
     game = games[0]
     for source in (str(tournament), str(tournament / "journal.jsonl")):
-        shown = foxgeese("show", source, game["id"])
+        shown = foxgeese("show", source, game.id)
         assert shown.exit_code == 0, shown.stderr
         lines = shown.stdout.splitlines()
         moves = [line.split()[2] for line in lines if re.match(r"\s*\d+\. ", line)]
-        assert moves == [move["move"] for move in game["record"]["moves"]]
-        assert lines[-2] == game["record"]["final"] and lines[-1].startswith("result: ")
+        assert moves == [move.move for move in game.record.moves]
+        assert lines[-2] == game.record.final and lines[-1].startswith("result: ")
         assert sum(1 for line in lines if LEGEND.match(line)) == 1  # the final board only
-    every = foxgeese("show", str(tournament), game["id"], "--all")
-    assert sum(1 for line in every.stdout.splitlines() if LEGEND.match(line)) == len(game["record"]["moves"]) + 1
+    every = foxgeese("show", str(tournament), game.id, "--all")
+    assert sum(1 for line in every.stdout.splitlines() if LEGEND.match(line)) == len(game.record.moves) + 1
 
 
 def test_show_by_id_mistakes_are_one_line(tournament: Path) -> None:

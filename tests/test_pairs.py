@@ -9,6 +9,7 @@ import math
 import numpy as np
 import pytest
 
+from foxgeese.tournaments.entries import GameEntry
 from foxgeese.tournaments.pairs import Z95, estimate, gsprt, head_to_head, role_advantage
 from foxgeese.tournaments.simulation import (
     Truth,
@@ -59,8 +60,10 @@ def test_a_player_who_won_every_pair_gets_a_bound_not_an_estimate() -> None:
     assert found.elo_bound == pytest.approx(400 * math.log10(low / (1 - low)))
 
 
-def _game(game_id: str, twin: str, predator: str, prey: str, score: float) -> dict:
-    return {"id": game_id, "twin": twin, "predator": predator, "prey": prey, "predator_score": score}
+def _game(game_id: str, twin: str, predator: str, prey: str, score: float) -> GameEntry:
+    winner = "fox" if score == 1 else "geese" if score == 0 else "draw"
+    return GameEntry(id=game_id, twin=twin, variant="standard", options={}, predator=predator, prey=prey,
+                     opening=[], winner=winner, predator_score=score, termination="captured", reason="", plies=9)
 
 
 def test_head_to_head_and_role_advantage_count_twin_pairs() -> None:

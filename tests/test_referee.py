@@ -126,7 +126,7 @@ def test_a_game_started_with_given_clocks_runs_on_them(referee):
     assert record.moves[0].book and 0 < record.moves[1].clock_ms <= 2_500  # the hare moved on its 2.5 s
     assert seen[0]["hounds"] == 1_500 and seen[1]["hare"] == record.moves[1].clock_ms
     assert 0 < seen[1]["hounds"] <= 1_500
-    assert replay_data(record.to_dict())["plies"][0]["clocks"] == {"hare": 2_500, "hounds": 1_500}  # a replay too
+    assert replay_data(record)["plies"][0]["clocks"] == {"hare": 2_500, "hounds": 1_500}  # a replay too
     slow = scripted("slow", "--after", "1", "--sleep", "1.0")  # within 60 s, not within the 300 ms it has left
     record = referee.play_game(HH, {Side.PREDATOR: HARE, Side.PREY: slow}, "60+0", clocks={Side.PREY: 300})
     assert record.termination == "time-forfeit" and "took over 350 ms" in record.reason, record.result_line()

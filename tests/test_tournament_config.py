@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 
 from foxgeese.tournaments.config import changed_keys, load_config, parse_config
+from foxgeese.tournaments.entries import GameEntry
 from foxgeese.tournaments.errors import ConfigError, JournalError, OutputDirBusyError
 from foxgeese.tournaments.journal import DirectoryLock, JournalWriter, read_journal
 from foxgeese.tournaments.schedule import make_schedule
@@ -203,11 +204,10 @@ def test_gauntlet_pairs_only_the_gauntlet_player(tmp_path: Path) -> None:
     assert {frozenset(game.players) for game in schedule} == {frozenset({"r2", "r1"}), frozenset({"r2", "r3"})}
 
 
-def game_line(game_id: str) -> dict[str, object]:
+def game_line(game_id: str) -> GameEntry:
     """A journal game line with every field a reader needs (the record left out)."""
-    return {"type": "game", "id": game_id, "twin": game_id, "variant": "standard", "options": {},
-            "predator": "a", "prey": "b", "opening": [], "winner": "fox", "predator_score": 1.0,
-            "termination": "captured", "reason": "", "plies": 9}
+    return GameEntry(id=game_id, twin=game_id, variant="standard", options={}, predator="a", prey="b", opening=[],
+                     winner="fox", predator_score=1.0, termination="captured", reason="", plies=9)
 
 
 def test_journal_repairs_a_torn_last_line_and_refuses_damage(tmp_path: Path) -> None:
@@ -217,12 +217,12 @@ def test_journal_repairs_a_torn_last_line_and_refuses_damage(tmp_path: Path) -> 
     path = tmp_path / "journal.jsonl"
     whole = path.read_bytes()
     path.write_bytes(whole + b'{"type": "game", "id": "r00')
-    assert [e["id"] for e in read_journal(tmp_path)] == ["r0001", "r0002"]
+    assert [e.id for e in read_journal(tmp_path)] == ["r0001", "r0002"]
     assert path.read_bytes() != whole  # reading alone does not touch the file
     read_journal(tmp_path, repair=True)
     assert path.read_bytes() == whole
     path.write_bytes(whole.replace(b'"r0001"', b'"r0001'))
-    with pytest.raises(JournalError, match="line 1 is damaged"):
+    with pytest.raises(JournalError, match=r"line 1 is damaged \(not a JSON object\)"):
         read_journal(tmp_path)
 
 

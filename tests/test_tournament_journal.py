@@ -79,7 +79,7 @@ def test_games_of_another_tournament_are_refused_by_name_and_repair_drops_them(t
     assert repaired.stdout.startswith(f"{out}: kept 0 lines, dropped lines 1, 2 (saved in {out}/journal.dropped-")
     play(path, out)
     now = read_identity(out)["config_hash"]
-    assert [(entry["id"], entry["config_hash"]) for entry in read_journal(out)] == [("r0001", now), ("r0002", now)]
+    assert [(entry.id, entry.config_hash) for entry in read_journal(out)] == [("r0001", now), ("r0002", now)]
 
 
 def test_a_damaged_line_is_named_report_reads_the_rest_and_repair_keeps_it(tmp_path: Path) -> None:
@@ -90,17 +90,18 @@ def test_a_damaged_line_is_named_report_reads_the_rest_and_repair_keeps_it(tmp_p
     journal.write_bytes(b'{"type":"game"}\n' + lines[1] + b"garbage\n" + lines[0])
     refused = run_cli("run", str(path), "--out", str(out))
     assert refused.returncode == 2 and "Traceback" not in refused.stderr
-    assert (f"foxgeese: {journal}: lines 1, 3 are damaged; `foxgeese tournament repair {out}` keeps the 2 good "
-            "lines and drops the damaged ones") in refused.stderr
+    assert (f"foxgeese: {journal}: lines 1, 3 are damaged (line 1: no 'id'; line 3: not a JSON object); "
+            f"`foxgeese tournament repair {out}` keeps the 2 good lines and drops the damaged ones") in refused.stderr
     report = run_cli("report", str(out), "--json")
     assert report.returncode == 0 and json.loads(report.stdout)["played"] == 2
-    assert report.stderr.splitlines()[:2] == [f"foxgeese: {out}/journal.jsonl: line 1 left out: damaged",
-                                              f"foxgeese: {out}/journal.jsonl: line 3 left out: damaged"]
+    assert report.stderr.splitlines()[:2] == [f"foxgeese: {out}/journal.jsonl: line 1 left out: damaged (no 'id')",
+                                              f"foxgeese: {out}/journal.jsonl: line 3 left out: damaged "
+                                              "(not a JSON object)"]
     repaired = run_cli("repair", str(out))
     assert repaired.returncode == 0 and "kept 2 lines, dropped lines 1, 3" in repaired.stdout
     saved = next(out.glob("journal.dropped-*.txt")).read_bytes()
     assert saved == b'{"type":"game"}\ngarbage\n'
-    assert [entry["id"] for entry in read_journal(out)] == ["r0002", "r0001"]
+    assert [entry.id for entry in read_journal(out)] == ["r0002", "r0001"]
     sound = run_cli("repair", str(out))
     assert sound.stdout.strip() == f"{out}: the journal is sound (2 lines); nothing to repair"
 
@@ -118,7 +119,7 @@ def test_a_player_entry_can_sandbox_its_bot_without_changing_the_tournament(tmp_
     out = tmp_path / "out"
     Runner(boxed, out).run()
     games = read_journal(out)
-    assert len(games) == 2 and all(game["termination"] not in ("crash", "no-show") for game in games), games
+    assert len(games) == 2 and all(game.termination not in ("crash", "no-show") for game in games), games
 
 
 @pytest.mark.parametrize("body", ["[]", '{"schedule": [], "config_hash": "x", "scheduled": 0}'])

@@ -47,7 +47,7 @@ def slow_config(tmp_path: Path, scale_reference: tuple[Path, dict[str, Any]]) ->
 
 
 def assert_each_game_once(directory: Path, games: int) -> None:
-    counts = Counter(entry["id"] for entry in read_journal(directory))
+    counts = Counter(entry.id for entry in read_journal(directory))
     assert len(counts) == games and set(counts.values()) == {1}
 
 

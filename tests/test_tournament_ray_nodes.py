@@ -16,10 +16,12 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+import msgspec
 import pytest
 from tournament_support import BOT, Background, comparable, events, foxgeese_here, relative_config, wait_for
 
 from foxgeese.tournaments.config import load_config
+from foxgeese.tournaments.entries import GameEntry
 from foxgeese.tournaments.journal import read_journal
 from foxgeese.tournaments.ray_nodes import NodeHealth
 from foxgeese.tournaments.report import game_entries
@@ -87,7 +89,7 @@ def reference(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict[str,
 
 
 def nodes_of(directory: Path) -> Counter[str]:
-    return Counter(game["worker"]["node"] for game in game_entries(read_journal(directory)))
+    return Counter(game.worker.node for game in game_entries(read_journal(directory)))
 
 
 def test_ray_plays_relative_paths_from_another_folder_quietly(head: Head, reference: tuple[Path, dict[str, Any]],
@@ -153,11 +155,11 @@ def test_a_forfeiting_bots_log_comes_home(head: Head, tmp_path: Path) -> None:
     out = tmp_path / "out"
     Runner(load_config(tmp_path / "crash.yaml"), out, ray_address=head.made.address).run()
     games = game_entries(read_journal(out))
-    assert [game["termination"] for game in games] == ["crash", "crash"]
+    assert [game.termination for game in games] == ["crash", "crash"]
     for game in games:
-        [(side, seat)] = [(side, seat) for side, seat in game["record"]["bots"].items() if seat["name"] == "crash"]
-        log = out / "logs" / f"{game['id']}-{side}.log"
-        assert seat["stderr"] == game["record"]["stderr"][side] == str(log)  # the record points home
+        [(side, seat)] = [(side, seat) for side, seat in game.record.bots.items() if seat.name == "crash"]
+        log = out / "logs" / f"{game.id}-{side}.log"
+        assert seat.stderr == game.record.to_dict()["stderr"][side] == str(log)  # the record points home
         assert log.read_text().startswith("tournament bot: crashing on purpose in game ")
 
 
@@ -195,8 +197,9 @@ def test_an_address_that_is_not_a_ray_head_is_one_line(head: Head, web_server: i
 
 def test_a_node_forfeiting_far_more_than_the_others_is_anomalous() -> None:
     health = NodeHealth(None)
-    fine = {"forfeit": None, "termination": "max-plies"}
-    lost = {"forfeit": "h1", "termination": "no-show"}
+    fine = GameEntry(id="r1", twin="r2", variant="standard", options={}, predator="h1", prey="h2", opening=[],
+                     winner="draw", predator_score=0.5, termination="max-plies", reason="", plies=40)
+    lost = msgspec.structs.replace(fine, winner="geese", predator_score=0.0, termination="no-show", forfeit="h1")
     for _ in range(8):
         assert health.count("good", fine) is None
     verdicts = [health.count("bad", lost) for _ in range(4)]

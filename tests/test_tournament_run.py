@@ -19,6 +19,7 @@ import pytest
 from tournament_support import comparable, foxgeese_here, relative_config
 
 from foxgeese.tournaments.config import load_config
+from foxgeese.tournaments.entries import SprtStop
 from foxgeese.tournaments.errors import ConfigChangedError
 from foxgeese.tournaments.failures import failure_lines
 from foxgeese.tournaments.journal import read_identity, read_journal
@@ -53,23 +54,23 @@ def test_crashing_hanging_and_illegal_bots_forfeit_and_the_rest_is_normal(tmp_pa
     out = tmp_path / "out"
     # A hung bot gets 1 s (not the default 5 s) to answer `new_game` before the referee restarts it.
     Runner(load_config(path), out, referee_options={"ready_timeout_s": 1.0}).run()
-    games = {game["id"]: game for game in game_entries(read_journal(out))}
+    games = {game.id: game for game in game_entries(read_journal(out))}
     assert len(games) == 20
     expected = {"crash": "crash", "hang": "time-forfeit", "illegal": "illegal-move"}
     for game in games.values():
-        faulty = [name for name in (game["predator"], game["prey"]) if name in expected]
+        faulty = [name for name in (game.predator, game.prey) if name in expected]
         if not faulty:
-            assert game["termination"] in ("captured", "trapped", "immobilized", "max-plies")
-            assert game["forfeit"] is None and game["plies"] > 3
+            assert game.termination in ("captured", "trapped", "immobilized", "max-plies")
+            assert game.forfeit is None and game.plies > 3
             continue
         # The first faulty bot to move loses by its own fault, whoever the opponent is.
-        mover = game["predator"] if game["predator"] in expected else game["prey"]
+        mover = game.predator if game.predator in expected else game.prey
         if len(faulty) == 2:
-            opening_moves = len(game["opening"])  # the predator moves first in standard
-            mover = game["predator"] if opening_moves % 2 == 0 else game["prey"]
-        assert game["forfeit"] == mover, game
-        assert game["termination"] == expected[mover], game
-        assert game["record"]["termination"] == expected[mover]
+            opening_moves = len(game.opening)  # the predator moves first in standard
+            mover = game.predator if opening_moves % 2 == 0 else game.prey
+        assert game.forfeit == mover, game
+        assert game.termination == expected[mover], game
+        assert game.record.termination == expected[mover]
     results = load_results(out)
     assert results["standings"]["crash"]["forfeits"] == {"crash": 6}
     assert results["standings"]["hang"]["forfeits"] == {"time-forfeit": 6}
@@ -86,7 +87,7 @@ def _hash_config(tmp_path: Path, name: str) -> Path:
 
 
 def _summary(directory: Path) -> dict[str, tuple[str, str, str, str, int]]:
-    return {g["id"]: (g["predator"], g["prey"], g["winner"], g["termination"], g["plies"])
+    return {g.id: (g.predator, g.prey, g.winner, g.termination, g.plies)
             for g in game_entries(read_journal(directory))}
 
 
@@ -136,7 +137,7 @@ def test_sigkill_mid_tournament_then_resume_plays_every_game_exactly_once(tmp_pa
     assert resumed.returncode == 0, resumed.stderr
     assert os.listdir(scratch) == []  # the killed runner's folders are gone, and so are the new ones
     entries = read_journal(killed)
-    counts = Counter(entry["id"] for entry in entries)
+    counts = Counter(entry.id for entry in entries)
     assert sorted(counts) == [game.id for game in make_schedule(load_config(path).config)]
     assert set(counts.values()) == {1}
     assert entries[: len(before)] == before  # nothing journaled before the kill was replayed
@@ -201,7 +202,7 @@ def test_a_resume_plays_the_stored_schedule(tmp_path: Path, monkeypatch: pytest.
     runner.on_start = lambda state: started.append((state.scheduled, state.games_done, len(runner.schedule)))
     runner.run()
     assert started == [(2, 0, 2)]  # told once, before any game, with the stored schedule's size
-    assert [game["opening"] for game in game_entries(read_journal(out))] == [["d4-d5"], ["d4-d5"]]
+    assert [game.opening for game in game_entries(read_journal(out))] == [["d4-d5"], ["d4-d5"]]
 
 
 def test_a_second_runner_on_the_same_directory_is_refused(tmp_path: Path) -> None:
@@ -231,14 +232,14 @@ def test_sprt_stops_the_match_and_a_rerun_honours_the_stop(tmp_path: Path) -> No
     out = tmp_path / "out"
     state = Runner(load_config(path), out).run()
     entries = read_journal(out)
-    stops = [entry for entry in entries if entry["type"] == "sprt_stop"]
-    assert len(stops) == 1 and stops[0]["decision"] == "H1" and state.sprt_stop == stops[0]
+    stops = [entry for entry in entries if isinstance(entry, SprtStop)]
+    assert len(stops) == 1 and stops[0].decision == "H1" and state.sprt_stop == stops[0]
     played = len(game_entries(entries))
     assert played < 60
     # The runner's tallies, kept game by game, are what the report computes from the whole journal.
     from_scratch = summarize(read_identity(out), entries)
-    assert from_scratch["sprt"]["pairs"] == stops[0]["pairs"] and from_scratch["sprt"]["decision"] == "H1"
-    assert from_scratch["sprt"]["llr"] == stops[0]["llr"]
+    assert from_scratch["sprt"]["pairs"] == stops[0].pairs and from_scratch["sprt"]["decision"] == "H1"
+    assert from_scratch["sprt"]["llr"] == stops[0].llr
     assert_tallies_match(state, from_scratch)
     state = Runner(load_config(path), out).run()
     assert read_journal(out) == entries  # the stop is honoured: nothing more is played
@@ -251,8 +252,8 @@ def test_sprt_stops_the_match_and_a_rerun_honours_the_stop(tmp_path: Path) -> No
 def assert_tallies_match(state: RunState, results: dict[str, Any]) -> None:
     """The runner's standings equal the report's, computed from scratch."""
     assert state.games_done == results["played"]
-    rows = {row["name"]: row for row in state.standings.rows()}
-    assert {name: (row["games"], row["points"]) for name, row in rows.items()} == {
+    rows = {row.name: row for row in state.standings.rows()}
+    assert {name: (row.games, row.points) for name, row in rows.items()} == {
         name: (line["games"], line["score"]) for name, line in results["standings"].items()}
 
 
@@ -268,7 +269,7 @@ def test_relative_bot_paths_start_in_the_config_folder_from_any_current_folder(
     Runner(load_config(path), tmp_path / "there").run()
     games = comparable(tmp_path / "here")
     assert comparable(tmp_path / "there") == games and len(games) == 6
-    assert not [game for game in game_entries(read_journal(tmp_path / "there")) if game["forfeit"]]
+    assert not [game for game in game_entries(read_journal(tmp_path / "there")) if game.forfeit]
 
 
 def test_a_missing_bot_script_is_a_config_error_naming_the_path_tried(tmp_path: Path) -> None:

@@ -80,22 +80,22 @@ def test_same_games_at_concurrency_1_and_2_and_the_event_stream_follows_them(
     assert published and published == stream[len(stream) - len(published):]
     kinds = Counter(event["event"] for event in stream)
     assert kinds["game_started"] == kinds["game_ended"] == kinds["standings"] == 24
-    journal = {game["id"]: game for game in read_journal(two)}
+    journal = {game.id: game for game in read_journal(two)}
     for game_id, game in journal.items():
         started = next(e for e in stream if e["event"] == "game_started" and e["game_id"] == game_id)
-        assert started["seats"] == {side: seat["name"] for side, seat in game["record"]["bots"].items()}
-        assert started["opening"] == game["opening"] and started["seed"] == game["seed"] == game["record"]["seed"]
+        assert started["seats"] == {side: seat.name for side, seat in game.record.bots.items()}
+        assert started["opening"] == game.opening and started["seed"] == game.seed == game.record.seed
         assert started["worker"]["pid"] != os.getpid()  # played in a worker process
         moves = [e for e in stream if e["event"] == "move" and e["game_id"] == game_id]
-        played = [m for m in game["record"]["moves"] if not m["book"]]
-        assert [m["move"] for m in moves] == [m["move"] for m in played]
-        assert [m["ply"] for m in moves] == list(range(len(game["opening"]) + 1, game["plies"] + 1))
+        played = [m for m in game.record.moves if not m.book]
+        assert [m["move"] for m in moves] == [m.move for m in played]
+        assert [m["ply"] for m in moves] == list(range(len(game.opening) + 1, game.plies + 1))
         if moves:
-            assert moves[-1]["position"] == game["record"]["final"]
+            assert moves[-1]["position"] == game.record.final
             assert set(moves[-1]["clocks"]) == set(started["seats"])
         ended = next(e for e in stream if e["event"] == "game_ended" and e["game_id"] == game_id)
-        assert (ended["winner"], ended["termination"], ended["plies"]) == (game["winner"], game["termination"],
-                                                                          game["plies"])
+        assert (ended["winner"], ended["termination"], ended["plies"]) == (game.winner, game.termination,
+                                                                          game.plies)
     # affinity auto: on a machine of two CPUs or more, each slot's worker, bots and all, on one CPU
     slot_cpus = {e["worker"]["slot"]: e["worker"].get("cpu") for e in stream if e["event"] == "game_started"}
     allowed = sorted(os.sched_getaffinity(0))
@@ -121,7 +121,7 @@ def test_a_worker_killed_mid_game_costs_that_game_only(tmp_path: Path,
     worker.send_signal(signal.SIGKILL)
     state = background.result()
     assert comparable(out) == scale_reference[1]  # the lost game was played again, the same
-    counts = Counter(entry["id"] for entry in read_journal(out))
+    counts = Counter(entry.id for entry in read_journal(out))
     assert set(counts.values()) == {1} and len(counts) == 24
     # The game the killed worker was playing (the one seen may have ended just before the kill).
     [(game_id, reason)] = state.lost
@@ -165,14 +165,14 @@ def test_ctrl_c_finishes_the_games_in_progress_and_a_rerun_plays_the_rest(tmp_pa
     assert "stopping after the games in progress (Ctrl-C again to abandon them)" in stderr
     stream = events(out)
     started = {e["game_id"] for e in stream if e["event"] == "game_started"}
-    journaled = [entry["id"] for entry in read_journal(out)]
+    journaled = [entry.id for entry in read_journal(out)]
     assert sorted(journaled) == sorted(started) and len(journaled) < 12  # those under way finished
     assert not [e for e in stream if e["event"] == "game_lost"]
     assert stream[-1]["event"] == "tournament_ended" and stream[-1]["interrupted"]
     assert f"interrupted after {len(journaled)} of 12 games" in stderr
     rerun = subprocess.run(command, capture_output=True, text=True, timeout=120)
     assert rerun.returncode == 0, rerun.stderr
-    counts = Counter(entry["id"] for entry in read_journal(out))
+    counts = Counter(entry.id for entry in read_journal(out))
     assert len(counts) == 12 and set(counts.values()) == {1}
 
 

@@ -77,9 +77,9 @@ def comparable(directory: Path) -> dict[str, tuple[Any, ...]]:
     """What must not change with concurrency or executor: per game its seed, moves and result."""
     out = {}
     for game in game_entries(read_journal(directory)):
-        moves = tuple(move["move"] for move in game["record"]["moves"])
-        out[game["id"]] = (game.get("seed"), game["predator"], game["prey"], moves, game["winner"],
-                           game["termination"], game["plies"])
+        assert game.record is not None
+        moves = tuple(move.move for move in game.record.moves)
+        out[game.id] = (game.seed, game.predator, game.prey, moves, game.winner, game.termination, game.plies)
     return out
 
 

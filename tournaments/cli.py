@@ -6,7 +6,7 @@ import json
 import sys
 import time
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
 
@@ -15,6 +15,9 @@ from foxgeese.engine.userinput import one_line
 from foxgeese.params import Integer
 from foxgeese.tournaments.errors import ConfigError, TournamentError
 from foxgeese.usage import USAGE_EXIT, UsageProblem, check_writable
+
+if TYPE_CHECKING:  # the commands import what they run when they run (a quick --help)
+    from foxgeese.tournaments.entries import GameEntry, JournalLine
 
 
 def register(group: click.Group) -> None:
@@ -224,7 +227,7 @@ def book(variant_id: str, geese: int | None, sideways: bool | None, random_role:
         click.echo(f"only {len(openings)} distinct openings found (asked for {count})", err=True)
 
 
-def _write_html(results: dict[str, Any], entries: list[dict[str, Any]], path: Path) -> None:
+def _write_html(results: dict[str, Any], entries: list[JournalLine], path: Path) -> None:
     from foxgeese.tournaments.html_report import write_html_report
 
     if not path.resolve().parent.is_dir():
@@ -298,16 +301,16 @@ class _Progress:
         if self._progress is not None:
             self._progress.__exit__(*exc)
 
-    def on_game(self, state: Any, entry: dict[str, Any]) -> None:
+    def on_game(self, state: Any, entry: GameEntry) -> None:
         from foxgeese.tournaments.report import standings_line
 
         with state.lock:
             played = state.games_done
             standings = standings_line(state.standings.rows())
             new = played - state.done_before
-        sides = _side_names(entry)
-        line = (f"{entry['id']} {entry['variant']} {entry['predator']} ({sides[0]}) vs {entry['prey']} ({sides[1]}): "
-                f"{entry['winner']} ({entry['termination']}, {_plies(entry['plies'])})")
+        sides = entry.sides()
+        line = (f"{entry.id} {entry.variant} {entry.predator} ({sides[0]}) vs {entry.prey} ({sides[1]}): "
+                f"{entry.winner} ({entry.termination}, {words.plies(entry.plies)})")
         notes = _failure_notes(entry) if not self.quiet else []
         if self._progress is not None:
             self._progress.update(self._task, completed=played, standings=standings)
@@ -323,28 +326,9 @@ class _Progress:
                   flush=True)
 
 
-def _failure_notes(entry: dict[str, Any]) -> list[str]:
+def _failure_notes(entry: GameEntry) -> list[str]:
     """For a game a bot lost by its own failure (a crash, no-show, protocol error...): its log's
     path (in DIR/logs/) and last lines, as `foxgeese play` shows them (`protocol.botlogs`)."""
-    from foxgeese.protocol.botlogs import BOT_FAILURES, failure_notes
-    from foxgeese.protocol.record import GameRecord, RecordError
+    from foxgeese.protocol.botlogs import failure_notes
 
-    if entry["termination"] not in BOT_FAILURES:
-        return []
-    try:
-        return failure_notes(GameRecord.from_dict(entry["record"]))
-    except RecordError:  # a journal line from another version: the game's line says enough
-        return []
-
-
-def _side_names(entry: dict[str, Any]) -> tuple[str, str]:
-    """(`fox`, `geese`) or (`hare`, `hounds`): the sides the entry's predator and prey players had."""
-    from foxgeese.engine import Side, get_variant
-
-    variant = get_variant(entry["variant"], **entry.get("options", {}))
-    return variant.side_name(Side.PREDATOR), variant.side_name(Side.PREY)
-
-
-def _plies(count: object) -> str:
-    """`1 ply`, `40 plies` (a journal's count as it is when it is not a number)."""
-    return words.plies(count) if isinstance(count, int) else f"{count} plies"
+    return failure_notes(entry.record) if entry.record is not None else []

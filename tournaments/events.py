@@ -11,10 +11,14 @@ from __future__ import annotations
 import json
 import threading
 import time
+from collections.abc import Sequence
 from pathlib import Path
 from typing import IO, Any
 
+import msgspec
+
 from foxgeese.tournaments.errors import TournamentError
+from foxgeese.tournaments.standings import Row
 
 EVENTS = "events.jsonl"
 TOPIC = b"foxgeese.EVENT"
@@ -26,6 +30,62 @@ def encoded(event: dict[str, Any]) -> str:
     `seq` and `time` to the text: `event` comes first and its value (a kind's name) has no comma.
     The line written is the one `forward` writes of the event itself."""
     return _encode(event)
+
+
+# What a reader of the stream (the live page) takes of each event, typed: the documented fields it
+# needs (docs/tournaments.md); an event's other fields, and kinds not here, are for other readers.
+class TournamentStarted(msgspec.Struct, tag="tournament_started", tag_field="event"):
+    name: str
+    players: list[str] = []
+    games_total: int = 0
+    games_done: int = 0
+
+
+class GameStarted(msgspec.Struct, tag="game_started", tag_field="event"):
+    game_id: str
+    start: str
+    opening: list[str] = []
+    seats: dict[str, str] = {}
+
+
+class MoveMade(msgspec.Struct, tag="move", tag_field="event"):
+    game_id: str
+    position: str
+    ply: int = 0
+    side: str | None = None
+    move: str | None = None
+    think_ms: int | None = None
+    clocks: dict[str, int] = {}
+
+
+class GameEnded(msgspec.Struct, tag="game_ended", tag_field="event"):
+    game_id: str
+    winner: str | None = None
+    termination: str | None = None
+    reason: str = ""
+    plies: int | None = None
+
+
+class StandingsNow(msgspec.Struct, tag="standings", tag_field="event"):
+    rows: list[Row] = []
+    games_done: int | None = None
+
+
+class TournamentEnded(msgspec.Struct, tag="tournament_ended", tag_field="event"):
+    games_done: int | None = None
+
+
+Event = TournamentStarted | GameStarted | MoveMade | GameEnded | StandingsNow | TournamentEnded
+_read_event = msgspec.json.Decoder(Event)
+
+
+def read_event(line: bytes) -> Event | None:
+    """One line of the stream as the live page reads it; None for a kind it does not follow, or a
+    line this version cannot read."""
+    try:
+        return _read_event.decode(line)
+    except msgspec.DecodeError:
+        return None
 
 
 class EventStream:
@@ -59,7 +119,7 @@ class EventStream:
     def emit(self, kind: str, **fields: Any) -> None:
         self.forward([{"event": kind, **fields}])
 
-    def forward(self, events: list[dict[str, Any] | str]) -> None:
+    def forward(self, events: Sequence[dict[str, Any] | str]) -> None:
         """Events made here or by a worker (`move`s, `encoded` there): numbered and timed here,
         written at once."""
         with self._lock:

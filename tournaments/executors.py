@@ -22,14 +22,27 @@ import subprocess
 import sys
 from collections.abc import Callable
 from multiprocessing.connection import Connection, wait
-from typing import Any
 
+import msgspec
 import psutil
 
+from foxgeese.tournaments.entries import GameEntry
 from foxgeese.tournaments.errors import TournamentError
-from foxgeese.tournaments.worker import GameJob, WorkerSetup
+from foxgeese.tournaments.messages import (
+    Done,
+    Events,
+    Failed,
+    FromWorker,
+    GameJob,
+    Quit,
+    Ready,
+    Where,
+    WorkerSetup,
+    decode_from_worker,
+    encode,
+)
 
-Emit = Callable[[list[Any]], None]  # hands the runner a batch of events (dicts, or `encoded`)
+Emit = Callable[[list[str]], None]  # hands the runner a batch of move events (`encoded` by the worker)
 START_TIMEOUT_S = 120.0  # a worker process that has not said ready by then is broken
 
 
@@ -40,11 +53,11 @@ class WorkerLost(Exception):
 class Slot:
     """One place where one game at a time is played (see the module doc)."""
 
-    def where(self) -> dict[str, Any]:
+    def where(self) -> Where:
         """Which worker plays this slot's games (host, pid; node id on Ray), for events."""
         raise NotImplementedError
 
-    def play(self, job: GameJob, emit: Emit) -> dict[str, Any]:
+    def play(self, job: GameJob, emit: Emit) -> GameEntry:
         raise NotImplementedError
 
     def restart(self, give_up: Callable[[], bool]) -> bool:
@@ -152,7 +165,7 @@ class ProcessSlot(Slot):
         self.process: subprocess.Popen[bytes] | None = None
         self.connection: Connection | None = None
         self.bot_pids: list[int] = []
-        self._where: dict[str, Any] = {}
+        self._where = Where(host="", pid=0, cwd="")
 
     def start(self) -> None:
         ours, theirs = socket.socketpair()
@@ -170,7 +183,7 @@ class ProcessSlot(Slot):
                 pass  # the CPU was taken away meanwhile (a cgroup change): run anywhere
         self.connection = Connection(ours.detach())
         self.bot_pids = []
-        self.connection.send(self.setup(self.index, self.generation))
+        self.connection.send_bytes(encode(self.setup(self.index, self.generation)))
 
     def await_ready(self) -> None:
         assert self.process is not None
@@ -178,53 +191,47 @@ class ProcessSlot(Slot):
         if message is None:
             self.process.kill()
             raise TournamentError(f"worker {self.index} did not start (exit status {self.process.wait()})")
-        if message[0] == "error":
-            raise TournamentError(f"worker {self.index} could not start: {message[1]}")
-        self._where = {**message[1], "slot": self.index}
-        if self.cpu is not None:
-            self._where["cpu"] = self.cpu
+        if isinstance(message, Failed):
+            raise TournamentError(f"worker {self.index} could not start: {message.text}")
+        if not isinstance(message, Ready):
+            raise TournamentError(f"worker {self.index} said {type(message).__name__} before it was ready")
+        self._where = msgspec.structs.replace(message.where, slot=self.index, cpu=self.cpu)
 
-    def where(self) -> dict[str, Any]:
-        return dict(self._where)
+    def where(self) -> Where:
+        return self._where
 
-    def _receive(self, timeout: float | None = None) -> Any:
+    def _receive(self, timeout: float | None = None) -> FromWorker | None:
         """The next message, or None when the worker process died (its end of the pipe closed)."""
         assert self.connection is not None
         if timeout is not None and not wait([self.connection], timeout):  # else a plain blocking recv
             return None
         try:
-            return self.connection.recv()
+            return decode_from_worker(self.connection.recv_bytes())
         except (EOFError, OSError):
             return None
 
-    def play(self, job: GameJob, emit: Emit) -> dict[str, Any]:
+    def play(self, job: GameJob, emit: Emit) -> GameEntry:
         assert self.connection is not None
         try:
-            self.connection.send(job)
+            self.connection.send_bytes(encode(job))
         except (OSError, ValueError):
             raise WorkerLost(self._death()) from None
         while True:
             message = self._receive()
             if message is None:
                 raise WorkerLost(self._death())
-            kind = message[0]
-            if kind == "events":  # move events (encoded) and ("pids", [...]): the bots this worker runs now
-                items = message[1]
-                if any(item.__class__ is tuple for item in items):
-                    for item in items:
-                        if item.__class__ is tuple:
-                            self.bot_pids = item[1]
-                    items = [item for item in items if item.__class__ is not tuple]
-                if items:
-                    emit(items)
-            elif kind == "done":  # ("done", entry, bot pids, the game's last events)
-                self.bot_pids = message[2]
-                last = [item for item in message[3] if item.__class__ is not tuple]
-                if last:
-                    emit(last)
-                return message[1]
-            elif kind == "error":
-                raise TournamentError(f"game {job.game['id']}: {message[1]}")
+            if isinstance(message, Events):
+                if message.pids is not None:  # the bots this worker runs now
+                    self.bot_pids = message.pids
+                if message.moves:
+                    emit(message.moves)
+            elif isinstance(message, Done):
+                self.bot_pids = message.pids
+                if message.moves:
+                    emit(message.moves)
+                return message.entry
+            elif isinstance(message, Failed):
+                raise TournamentError(f"game {job.game.id}: {message.text}")
 
     def _death(self) -> str:
         """Reaps a dead worker and ends the bots it leaves behind; says how it died."""
@@ -274,7 +281,7 @@ class ProcessSlot(Slot):
             return
         if self.process.poll() is None:
             try:
-                self.connection.send(None)
+                self.connection.send_bytes(encode(Quit()))
             except (OSError, ValueError):
                 pass
             try:

@@ -10,38 +10,42 @@ from __future__ import annotations
 import os
 from typing import Any
 
-from foxgeese.engine import Side, get_variant
+import msgspec
+
 from foxgeese.protocol.botlogs import last_lines
-from foxgeese.tournaments.journal import FORFEITS
+from foxgeese.protocol.record import BOT_FAULTS, DRAW
+from foxgeese.tournaments.entries import GameEntry
 
 SHOWN = 10  # games listed at the end of a run; the rest are counted and found in results.json
 TAIL = 3  # last lines of each log
 
 
-def bot_failures(games: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    """Per game lost by a bot's own failure (both bots in a drawn no-show): the game, the bot, its
-    side, the ending, the referee's reason and the bot's log (None for a bot started elsewhere)."""
+class Failure(msgspec.Struct):
+    """A game a bot lost by its own failure: the game, the bot, its side, the ending, the referee's
+    reason and the bot's log (None for a bot started elsewhere). results.json's `failures` items."""
+
+    game: str
+    bot: str
+    side: str
+    termination: str
+    reason: str
+    log: str | None
+
+
+def bot_failures(games: list[GameEntry]) -> list[Failure]:
+    """Per game lost by a bot's own failure (both bots in a drawn no-show), in the games' order."""
     failures = []
     for game in games:
-        if game["termination"] not in FORFEITS:
+        if game.termination not in BOT_FAULTS:
             continue
-        record = game.get("record")
-        seats = (record.get("bots") if isinstance(record, dict) else None) or {}
-        names = dict(zip(_sides(game), (game["predator"], game["prey"])))
-        for side, name in names.items():
-            if game["winner"] != "draw" and side == game["winner"]:
+        seats = game.record.bots if game.record is not None else {}
+        for side, name in zip(game.sides(), (game.predator, game.prey)):
+            if game.winner != DRAW and side == game.winner:
                 continue
             seat = seats.get(side)
-            log = (seat.get("stderr") if isinstance(seat, dict) else None) or None
-            failures.append({"game": game["id"], "bot": name, "side": side, "termination": game["termination"],
-                             "reason": game.get("reason") or "", "log": log})
+            failures.append(Failure(game.id, name, side, game.termination, game.reason,
+                                    (seat.stderr if seat is not None else None) or None))
     return failures
-
-
-def _sides(game: dict[str, Any]) -> tuple[str, str]:
-    """(predator side name, prey side name) of the game's variant."""
-    variant = get_variant(game["variant"], **game.get("options", {}))
-    return variant.side_name(Side.PREDATOR), variant.side_name(Side.PREY)
 
 
 def failure_lines(failures: list[dict[str, Any]], shown: int = SHOWN, tail: int = TAIL) -> list[str]:

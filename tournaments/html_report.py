@@ -12,11 +12,14 @@ from html import escape
 from pathlib import Path
 from typing import Any
 
+import msgspec
+
 from foxgeese.engine.outcome import ending_legend
+from foxgeese.protocol.record import BOT_FAULTS, RefereeTermination
+from foxgeese.tournaments.entries import GameEntry, JournalLine
 from foxgeese.tournaments.failures import bot_failures
-from foxgeese.tournaments.journal import FORFEITS
 from foxgeese.tournaments.rating_text import PAIRS_LEGEND, sprt_lines, standings_legend
-from foxgeese.tournaments.replay import ReplayError, asset, replay_data, result_text, script_json
+from foxgeese.tournaments.replay import ReplayError, asset, replay_data, result_words, script_json
 from foxgeese.tournaments.report import (
     accuracy_notes,
     adjudication_lines,
@@ -26,7 +29,6 @@ from foxgeese.tournaments.report import (
     game_entries,
     nelo_text,
     role_line,
-    variant_label,
 )
 
 PLOT_WIDTH = 640
@@ -34,16 +36,16 @@ PLOT_LABEL = 130
 PLOT_ROW = 30
 
 
-def write_html_report(results: dict[str, Any], journal: list[dict[str, Any]], path: Path) -> int:
+def write_html_report(results: dict[str, Any], journal: list[JournalLine], path: Path) -> int:
     """Writes the page; returns how many games it can replay."""
     page, replayable = html_report(results, journal)
     Path(path).write_text(page, encoding="utf-8")
     return replayable
 
 
-def html_report(results: dict[str, Any], journal: list[dict[str, Any]]) -> tuple[str, int]:
+def html_report(results: dict[str, Any], journal: list[JournalLine]) -> tuple[str, int]:
     """The page's text and the number of games whose record replays."""
-    games = sorted(game_entries(journal), key=lambda game: game["id"])
+    games = sorted(game_entries(journal), key=lambda game: game.id)
     ratings = results.get("ratings", {})
     rated = ratings.get("players", {})
     order = sorted(results["standings"], key=lambda name: (-rated.get(name, {}).get("elo", 0.0) if rated else
@@ -53,9 +55,9 @@ def html_report(results: dict[str, Any], journal: list[dict[str, Any]]) -> tuple
     rows = []
     for game in games:
         index, problem = None, ""
-        if isinstance(game.get("record"), dict):
+        if game.record is not None:
             try:
-                replays.append(replay_data(game["record"], boards))
+                replays.append(replay_data(game.record, boards))
                 index = len(replays) - 1
             except ReplayError as error:
                 problem = str(error)
@@ -79,7 +81,8 @@ def html_report(results: dict[str, Any], journal: list[dict[str, Any]]) -> tuple
     body.append(_accuracy(results.get("accuracy") or {}))
     body += [f"<p class=warning>{escape(line)}</p>" for line in cut_warnings(results.get("cuts") or {})]
     body.append(_endings_per_bot(games, order, results["variants"]))
-    body.append(_failures(results.get("failures", bot_failures(games)), {game["id"] for game in games}))
+    failures = results.get("failures") or msgspec.to_builtins(bot_failures(games))
+    body.append(_failures(failures, {game.id for game in games}))
     if "sprt" in results:
         body.append("<h2>SPRT</h2>" + "".join(f"<p>{escape(line)}</p>" for line in sprt_lines(results["sprt"])))
     body.append("<h2 id=games>Games</h2><p class=note>Click a game to replay it; step with the buttons "
@@ -258,19 +261,20 @@ def _los(ratings: dict[str, Any], names: list[str]) -> str:
     return "".join(out)
 
 
-def _endings_per_bot(games: list[dict[str, Any]], order: list[str], variants: list[dict[str, Any]]) -> str:
+def _endings_per_bot(games: list[GameEntry], order: list[str], variants: list[dict[str, Any]]) -> str:
     """For each bot and each ending: games won / drawn / lost that way; forfeits are the bot's own."""
     counts: dict[str, dict[str, list[int]]] = {name: {} for name in order}
     for game in games:
-        score = game["predator_score"]
-        for name, mine in ((game["predator"], score), (game["prey"], 1 - score)):
-            cell = counts.setdefault(name, {}).setdefault(game["termination"], [0, 0, 0])
+        score = game.predator_score
+        for name, mine in ((game.predator, score), (game.prey, 1 - score)):
+            cell = counts.setdefault(name, {}).setdefault(game.termination, [0, 0, 0])
             cell[0 if mine == 1 else 1 if mine == 0.5 else 2] += 1
     kinds = sorted({kind for per_bot in counts.values() for kind in per_bot})
     if not kinds:
         return ""
+    faults = ", ".join(ending.value for ending in RefereeTermination if ending.value in BOT_FAULTS)  # its order
     out = ["<h2>Endings and forfeits per bot</h2><p class=note>won / drawn / lost by each ending; "
-           "forfeits (" + ", ".join(FORFEITS) + ") lost by the bot's own fault are counted in its "
+           f"forfeits ({faults}) lost by the bot's own fault are counted in its "
            "standings</p><table class=endings><tr><th>player</th>"]
     out += [f"<th>{escape(kind)}</th>" for kind in kinds]
     out.append("</tr>")
@@ -312,18 +316,14 @@ def _failures(failures: list[dict[str, Any]], ids: set[str]) -> str:
     return "".join(out)
 
 
-def _game_row(game: dict[str, Any], index: int | None, problem: str) -> str:
-    label = variant_label(game["variant"], game["options"])
-    found = game.get("record")
-    record = found if isinstance(found, dict) else {}
-    result = result_text({**record, "winner": game["winner"], "termination": game["termination"],
-                          "plies": game["plies"], "reason": ""})
+def _game_row(game: GameEntry, index: int | None, problem: str) -> str:
+    result = result_words(game.winner, game.termination, game.plies)
     if index is None:
         action = f"<td class=problem>{escape(problem or 'no record')}</td>"
         attributes = ""
     else:
         action = f'<td><button type="button" class="fg-open" data-game="{index}">replay</button></td>'
-        attributes = f' class="fg-game" data-game="{index}" id="game-{escape(game["id"])}"'
-    return (f"<tr{attributes}><td>{escape(game['id'])}</td><td>{escape(label)}</td><td>{escape(game['predator'])}</td>"
-            f"<td>{escape(game['prey'])}</td><td>{escape(result.split(' by ')[0])}</td>"
-            f"<td>{escape(game['termination'])}</td><td>{game['plies']}</td>{action}</tr>")
+        attributes = f' class="fg-game" data-game="{index}" id="game-{escape(game.id)}"'
+    return (f"<tr{attributes}><td>{escape(game.id)}</td><td>{escape(game.label)}</td><td>{escape(game.predator)}</td>"
+            f"<td>{escape(game.prey)}</td><td>{escape(result.split(' by ')[0])}</td>"
+            f"<td>{escape(game.termination)}</td><td>{game.plies}</td>{action}</tr>")

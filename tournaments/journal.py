@@ -8,7 +8,6 @@ runner cuts off before appending; every line before it is a complete, durable re
 from __future__ import annotations
 
 import fcntl
-import json
 import os
 import time
 from collections.abc import Callable
@@ -19,48 +18,33 @@ from typing import IO, Any, Literal, overload
 import msgspec
 
 from foxgeese.engine.userinput import JsonInputError, Mismatch, load_json
+from foxgeese.tournaments.entries import NOT_JSON, EntryError, GameEntry, JournalLine, decode_line, encode_line
 from foxgeese.tournaments.errors import JournalError, OutputDirBusyError, TournamentError
 
 JOURNAL = "journal.jsonl"
 IDENTITY = "tournament.json"
 LOCK = "runner.lock"
-# Referee endings that a bot caused by failing (the loser is the bot at fault: `forfeit` names it).
-FORFEITS = ("time-forfeit", "illegal-move", "crash", "protocol-error", "no-show")
-
-
-GAME_FIELDS: dict[str, type | tuple[type, ...]] = {
-    "id": str, "twin": str, "variant": str, "options": dict, "predator": str, "prey": str,
-    "opening": list, "winner": str, "predator_score": (int, float), "termination": str,
-    "plies": int, "reason": str,
-}
+SHOWN_PROBLEMS = 3  # damaged lines whose problem a refusal spells out
 
 
 @dataclass
 class JournalScan:
-    """What a journal holds: the good entries (with their 1-based line numbers), the damaged lines,
-    and whether the last line is torn (a write cut short by a crash, harmless)."""
+    """What a journal holds: the good entries (with their 1-based line numbers), the damaged lines
+    with what is wrong with each, and whether the last line is torn (a write cut short by a crash,
+    harmless)."""
 
-    entries: list[dict[str, Any]] = field(default_factory=list)
+    entries: list[JournalLine] = field(default_factory=list)
     lines: list[int] = field(default_factory=list)
     damaged: list[int] = field(default_factory=list)
+    problems: dict[int, str] = field(default_factory=dict)  # line number -> what is wrong with it
     torn: bool = False
     good_end: int = 0  # byte offset after the last good line, when no damage precedes it
 
 
-def entry_problem(entry: Any) -> str | None:
-    """Why a parsed line is not a journal entry this version can use, or None."""
-    if not isinstance(entry, dict):
-        return "not a JSON object"
-    if entry.get("type") != "game":
-        return None if entry.get("type") == "sprt_stop" else f"unknown type {entry.get('type')!r}"
-    for key, kind in GAME_FIELDS.items():
-        if not isinstance(entry.get(key), kind) or isinstance(entry.get(key), bool):
-            return f"game line without a valid {key!r}"
-    return None
-
-
 def scan_journal(directory: Path) -> JournalScan:
-    """Reads every line; never raises on content (see `read_journal` for the strict reading)."""
+    """Reads every line as its type (entries.py); never raises on content (see `read_journal`
+    for the strict reading). The last line is torn when it has no newline or is not JSON: a write
+    cut short. A complete line that is not an entry this version reads is damage, wherever it is."""
     path = Path(directory) / JOURNAL
     scan = JournalScan()
     try:
@@ -74,14 +58,15 @@ def scan_journal(directory: Path) -> JournalScan:
         newline = data.find(b"\n", position)
         end = len(data) if newline < 0 else newline + 1
         try:
-            entry = json.loads(data[position:end]) if newline >= 0 else None
-        except ValueError:
-            entry = None
-        if entry is None or entry_problem(entry) is not None:
-            if end >= len(data):
+            if newline < 0:
+                raise EntryError("no newline")
+            entry = decode_line(data[position:newline])
+        except EntryError as problem:
+            if end >= len(data) and (newline < 0 or str(problem) == NOT_JSON):
                 scan.torn = True  # the last line: a write cut short
             else:
                 scan.damaged.append(number)
+                scan.problems[number] = str(problem)
         else:
             scan.entries.append(entry)
             scan.lines.append(number)
@@ -91,16 +76,25 @@ def scan_journal(directory: Path) -> JournalScan:
     return scan
 
 
-def read_journal(directory: Path, repair: bool = False) -> list[dict[str, Any]]:
+def damage_text(scan: JournalScan) -> str:
+    """`line 3 is damaged (plies: expected int, not 'x')`, or `lines 1, 3 are damaged (line 1: ...;
+    line 3: ...)`: the lines, and what is wrong with the first few, by field."""
+    numbers = scan.damaged
+    lines = ", ".join(str(n) for n in numbers[:10]) + (", ..." if len(numbers) > 10 else "")
+    if len(numbers) == 1:
+        return f"line {lines} is damaged ({scan.problems[numbers[0]]})"
+    named = "; ".join(f"line {n}: {scan.problems[n]}" for n in numbers[:SHOWN_PROBLEMS])
+    return f"lines {lines} are damaged ({named}{'; ...' if len(numbers) > SHOWN_PROBLEMS else ''})"
+
+
+def read_journal(directory: Path, repair: bool = False) -> list[JournalLine]:
     """All complete entries. A torn last line (no newline, or not JSON) is ignored, or cut off
-    when `repair` is set; a bad line anywhere else is real damage and raises JournalError
-    (`foxgeese tournament repair DIR` keeps the good lines)."""
+    when `repair` is set; a bad line anywhere else is real damage and raises JournalError naming
+    its line and field (`foxgeese tournament repair DIR` keeps the good lines)."""
     path = Path(directory) / JOURNAL
     scan = scan_journal(directory)
     if scan.damaged:
-        lines = ", ".join(str(n) for n in scan.damaged[:10]) + (", ..." if len(scan.damaged) > 10 else "")
-        verb = "lines {} are" if len(scan.damaged) > 1 else "line {} is"
-        raise JournalError(f"{path}: {verb.format(lines)} damaged; "
+        raise JournalError(f"{path}: {damage_text(scan)}; "
                            f"`foxgeese tournament repair {directory}` keeps the {len(scan.entries)} good "
                            "lines and drops the damaged ones")
     if repair and scan.torn:
@@ -111,7 +105,7 @@ def read_journal(directory: Path, repair: bool = False) -> list[dict[str, Any]]:
     return scan.entries
 
 
-def repair_journal(directory: Path, foreign: Callable[[dict[str, Any]], bool] | None = None
+def repair_journal(directory: Path, foreign: Callable[[JournalLine], bool] | None = None
                    ) -> tuple[JournalScan, list[int], Path | None]:
     """Rewrites the journal with its good lines only; the dropped lines are kept in a side file.
 
@@ -139,9 +133,6 @@ def repair_journal(directory: Path, foreign: Callable[[dict[str, Any]], bool] | 
     return scan, strangers, side
 
 
-_encode_entry = json.JSONEncoder(sort_keys=True, separators=(",", ":")).encode  # one encoder, not one a game
-
-
 class JournalWriter:
     """Appends entries durably: each `append` is on disk before it returns."""
 
@@ -149,9 +140,8 @@ class JournalWriter:
         self.path = Path(directory) / JOURNAL
         self._handle: IO[bytes] = open(self.path, "ab")
 
-    def append(self, entry: dict[str, Any]) -> None:
-        line = _encode_entry(entry).encode() + b"\n"
-        self._handle.write(line)
+    def append(self, entry: JournalLine) -> None:
+        self._handle.write(encode_line(entry) + b"\n")
         self._handle.flush()
         os.fsync(self._handle.fileno())
 
@@ -272,7 +262,7 @@ def accepted_hashes(identity: dict[str, Any]) -> set[str]:
     return {identity.get("config_hash", ""), *identity.get("extends", [])}
 
 
-def belonging(identity: dict[str, Any]) -> Callable[[dict[str, Any]], str | None]:
+def belonging(identity: dict[str, Any]) -> Callable[[JournalLine], str | None]:
     """A check of journal entries against the tournament of `identity`: it gives why an entry's
     game does not belong there, or None when it does. A game belongs when its id is scheduled
     with the same variant, players and opening, and it was played under this config (or one it
@@ -280,19 +270,19 @@ def belonging(identity: dict[str, Any]) -> Callable[[dict[str, Any]], str | None
     games = {game["id"]: game for game in identity["schedule"]}
     hashes = accepted_hashes(identity)
 
-    def why_foreign(entry: dict[str, Any]) -> str | None:
-        if entry.get("type") != "game":
+    def why_foreign(entry: JournalLine) -> str | None:
+        if not isinstance(entry, GameEntry):
             return None
-        game_id = entry["id"]
-        game = games.get(game_id)
+        game = games.get(entry.id)
         if game is None:
-            return f"game {game_id} is not in this tournament's schedule"
-        for key in ("variant", "options", "predator", "prey", "opening"):
-            if entry[key] != game[key]:
-                return f"game {game_id} has {key} {entry[key]!r} where the schedule has {game[key]!r}"
-        played_under = entry.get("config_hash")
+            return f"game {entry.id} is not in this tournament's schedule"
+        for key, value in (("variant", entry.variant), ("options", entry.options), ("predator", entry.predator),
+                           ("prey", entry.prey), ("opening", entry.opening)):
+            if value != game[key]:
+                return f"game {entry.id} has {key} {value!r} where the schedule has {game[key]!r}"
+        played_under = entry.config_hash
         if played_under is not None and played_under not in hashes:
-            return (f"game {game_id} was played under config hash {played_under[:12]}, "
+            return (f"game {entry.id} was played under config hash {played_under[:12]}, "
                     f"this tournament's is {identity.get('config_hash', '')[:12]}")
         return None
 

@@ -39,6 +39,8 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from foxgeese.tournaments.entries import GameEntry
+
 Z95 = 1.959963984540054
 NELO_PER_T = 800.0 / math.log(10.0)  # fishtest's nelo_divided_by_nt
 REGULARIZE = 1e-3
@@ -205,22 +207,18 @@ def counts_of(pair_scores: Mapping[float, int] | Iterable[float]) -> list[int]:
     return counts
 
 
-def twin_pairs(games: Sequence[dict[str, Any]]) -> list[tuple[dict[str, Any], dict[str, Any]]]:
+def twin_pairs(games: Sequence[GameEntry]) -> list[tuple[GameEntry, GameEntry]]:
     """The complete twin pairs of journal game lines, in order of the pair's first game id."""
-    by_id = {game["id"]: game for game in games}
+    by_id = {game.id: game for game in games}
     out = []
-    for game in sorted(games, key=lambda g: g["id"]):
-        twin = by_id.get(game["twin"])
-        if twin is not None and game["id"] < game["twin"]:
+    for game in sorted(games, key=lambda g: g.id):
+        twin = by_id.get(game.twin)
+        if twin is not None and game.id < game.twin:
             out.append((game, twin))
     return out
 
 
-def score_for(game: dict[str, Any], player: str) -> float:
-    return game["predator_score"] if game["predator"] == player else 1.0 - game["predator_score"]
-
-
-def head_to_head(games: Sequence[dict[str, Any]], players: Sequence[str]) -> list[dict[str, Any]]:
+def head_to_head(games: Sequence[GameEntry], players: Sequence[str]) -> list[dict[str, Any]]:
     """Per two players that met, in the order of `players` (config order; unknown names last, by
     name): the first one's pentanomial counts and its estimate, first minus second. The order does
     not depend on who scored more, so Elo can be negative and LOS below ½ (LOS of first over second)."""
@@ -231,8 +229,8 @@ def head_to_head(games: Sequence[dict[str, Any]], players: Sequence[str]) -> lis
         return order.get(name, len(order)), name
 
     for first, second in twin_pairs(games):
-        a, b = sorted((first["predator"], first["prey"]), key=rank)
-        total = score_for(first, a) + score_for(second, a)
+        a, b = sorted((first.predator, first.prey), key=rank)
+        total = first.score_of(a) + second.score_of(a)
         counts.setdefault((a, b), [0] * 5)[int(round(total * 2))] += 1
     out = []
     for (a, b), cells in sorted(counts.items(), key=lambda item: (rank(item[0][0]), rank(item[0][1]))):
@@ -242,10 +240,10 @@ def head_to_head(games: Sequence[dict[str, Any]], players: Sequence[str]) -> lis
     return out
 
 
-def role_advantage(games: Sequence[dict[str, Any]]) -> dict[str, Any] | None:
+def role_advantage(games: Sequence[GameEntry]) -> dict[str, Any] | None:
     """The predator's pair score over complete twin pairs (each player the predator once)."""
     cells = [0] * 5
     for first, second in twin_pairs(games):
-        cells[int(round((first["predator_score"] + second["predator_score"]) * 2))] += 1
+        cells[int(round((first.predator_score + second.predator_score) * 2))] += 1
     found = estimate(cells)
     return None if found is None else found.to_json()

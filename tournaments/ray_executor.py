@@ -30,15 +30,31 @@ import signal
 import sys
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
+import msgspec
+
+from foxgeese.protocol.match import MoveEvent
+from foxgeese.protocol.record import RefereeTermination
 from foxgeese.tournaments.config import LoadedConfig, RayConfig
+from foxgeese.tournaments.entries import GameEntry
 from foxgeese.tournaments.errors import TournamentError
 from foxgeese.tournaments.executors import Emit, Executor, Slot, WorkerLost
+from foxgeese.tournaments.messages import (
+    BotFailure,
+    Done,
+    Events,
+    Failed,
+    FromWorker,
+    GameJob,
+    Ready,
+    Where,
+    WorkerSetup,
+)
 from foxgeese.tournaments.ray_nodes import NodeHealth, RayLog, check_address
-from foxgeese.tournaments.worker import EventBatches, GameJob, GamePlayer, WorkerSetup, move_event, where
+from foxgeese.tournaments.worker import EventBatches, GamePlayer, move_event, where
 
 START_WAIT_S = 120.0  # a run none of whose slots found a place in the cluster by then is an error
 SETTLE_S = 2.0  # after the first slot is ready, how long the others get before the run starts without them
@@ -49,7 +65,7 @@ MAX_SLOTS = 1024  # `--concurrency auto` never asks for more
 NODE_LABEL = "ray.io/node-id"  # every node's own label (Ray >= 2.49)
 # Games ended by a bot's death or absence: the actor checks its bots again before they count, since
 # a node going down may end the bots before the actor that would report the node's loss.
-MACHINE_SUSPECTS = frozenset({"crash", "no-show"})
+MACHINE_SUSPECTS = frozenset({RefereeTermination.CRASH.value, RefereeTermination.NO_SHOW.value})
 
 
 def _ray() -> Any:
@@ -67,40 +83,40 @@ class _Actor:
         self.setup = setup
         self.player = GamePlayer(setup)
 
-    def start_up(self) -> dict[str, Any]:
+    def start_up(self) -> Ready:
         """Where this actor runs, and the bots that failed to start here (see the module doc)."""
         import ray
 
         check = self.setup.check_job
-        return {**where(), "node": ray.get_runtime_context().get_node_id(),
-                "failures": self.player.check_bots(check) if check is not None else []}
+        place = msgspec.structs.replace(where(), node=ray.get_runtime_context().get_node_id())
+        return Ready(place, self.player.check_bots(check) if check is not None else [])
 
-    def check_bots(self) -> list[dict[str, str]]:
+    def check_bots(self) -> list[BotFailure]:
         check = self.setup.check_job
         return self.player.check_bots(check) if check is not None else []
 
-    def play(self, job: GameJob) -> Any:
-        """Yields ("events", [move events]) while the game runs, then ("done", (entry, the forfeiting
-        bot's log by side)) or ("error", text)."""
-        events = EventBatches()
-        outcome: dict[str, Any] = {}
+    def play(self, job: GameJob) -> Iterator[FromWorker]:
+        """Yields `Events` while the game runs, then `Done` (with the forfeiting bot's log by side)
+        or `Failed`."""
+        events: EventBatches[MoveEvent] = EventBatches()
+        outcome: list[FromWorker] = []
 
         def run() -> None:
             try:
                 entry = self.player.play(job, events.put)
-                outcome["done"] = (entry, self.player.forfeit_logs(entry))
+                outcome.append(Done(entry, logs=self.player.forfeit_logs(entry)))
             except Exception as error:  # noqa: BLE001 - reported to the runner, which stops with it
-                outcome["error"] = f"{type(error).__name__}: {error}"
+                outcome.append(Failed(f"{type(error).__name__}: {error}"))
             finally:
                 events.close()
 
-        thread = threading.Thread(target=run, name=f"game-{job.game['id']}", daemon=True)
+        thread = threading.Thread(target=run, name=f"game-{job.game.id}", daemon=True)
         thread.start()
         while (batch := events.take()) is not None:
-            yield ("events", [move_event(item) for item in batch])
+            yield Events([move_event(item) for item in batch])
             events.sent(batch)
         thread.join()
-        yield next(iter(outcome.items()))
+        yield outcome[0]
 
     def close(self) -> None:
         self.player.close()
@@ -271,8 +287,8 @@ class RayExecutor(Executor):
                     if self.on_new_slot is None or not self.on_new_slot(slot):
                         self._close_spare(slot)
                         return
-                    print(f"foxgeese: game slot {slot.index + 1} joined on {slot.where().get('host')} "
-                          f"({str(slot.where().get('node'))[:12]})", file=sys.stderr)
+                    print(f"foxgeese: game slot {slot.index + 1} joined on {slot.where().host} "
+                          f"({str(slot.where().node)[:12]})", file=sys.stderr)
                 if grow:
                     for _ in range(min(MAX_SLOTS, self._room()) - len(self._slots)):
                         self._new_slot()
@@ -325,7 +341,7 @@ class ActorSlot(Slot):
         self.taken = False  # handed to the runner
         self._ready: Any = None
         self._checked = False  # the actor of this generation is placed and its bots passed their check
-        self._where: dict[str, Any] = {}
+        self._where = Where(host="?", pid=0, cwd="")
 
     def start(self) -> None:
         options: dict[str, Any] = {"num_cpus": self.executor.settings.num_cpus}
@@ -352,24 +368,23 @@ class ActorSlot(Slot):
         except _lost_errors():  # its node died as it started: place it again
             self._replace()
             return False
-        failures = found.get("failures")
-        self._where = {key: value for key, value in found.items() if key != "failures"} | {"slot": self.index}
-        if failures:
-            self._take_out(failures)
+        self._where = msgspec.structs.replace(found.where, slot=self.index)
+        if found.failures:
+            self._take_out(found.failures)
             self._replace()
             return False
         self._checked = True
         return True
 
-    def _take_out(self, failures: list[dict[str, str]], game_id: str | None = None) -> str:
+    def _take_out(self, failures: list[BotFailure], game_id: str | None = None) -> str:
         """Takes this slot's node out of rotation for its bots' failures; brings their logs home."""
-        node, host = str(self._where.get("node")), str(self._where.get("host"))
-        failures = sorted(failures, key=lambda failure: failure["name"])
-        paths = [self.health.save_log(f"{game_id or 'check'}-{host}-{node[:8]}-{failure['name']}.log", failure["log"])
+        node, host = str(self._where.node), self._where.host
+        failures = sorted(failures, key=lambda failure: failure.name)
+        paths = [self.health.save_log(f"{game_id or 'check'}-{host}-{node[:8]}-{failure.name}.log", failure.log)
                  for failure in failures]
-        names = " and ".join(repr(failure["name"]) for failure in failures)
+        names = " and ".join(repr(failure.name) for failure in failures)
         why = (f"bot {names} failed {'its' if len(failures) == 1 else 'their'} check there "
-               f"({failures[0]['reason'][:200]})" + (f"; logs: {', '.join(map(str, paths))}" if paths[0] else ""))
+               f"({failures[0].reason[:200]})" + (f"; logs: {', '.join(map(str, paths))}" if paths[0] else ""))
         self.health.take_out(node, host, why)
         return why
 
@@ -399,10 +414,10 @@ class ActorSlot(Slot):
                     "run the same command again to play the games left")
         return True
 
-    def where(self) -> dict[str, Any]:
-        return dict(self._where)
+    def where(self) -> Where:
+        return self._where
 
-    def play(self, job: GameJob, emit: Emit) -> dict[str, Any]:
+    def play(self, job: GameJob, emit: Emit) -> GameEntry:
         ray = _ray()
         stream = self.actor.play.remote(job)
         try:
@@ -417,42 +432,41 @@ class ActorSlot(Slot):
                     reference = next(stream)
                 except StopIteration:
                     break
-                kind, payload = ray.get(reference)
-                if kind == "events":
-                    emit(payload)
-                elif kind == "done":
-                    return self._judged(job, *payload)
-                else:
-                    raise TournamentError(f"game {job.game['id']}: {payload}")
+                message = ray.get(reference)
+                if isinstance(message, Events):
+                    emit(message.moves)
+                elif isinstance(message, Done):
+                    return self._judged(job, message.entry, message.logs)
+                elif isinstance(message, Failed):
+                    raise TournamentError(f"game {job.game.id}: {message.text}")
         except _lost_errors() as error:
-            raise WorkerLost(f"Ray actor {self._where.get('pid')} on node "
-                             f"{str(self._where.get('node', '?'))[:12]} died: {type(error).__name__}") from None
-        raise WorkerLost(f"Ray actor {self._where.get('pid')} ended the game without a result")
+            raise WorkerLost(f"Ray actor {self._where.pid} on node "
+                             f"{str(self._where.node or '?')[:12]} died: {type(error).__name__}") from None
+        raise WorkerLost(f"Ray actor {self._where.pid} ended the game without a result")
 
     def _check_node_alive(self) -> None:
         """Raises WorkerLost when the cluster says this slot's node is dead (or gone from its list)."""
-        node = str(self._where.get("node"))
+        node = str(self._where.node)
         if self.executor.node_alive(node):
             return
-        raise WorkerLost(f"Ray actor {self._where.get('pid')} on node {node[:12]} died: its node is dead")
+        raise WorkerLost(f"Ray actor {self._where.pid} on node {node[:12]} died: its node is dead")
 
-    def _judged(self, job: GameJob, entry: dict[str, Any], logs: dict[str, str]) -> dict[str, Any]:
+    def _judged(self, job: GameJob, entry: GameEntry, logs: dict[str, str]) -> GameEntry:
         """A finished game's entry, its forfeiting bot's log brought home; a game lost to a node
         that failed its bots (or forfeits far too often) is a lost game, played again elsewhere."""
         ray = _ray()
-        game_id = job.game["id"]
+        game_id = job.game.id
         for side, text in logs.items():
             path = self.health.save_log(f"{game_id}-{side}.log", text)
-            if path is not None:
-                entry["record"]["bots"][side]["stderr"] = path
-                entry["record"].get("stderr", {})[side] = path
-        node, host = str(self._where.get("node")), str(self._where.get("host"))
-        if entry["termination"] in MACHINE_SUSPECTS:  # a bot that died or did not start: is it this machine?
+            if path is not None and entry.record is not None:
+                entry.record.bots[side].stderr = path
+        node, host = str(self._where.node), self._where.host
+        if entry.termination in MACHINE_SUSPECTS:  # a bot that died or did not start: is it this machine?
             try:
                 failures = ray.get(self.actor.check_bots.remote(), timeout=CHECK_S)
             except (*_lost_errors(), ray.exceptions.GetTimeoutError):  # its node went down, the bots first
-                raise WorkerLost(f"Ray actor {self._where.get('pid')} on node {node[:12]} died right after "
-                                 f"its game ended by {entry['termination']} ({entry['reason']})") from None
+                raise WorkerLost(f"Ray actor {self._where.pid} on node {node[:12]} died right after "
+                                 f"its game ended by {entry.termination} ({entry.reason})") from None
             if failures:
                 why = self._take_out(failures, game_id)
                 raise WorkerLost(f"Ray node {host} ({node[:12]}) out of rotation: {why}")

@@ -19,10 +19,10 @@ import threading
 from collections import Counter
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
 
+from foxgeese.protocol.record import BOT_FAULTS
+from foxgeese.tournaments.entries import GameEntry
 from foxgeese.tournaments.errors import TournamentError
-from foxgeese.tournaments.journal import FORFEITS
 
 PROBE_TIMEOUT_S = 3.0  # for each step of the address probe
 GCS_HINT = "the head's GCS address HOST:PORT (port 6379 unless `ray start --head --port` said otherwise)"
@@ -199,12 +199,12 @@ class NodeHealth:
               "on the other nodes", file=sys.stderr)
         return True
 
-    def count(self, node: str, entry: dict[str, Any]) -> str | None:
+    def count(self, node: str, entry: GameEntry) -> str | None:
         """Adds a finished game of `node`; says why the node is anomalous, when its forfeits are far
         above the other nodes' (fishtest judges its workers so), else None."""
         with self._lock:
             self._games[node] += 1
-            if entry.get("forfeit") is not None and entry.get("termination") in FORFEITS:
+            if entry.forfeit is not None and entry.termination in BOT_FAULTS:
                 self._forfeits[node] += 1
             games, forfeits = self._games[node], self._forfeits[node]
             other_games = sum(self._games.values()) - games

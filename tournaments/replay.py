@@ -1,6 +1,6 @@
 """The replay viewer: a game record turned into what a page steps through, and the viewer itself.
 
-`replay_data(record)` replays the record with the engine and keeps, for every ply, the board's
+`replay_data(record)` replays a `GameRecord` with the engine and keeps, for every ply, the board's
 overlay (engine/svg.py), the move, both clocks, the think time and the bot's `info`. The board's
 fixed layers are stored once per variant (`boards`), so a report of many games stays small. The
 viewer's script and style (assets/) are the same in the HTML report and in `foxgeese serve`.
@@ -15,6 +15,7 @@ from typing import Any
 
 from foxgeese.engine import Game, Position, words
 from foxgeese.engine.svg import board_parts, overlay_svg
+from foxgeese.protocol.record import DRAW, GameRecord
 from foxgeese.protocol.timecontrol import TimeControl, TimeControlError
 
 ASSETS = "assets"
@@ -29,60 +30,50 @@ def board_key(position: Position) -> str:
     return f"{position.variant.id} {position.variant.options_text()}"
 
 
-def replay_data(record: dict[str, Any], boards: dict[str, list[str]] | None = None) -> dict[str, Any]:
-    """The viewer's data for one record (a `GameRecord.to_dict()`); adds its board to `boards`."""
+def replay_data(record: GameRecord, boards: dict[str, list[str]] | None = None) -> dict[str, Any]:
+    """The viewer's data for one record; adds its board to `boards`."""
     try:
-        start = Position.from_text(record["start"])
-        entries = list(record["moves"])
-    except KeyError as error:
-        raise ReplayError(f"missing key {error}") from None
-    except (TypeError, ValueError) as error:
+        start = Position.from_text(record.start)
+    except ValueError as error:
         raise ReplayError(str(error)) from None
     boards = {} if boards is None else boards
     key = board_key(start)
     if key not in boards:
         boards[key] = list(board_parts(start.variant))
     variant = start.variant
-    seats = {side: (seat or {}).get("name", "?") for side, seat in (record.get("bots") or {}).items()}
-    clocks = _start_clocks(record.get("time_control", ""), [variant.predator_name, variant.prey_name],
-                           record.get("start_clocks"))
+    seats = {side: seat.name for side, seat in record.bots.items()}
+    clocks = _start_clocks(record.time_control, [variant.predator_name, variant.prey_name], record.start_clocks)
     game = Game.from_position(start)
     plies: list[dict[str, Any]] = [{"overlay": overlay_svg(start), "position": start.text(), "clocks": dict(clocks)}]
-    for number, entry in enumerate(entries, 1):
-        text = entry["move"] if isinstance(entry, dict) else str(entry)
-        entry = entry if isinstance(entry, dict) else {"move": text}
+    for number, entry in enumerate(record.moves, 1):
         side = variant.side_name(game.position.turn)
         try:
-            move = game.parse_move(text)
+            move = game.parse_move(entry.move)
         except ValueError as error:
             raise ReplayError(f"ply {number}: {error}") from None
         game.push(move)
-        if not entry.get("book") and clocks:
-            clocks[side] = int(entry.get("clock_ms", 0))
+        if not entry.book and clocks:
+            clocks[side] = entry.clock_ms
         plies.append({
             "overlay": overlay_svg(game.position, last_move=move),
             "position": game.position.text(),
             "move": str(move),
             "side": side,
-            "think_ms": _whole(entry.get("think_ms")),
-            "book": bool(entry.get("book")),
-            "info": _shown_info(entry.get("info")),
+            "think_ms": entry.think_ms,
+            "book": entry.book,
+            "info": _shown_info(entry.info),
             "clocks": dict(clocks),
         })
     return {
-        "id": str(record.get("game_id", "")),
+        "id": record.game_id,
         "board": key,
         "variant": str(variant),
         "sides": [variant.predator_name, variant.prey_name],
         "seats": seats,
-        "time_control": record.get("time_control", ""),
-        "result": result_text(record),
+        "time_control": record.time_control,
+        "result": result_words(record.winner, record.termination, record.plies, record.reason),
         "plies": plies,
     }
-
-
-def _whole(value: Any) -> int:
-    return int(value) if isinstance(value, int | float) and not isinstance(value, bool) else 0
 
 
 def _shown_info(info: Any) -> dict[str, Any]:
@@ -97,8 +88,16 @@ def _shown_info(info: Any) -> dict[str, Any]:
     return shown
 
 
+def result_words(winner: str, termination: str, plies: int, reason: str = "") -> str:
+    """`fox wins by captured after 40 plies: reason` (a record's own result line)."""
+    verdict = "draw" if winner == DRAW else words.side_verb(winner, "wins", "win")
+    line = f"{verdict} by {termination or '?'} after {words.plies(plies)}"
+    return f"{line}: {reason}" if reason else line
+
+
 def result_text(record: dict[str, Any]) -> str:
-    """`fox wins by captured after 40 plies: reason` (the record's own result line)."""
+    """`result_words` of a record given as plain JSON (a web game's, a file `foxgeese show` reads),
+    whatever of it is there."""
     winner = record.get("winner", "draw")
     verdict = "draw" if winner == "draw" else words.side_verb(str(winner), "wins", "win")
     count = record.get("plies", len(record.get("moves", [])))
@@ -107,7 +106,7 @@ def result_text(record: dict[str, Any]) -> str:
     return f"{line}: {record['reason']}" if record.get("reason") else line
 
 
-def _start_clocks(time_control: str, sides: list[str], given: Any = None) -> dict[str, int]:
+def _start_clocks(time_control: str, sides: list[str], given: dict[str, int]) -> dict[str, int]:
     """Both clocks at the start: the record's `start_clocks` where it has them (a game played on
     from a kept position), else from its time control text; {} when that does not read."""
     try:
@@ -115,8 +114,7 @@ def _start_clocks(time_control: str, sides: list[str], given: Any = None) -> dic
     except (TimeControlError, TypeError, ValueError):
         return {}
     start = control.per_move_ms if control.is_per_move else control.base_ms
-    given = given if isinstance(given, dict) else {}
-    return {side: _whole(given[side]) if side in given else start for side in sides}
+    return {side: given.get(side, start) for side in sides}
 
 
 def asset(name: str) -> str:
@@ -134,7 +132,7 @@ def script_json(data: Any) -> str:
     return json.dumps(data, separators=(",", ":"), sort_keys=True).translate(_SCRIPT_ESCAPES)
 
 
-def replay_page(record: dict[str, Any], title: str = "", back_link: str = "", nonce: str = "",
+def replay_page(record: GameRecord, title: str = "", back_link: str = "", nonce: str = "",
                 head: str = "", links: tuple[tuple[str, str], ...] = ()) -> str:
     """One self-contained HTML page replaying one game. A server gives its response's CSP `nonce`
     (the page's two scripts are inline), any `head` markup of its own pages, and `links` (address,

@@ -12,6 +12,7 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
+import msgspec
 from rich.console import Console
 
 from foxgeese.engine import Side, get_variant
@@ -20,55 +21,41 @@ from foxgeese.files import write_json_atomic
 from foxgeese.players.solver.adjudicate import short
 from foxgeese.players.solver.analyse import tournament_accuracy
 from foxgeese.terminal import print_table, table
+from foxgeese.tournaments.entries import GameEntry, JournalLine, SprtStop, variant_label
 from foxgeese.tournaments.failures import bot_failures, failure_lines
 from foxgeese.tournaments.journal import belonging, load_identity, scan_journal
-from foxgeese.tournaments.pairs import head_to_head, role_advantage
+from foxgeese.tournaments.pairs import head_to_head, role_advantage, twin_pairs
 from foxgeese.tournaments.rating_text import PAIRS_LEGEND, SPRT_UNIT, in_standings_unit, sprt_lines, standings_legend
 from foxgeese.tournaments.ratings import GameResult, RatingsError, fit
 from foxgeese.tournaments.sprt import sprt
+from foxgeese.tournaments.standings import ADJUDICATED, Row, Standings
 
 RESULTS_JSON = "results.json"
 RESULTS_CSV = "results.csv"
 GAMES_CSV = "games.csv"
 
 
-def variant_label(variant_id: str, options: dict[str, Any]) -> str:
-    """`standard` or `standard geese=15` (options only when given): how reports name a variant."""
-    if not options:
-        return variant_id
-    return variant_id + " " + ",".join(f"{key}={options[key]}" for key in sorted(options))
-
-
-def game_entries(entries: Iterable[dict[str, Any]]) -> list[dict[str, Any]]:
+def game_entries(entries: Iterable[JournalLine]) -> list[GameEntry]:
     """The game lines of a journal, first occurrence of each id (a journal never repeats one)."""
     seen: set[str] = set()
     games = []
     for entry in entries:
-        if entry.get("type") == "game" and entry["id"] not in seen:
-            seen.add(entry["id"])
+        if isinstance(entry, GameEntry) and entry.id not in seen:
+            seen.add(entry.id)
             games.append(entry)
     return games
 
 
-def sprt_stop(entries: Iterable[dict[str, Any]]) -> dict[str, Any] | None:
-    return next((entry for entry in entries if entry.get("type") == "sprt_stop"), None)
+def sprt_stop(entries: Iterable[JournalLine]) -> SprtStop | None:
+    return next((entry for entry in entries if isinstance(entry, SprtStop)), None)
 
 
-def pair_scores(games: list[dict[str, Any]], first: str) -> list[float]:
+def pair_scores(games: list[GameEntry], first: str) -> list[float]:
     """Mean score of `first` over each complete twin pair, in order of the pair's first game id."""
-    by_id = {game["id"]: game for game in games}
-    scores = []
-    for game in sorted(games, key=lambda g: g["id"]):
-        twin = by_id.get(game["twin"])
-        if twin is None or game["id"] > game["twin"]:
-            continue
-        total = sum(g["predator_score"] if g["predator"] == first else 1 - g["predator_score"]
-                    for g in (game, twin))
-        scores.append(total / 2)
-    return scores
+    return [(game.score_of(first) + twin.score_of(first)) / 2 for game, twin in twin_pairs(games)]
 
 
-def summarize(identity: dict[str, Any], entries: list[dict[str, Any]]) -> dict[str, Any]:
+def summarize(identity: dict[str, Any], entries: list[JournalLine]) -> dict[str, Any]:
     """The whole result as plain data (what results.json holds)."""
     config = identity["config"]
     players = [player["name"] for player in config["players"]]
@@ -76,34 +63,23 @@ def summarize(identity: dict[str, Any], entries: list[dict[str, Any]]) -> dict[s
     variants = []
     for variant in config["variants"]:
         label = variant_label(variant["id"], variant["options"])
-        in_variant = [g for g in games if variant_label(g["variant"], g["options"]) == label]
+        in_variant = [g for g in games if g.label == label]
         variants.append(_variant_summary(label, variant, players, in_variant))
-    standings = {name: _blank_line() for name in players}
+    standings = Standings(players)
     for game in games:
-        if game["termination"] == "adjudicated":
-            for name in (game["predator"], game["prey"]):
-                standings[name]["adjudicated"] += 1
-        for name, score in ((game["predator"], game["predator_score"]), (game["prey"], 1 - game["predator_score"])):
-            line = standings[name]
-            line["games"] += 1
-            line["score"] += score
-            line["wins" if score == 1 else "losses" if score == 0 else "draws"] += 1
-        if game.get("forfeit"):
-            forfeits = standings[game["forfeit"]]["forfeits"]
-            forfeits[game["termination"]] = forfeits.get(game["termination"], 0) + 1
+        standings.add(game)
     results: dict[str, Any] = {
         "name": config["name"],
         "config_hash": identity["config_hash"],
         "scheduled": identity["scheduled"],
         "played": len(games),
-        "standings": standings,
+        "standings": msgspec.to_builtins(standings.lines),
         "variants": variants,
     }
     try:
-        ratings = fit([GameResult(g["predator"], g["prey"], variant_label(g["variant"], g["options"]),
-                                  g["predator_score"]) for g in games],
+        ratings = fit([GameResult(g.predator, g.prey, g.label, g.predator_score) for g in games],
                       players=players, variants=[v["label"] for v in variants],
-                      clusters=[min(g["id"], g["twin"]) for g in games])
+                      clusters=[min(g.id, g.twin) for g in games])
         results["ratings"] = ratings.to_json()
         results["ratings"]["differences"] = [
             {"first": a, "second": b, "elo": ratings.difference(a, b)[0], "ci95": ratings.difference(a, b)[1]}
@@ -112,10 +88,10 @@ def summarize(identity: dict[str, Any], entries: list[dict[str, Any]]) -> dict[s
         results["ratings"] = {"error": str(error)}
     results["pairs"] = head_to_head(games, players)
     results["cuts"] = cut_moves(games)
-    complete = len(games) == identity["scheduled"] or sprt_stop(entries) is not None
+    stop = sprt_stop(entries)
+    complete = len(games) == identity["scheduled"] or stop is not None
     if config.get("sprt"):
         test = config["sprt"]
-        stop = sprt_stop(entries)
         # A stopped test is judged on the games journaled before its stop line: games in progress
         # then are journaled after it and count in the standings, not in the decision.
         tested = games if stop is None else game_entries(entries[: next(
@@ -132,27 +108,24 @@ def summarize(identity: dict[str, Any], entries: list[dict[str, Any]]) -> dict[s
                 "(the games played count)")
     results["complete"] = complete
     results["accuracy"] = accuracy(entries)
-    results["failures"] = bot_failures(games)
+    results["failures"] = [msgspec.to_builtins(failure) for failure in bot_failures(games)]
     return results
 
 
-def _blank_line() -> dict[str, Any]:
-    return {"games": 0, "score": 0.0, "wins": 0, "draws": 0, "losses": 0, "forfeits": {}, "adjudicated": 0}
-
-
-def cut_moves(games: list[dict[str, Any]]) -> dict[str, dict[str, int]]:
+def cut_moves(games: list[GameEntry]) -> dict[str, dict[str, int]]:
     """Per player: moves made, and moves whose fixed budget the clock cut (`cut` in the move's info)."""
     out: dict[str, dict[str, int]] = {}
     for game in games:
-        record = game.get("record") or {}
-        seats = {side: (seat or {}).get("name") for side, seat in (record.get("bots") or {}).items()}
-        for move in record.get("moves") or []:
-            name = seats.get(move.get("side"))
-            if name is None or move.get("book"):
+        if game.record is None:
+            continue
+        seats = {side: seat.name for side, seat in game.record.bots.items()}
+        for move in game.record.moves:
+            name = seats.get(move.side)
+            if name is None or move.book:
                 continue
             line = out.setdefault(name, {"moves": 0, "cut": 0})
             line["moves"] += 1
-            line["cut"] += bool((move.get("info") or {}).get("cut"))
+            line["cut"] += bool(move.info.get("cut"))
     return out
 
 
@@ -164,7 +137,7 @@ def cut_warnings(cuts: dict[str, dict[str, int]]) -> list[str]:
 
 
 def _variant_summary(label: str, variant: dict[str, Any], players: list[str],
-                     games: list[dict[str, Any]]) -> dict[str, Any]:
+                     games: list[GameEntry]) -> dict[str, Any]:
     engine_variant = get_variant(variant["id"], **variant["options"])
     sides = {"predator": engine_variant.side_name(Side.PREDATOR), "prey": engine_variant.side_name(Side.PREY)}
     table: dict[str, Any] = {}
@@ -173,10 +146,10 @@ def _variant_summary(label: str, variant: dict[str, Any], players: list[str],
                        "as_prey": {"score": 0.0, "games": 0}, "opponents": {}}
     terminations: dict[str, int] = {}
     for game in games:
-        terminations[game["termination"]] = terminations.get(game["termination"], 0) + 1
+        terminations[game.termination] = terminations.get(game.termination, 0) + 1
         for name, opponent, role, score in (
-            (game["predator"], game["prey"], "as_predator", game["predator_score"]),
-            (game["prey"], game["predator"], "as_prey", 1 - game["predator_score"]),
+            (game.predator, game.prey, "as_predator", game.predator_score),
+            (game.prey, game.predator, "as_prey", 1 - game.predator_score),
         ):
             line = table[name]
             line["score"] += score
@@ -192,20 +165,19 @@ def _variant_summary(label: str, variant: dict[str, Any], players: list[str],
             "role_advantage": role_advantage(games)}
 
 
-def _adjudicating_tables(games: list[dict[str, Any]]) -> list[dict[str, Any]]:
+def _adjudicating_tables(games: list[GameEntry]) -> list[dict[str, Any]]:
     """The tables named by the adjudicated games (journal `tables`), each with its games and plies."""
     found: dict[str, dict[str, Any]] = {}
     for game in games:
-        tables = game.get("tables")
-        if game["termination"] != "adjudicated" or not isinstance(tables, dict):
+        if game.termination != ADJUDICATED or game.tables is None:
             continue
-        line = found.setdefault(str(tables.get("digest")), {**tables, "games": 0, "plies": 0})
+        line = found.setdefault(game.tables.digest, {**msgspec.to_builtins(game.tables), "games": 0, "plies": 0})
         line["games"] += 1
-        line["plies"] += game["plies"]
+        line["plies"] += game.plies
     return list(found.values())
 
 
-def good_entries(directory: Path, problems: list[str] | None = None) -> tuple[dict[str, Any], list[dict[str, Any]]]:
+def good_entries(directory: Path, problems: list[str] | None = None) -> tuple[dict[str, Any], list[JournalLine]]:
     """The identity and what is good in the journal. Damaged lines and games of another
     tournament are left out, each described in `problems` when given (`run` refuses them;
     `foxgeese tournament repair` drops them)."""
@@ -213,7 +185,7 @@ def good_entries(directory: Path, problems: list[str] | None = None) -> tuple[di
     scan = scan_journal(directory)
     why_foreign = belonging(identity)
     good = []
-    notes = [(line, "damaged") for line in scan.damaged]
+    notes = [(line, f"damaged ({scan.problems[line]})") for line in scan.damaged]
     for entry, line in zip(scan.entries, scan.lines):
         reason = why_foreign(entry)
         if reason is None:
@@ -230,9 +202,7 @@ def load_results(directory: Path, problems: list[str] | None = None) -> dict[str
     return summarize(*good_entries(directory, problems))
 
 
-def write_results(
-    directory: Path, results: dict[str, Any], journal: list[dict[str, Any]] | None = None
-) -> None:
+def write_results(directory: Path, results: dict[str, Any], journal: list[JournalLine] | None = None) -> None:
     """results.json (everything), results.csv (one line per player), games.csv (one per game).
     `journal`: the journal's lines when the caller has them already (else it is read from disk)."""
     directory = Path(directory)
@@ -252,17 +222,16 @@ def write_results(
     writer = csv.writer(buffer, lineterminator="\n")
     writer.writerow(["id", "variant", "predator", "prey", "winner", "predator_score", "termination",
                      "plies", "forfeit", "reason"])
-    for game in sorted(game_entries(lines), key=lambda g: g["id"]):
-        writer.writerow([game["id"], variant_label(game["variant"], game["options"]), game["predator"],
-                         game["prey"], game["winner"], game["predator_score"], game["termination"],
-                         game["plies"], game.get("forfeit") or "", game["reason"]])
+    for game in sorted(game_entries(lines), key=lambda g: g.id):
+        writer.writerow([game.id, game.label, game.predator, game.prey, game.winner, game.predator_score,
+                         game.termination, game.plies, game.forfeit or "", game.reason])
     (directory / GAMES_CSV).write_text(buffer.getvalue(), encoding="utf-8")
 
 
-def accuracy(lines: list[dict[str, Any]]) -> dict[str, Any]:
+def accuracy(lines: list[JournalLine]) -> dict[str, Any]:
     """Mistakes against perfect play per bot, the tables that judged them, and what no table knew
     (`analyse.tournament_accuracy`)."""
-    return tournament_accuracy(entry["record"] for entry in game_entries(lines) if entry.get("record"))
+    return tournament_accuracy(entry.record.to_dict() for entry in game_entries(lines) if entry.record is not None)
 
 
 def accuracy_notes(accuracy: dict[str, Any]) -> list[str]:
@@ -447,6 +416,6 @@ def _render_pairs(pairs: list[dict[str, Any]], console: Console) -> None:
     print_table(console, shown, PAIRS_LEGEND)
 
 
-def standings_line(rows: list[dict[str, Any]]) -> str:
+def standings_line(rows: list[Row]) -> str:
     """One short line of points for progress output: `mm2 5/6  mcts 3/6  random 1/6`."""
-    return "  ".join(f"{row['name']} {_score(row['points'])}/{row['games']}" for row in rows)
+    return "  ".join(f"{row.name} {_score(row.points)}/{row.games}" for row in rows)

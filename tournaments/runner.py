@@ -24,11 +24,14 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+import msgspec
+
 from foxgeese.engine import Game, Side, get_variant
 from foxgeese.engine.variants import Variant
 from foxgeese.files import write_json_atomic
 from foxgeese.players.solver.adjudicate import fingerprint, short, solved_start
 from foxgeese.tournaments.config import LoadedConfig, changed_keys
+from foxgeese.tournaments.entries import GameEntry, SprtStop, WorkerPlace
 from foxgeese.tournaments.errors import ConfigChangedError, JournalError, TournamentError
 from foxgeese.tournaments.events import EventStream
 from foxgeese.tournaments.executors import Executor, LocalExecutor, Slot, WorkerLost
@@ -40,16 +43,16 @@ from foxgeese.tournaments.journal import (
     read_identity,
     read_journal,
 )
+from foxgeese.tournaments.messages import GameJob, PlayerDef, WorkerSetup
 from foxgeese.tournaments.ray_nodes import check_address
 from foxgeese.tournaments.report import game_entries, sprt_stop
 from foxgeese.tournaments.schedule import ScheduledGame, make_schedule
 from foxgeese.tournaments.sprt import sprt_of_counts
 from foxgeese.tournaments.standings import Standings, TwinPairs
-from foxgeese.tournaments.worker import GameJob, PlayerDef, WorkerSetup, game_seed, journal_entry
+from foxgeese.tournaments.worker import game_seed, journal_entry
 
 IDENTITY_FORMAT = 1
 MAX_ATTEMPTS = 3  # a game whose worker dies this often stops the tournament: something kills it
-WORKER_KEYS = ("host", "node")  # what a journal line says of the machine that played it
 
 
 @dataclass
@@ -70,19 +73,19 @@ class RunState:
     interrupted: bool = False
     extended: int = 0  # games added to the schedule by a raised games_per_pairing
     lost: list[tuple[str, str]] = field(default_factory=list)  # (game id, how its worker died)
-    sprt_stop: dict[str, Any] | None = None  # the journal's sprt_stop line, when the SPRT decided
+    sprt_stop: SprtStop | None = None  # the journal's sprt_stop line, when the SPRT decided
     lock: threading.Lock = field(default_factory=threading.Lock)
 
     def __post_init__(self) -> None:
         self.standings = Standings(self.players)
 
-    def count(self, entry: dict[str, Any]) -> None:
+    def count(self, entry: GameEntry) -> None:
         """Adds one finished game (a journal game line)."""
         self.games_done += 1
         self.standings.add(entry)
 
 
-Listener = Callable[[RunState, dict[str, Any]], None]
+Listener = Callable[[RunState, GameEntry], None]
 
 
 def player_defs(loaded: LoadedConfig, base_dir: Path | None = None) -> list[PlayerDef]:
@@ -201,7 +204,7 @@ class Runner:
         self._slots_done = False  # no slot thread is started any more
         self._attempts: dict[str, int] = {}
         self._write_lock = threading.Lock()
-        self._finished: queue.SimpleQueue[tuple[ScheduledGame, dict[str, Any]] | None] = queue.SimpleQueue()
+        self._finished: queue.SimpleQueue[tuple[ScheduledGame, GameEntry] | None] = queue.SimpleQueue()
         self.state = RunState(scheduled=0, players=[p.name for p in self.config.players])
         self._pairs = TwinPairs(self.state.players[0])  # the SPRT's, when the config has one
 
@@ -252,7 +255,7 @@ class Runner:
         done = game_entries(entries)
         for warning in table_warnings(self.loaded, done):
             print(f"foxgeese: warning: {warning}", file=sys.stderr)
-        done_ids = {entry["id"] for entry in done}
+        done_ids = {entry.id for entry in done}
         for entry in done:
             self.state.count(entry)
             self._pairs.add(entry)
@@ -336,7 +339,7 @@ class Runner:
             return self._pending.popleft()
 
     def _job(self, game: ScheduledGame) -> GameJob:
-        return GameJob(game=game.to_json(), seed=game_seed(self.config.seed, game.id),
+        return GameJob(game=game, seed=game_seed(self.config.seed, game.id),
                        time_control=self.config.time_control, max_plies=self.config.max_plies,
                        config_hash=self.state.identity["config_hash"], adjudicate=self.config.adjudicate,
                        adjudicate_from_ply=self.config.adjudicate_from_ply)
@@ -351,7 +354,9 @@ class Runner:
                 job = self._job(game)
                 with self.state.lock:
                     self.state.playing[game.id] = game
-                self.events.emit("game_started", **game_started_fields(game, job.seed), worker=slot.where())
+                place = slot.where()
+                self.events.emit("game_started", **game_started_fields(game, job.seed),
+                                 worker=msgspec.to_builtins(place))
                 try:
                     entry = slot.play(job, self.events.forward)
                 except WorkerLost as lost:
@@ -361,7 +366,7 @@ class Runner:
                     if not slot.restart(self._nothing_left):
                         return
                     continue
-                entry["worker"] = {key: value for key, value in slot.where().items() if key in WORKER_KEYS}
+                entry.worker = WorkerPlace(host=place.host, node=place.node)
                 self._finished.put((game, entry))
             # No game left for this slot: its worker goes now, not at the run's end, so that a game
             # another slot loses later finds room (a Ray slot's actor holds its CPU while it lives).
@@ -404,7 +409,7 @@ class Runner:
                 self.stop.set()
                 failed = True
 
-    def _finish(self, game: ScheduledGame, entry: dict[str, Any], journal: JournalWriter) -> None:
+    def _finish(self, game: ScheduledGame, entry: GameEntry, journal: JournalWriter) -> None:
         assert self.events is not None
         with self._write_lock:
             journal.append(entry)
@@ -413,17 +418,18 @@ class Runner:
                 self.state.playing.pop(game.id, None)
                 rows = self.state.standings.rows()
             self.events.forward([  # one write for both
-                {"event": "game_ended", "game_id": game.id, "winner": entry["winner"],
-                 "termination": entry["termination"], "reason": entry["reason"], "plies": entry["plies"]},
-                {"event": "standings", "rows": rows, "games_done": self.state.games_done,
+                {"event": "game_ended", "game_id": game.id, "winner": entry.winner,
+                 "termination": entry.termination, "reason": entry.reason, "plies": entry.plies},
+                {"event": "standings", "rows": msgspec.to_builtins(rows), "games_done": self.state.games_done,
                  "games_total": self.state.scheduled}])
             test = self.config.sprt
             if test is not None and not self.stop.is_set():
                 self._pairs.add(entry)
                 state = sprt_of_counts(self._pairs.counts, test.elo0, test.elo1, test.alpha, test.beta)
                 if state.decision is not None:
-                    stop = {"type": "sprt_stop", "after_games": self.state.games_done,
-                            "first_player": self._pairs.first, **state.to_json()}
+                    stop = SprtStop(after_games=self.state.games_done, first_player=self._pairs.first,
+                                    llr=state.llr, lower=state.lower, upper=state.upper, pairs=state.pairs,
+                                    decision=state.decision)
                     journal.append(stop)
                     with self.state.lock:
                         self.state.sprt_stop = stop
@@ -432,7 +438,7 @@ class Runner:
             self.listener(self.state, entry)
 
 
-def table_warnings(loaded: LoadedConfig, done: list[dict[str, Any]]) -> list[str]:
+def table_warnings(loaded: LoadedConfig, done: list[GameEntry]) -> list[str]:
     """With `adjudicate: tables`: the variants whose starts (or openings) the tables already decide,
     so every game would end at its first move, and the tables that changed since games of this
     tournament were adjudicated (a resumed run's games would be judged by other tables)."""
@@ -444,8 +450,8 @@ def table_warnings(loaded: LoadedConfig, done: list[dict[str, Any]]) -> list[str
         variant = get_variant(variant_config.id, **variant_config.options)
         now = fingerprint(variant)
         label = variant_config.id + "".join(f" {key}={value}" for key, value in sorted(variant_config.options.items()))
-        before = sorted({entry["tables"]["digest"] for entry in done if isinstance(entry.get("tables"), dict)
-                         and entry["tables"].get("key") == now["key"]} - {now["digest"]})
+        before = sorted({entry.tables.digest for entry in done if entry.tables is not None
+                         and entry.tables.key == now["key"]} - {now["digest"]})
         if before:
             out.append(f"{label}: the tables changed since games of this tournament were adjudicated (digest "
                        f"{', '.join(before)} then, now {short(now)}): the games played before were judged by "

@@ -1,36 +1,77 @@
-"""What a running tournament tallies game by game: points per player and the SPRT's pair scores.
+"""The standings, the one place they are counted, and what the SPRT tallies game by game.
 
-Each finished game updates them in constant time, so a long tournament does not recount every game
-after each one; report.py's `summarize` computes the same from a whole journal, and
-tests/test_tournament_run.py checks that the two agree on a real journal.
+`Standings` adds one journal game at a time in constant time: the runner keeps one while it plays
+(its `rows()` are the `standings` event's rows), the summary (report.py, results.json's
+`standings`) and the live page's view of a journal count with the same object. `TwinPairs` is
+what a running SPRT needs of the pairs. tests/test_tournament_run.py checks that the runner's
+tallies and a report computed afresh from the journal agree.
 """
 
 from __future__ import annotations
 
 from collections import Counter
-from typing import Any
+
+import msgspec
+
+from foxgeese.protocol.record import RefereeTermination
+from foxgeese.tournaments.entries import GameEntry
+
+ADJUDICATED = RefereeTermination.ADJUDICATED.value
+
+
+class Line(msgspec.Struct):
+    """One player's standing: games, points, wins, draws and losses, forfeits by ending (the bot's
+    own failures), games the tables adjudicated. results.json keeps it by player."""
+
+    games: int = 0
+    score: float = 0.0
+    wins: int = 0
+    draws: int = 0
+    losses: int = 0
+    forfeits: dict[str, int] = {}
+    adjudicated: int = 0
+
+
+class Row(msgspec.Struct):
+    """One row of the `standings` event (docs/tournaments.md) and of the live page: `score` is the
+    points per game (0..1)."""
+
+    name: str
+    games: int
+    points: float
+    score: float
 
 
 class Standings:
-    """Points and games per player, in config order; `rows()` is the `standings` event's `rows`."""
+    """Every player's `Line`, in config order (see the module doc)."""
 
     def __init__(self, players: list[str]) -> None:
         self.players = list(players)
-        self.points = dict.fromkeys(self.players, 0.0)
-        self.games = dict.fromkeys(self.players, 0)
+        self.lines = {name: Line() for name in self.players}
 
-    def add(self, entry: dict[str, Any]) -> None:
+    def add(self, entry: GameEntry) -> None:
         """Counts one journal game line."""
-        self.points[entry["predator"]] += entry["predator_score"]
-        self.points[entry["prey"]] += 1 - entry["predator_score"]
-        self.games[entry["predator"]] += 1
-        self.games[entry["prey"]] += 1
+        for name, score in ((entry.predator, entry.predator_score), (entry.prey, 1.0 - entry.predator_score)):
+            line = self.lines[name]
+            line.games += 1
+            line.score += score
+            if score == 1:
+                line.wins += 1
+            elif score == 0:
+                line.losses += 1
+            else:
+                line.draws += 1
+            if entry.termination == ADJUDICATED:
+                line.adjudicated += 1
+        if entry.forfeit:
+            forfeits = self.lines[entry.forfeit].forfeits
+            forfeits[entry.termination] = forfeits.get(entry.termination, 0) + 1
 
-    def rows(self) -> list[dict[str, Any]]:
-        """[{name, games, points, score (0..1)}], best first (ties in config order)."""
-        ranked = sorted(self.players, key=lambda name: -self.points[name])
-        return [{"name": name, "games": self.games[name], "points": self.points[name],
-                 "score": self.points[name] / self.games[name] if self.games[name] else 0.0} for name in ranked]
+    def rows(self) -> list[Row]:
+        """Best first (ties in config order)."""
+        ranked = sorted(self.players, key=lambda name: -self.lines[name].score)
+        return [Row(name, line.games, line.score, line.score / line.games if line.games else 0.0)
+                for name in ranked for line in (self.lines[name],)]
 
 
 class TwinPairs:
@@ -42,10 +83,10 @@ class TwinPairs:
         self.counts: Counter[float] = Counter()
         self._waiting: dict[str, float] = {}  # game id -> the first player's score, its twin not in yet
 
-    def add(self, entry: dict[str, Any]) -> None:
-        score = entry["predator_score"] if entry["predator"] == self.first else 1 - entry["predator_score"]
-        twin = self._waiting.pop(entry["twin"], None)
+    def add(self, entry: GameEntry) -> None:
+        score = entry.score_of(self.first)
+        twin = self._waiting.pop(entry.twin, None)
         if twin is None:
-            self._waiting[entry["id"]] = score
+            self._waiting[entry.id] = score
         else:
             self.counts[(score + twin) / 2] += 1

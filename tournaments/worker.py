@@ -5,13 +5,15 @@ per concurrency slot) and in a Ray actor. It keeps its referee, and so its bot p
 between games, and gives each game the seed the runner derived for it, which is what makes a
 game's moves independent of which worker plays it and of what that worker played before.
 
-Everything that crosses to a worker is plain data (`PlayerDef`, `GameJob`): on Ray it may be
-another machine, where bot commands are built afresh from the player definitions (so
-`python -m foxgeese bot ...` runs that machine's Python, and `cwd` is resolved there).
+Everything that crosses to a worker and back is a typed message (messages.py: `PlayerDef`,
+`GameJob`, ..., `Done` with the game's `GameEntry`): on Ray it may be another machine, where bot
+commands are built afresh from the player definitions (so `python -m foxgeese bot ...` runs that
+machine's Python, and `cwd` is resolved there).
 """
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import os
 import signal
@@ -20,20 +22,37 @@ import sys
 import threading
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
+from multiprocessing.connection import Connection
 from pathlib import Path
-from typing import Any
+from typing import Generic, TypeVar
 
-from foxgeese.engine import Side, get_variant
+from foxgeese.engine import Position, Side, Winner, get_variant
 from foxgeese.engine.variants import Variant
-from foxgeese.protocol.botconfig import CMD_PREFIX, BotConfig
 from foxgeese.protocol.match import MoveEvent
+from foxgeese.protocol.record import BOT_FAULTS, GameRecord, RefereeTermination
 from foxgeese.protocol.referee import Referee
+from foxgeese.tournaments.entries import GameEntry, Tables
 from foxgeese.tournaments.events import encoded
-from foxgeese.tournaments.journal import FORFEITS
+from foxgeese.tournaments.messages import (
+    BotFailure,
+    Done,
+    Events,
+    Failed,
+    FromWorker,
+    GameJob,
+    Ready,
+    Where,
+    WorkerSetup,
+    decode_to_worker,
+    encode,
+)
 from foxgeese.tournaments.schedule import ScheduledGame
 
-STARTUP_FAILURES = ("no-show", "crash", "protocol-error")  # endings of a bot that did not start or speak
+# Endings of a bot that did not start or speak (a subset of the bot-fault endings, BOT_FAULTS).
+STARTUP_FAILURES = frozenset(ending.value for ending in (
+    RefereeTermination.NO_SHOW, RefereeTermination.CRASH, RefereeTermination.PROTOCOL_ERROR))
+T = TypeVar("T")
 SEED_LIMIT = 2**31  # game seeds fit a signed 32-bit int in any language
 EVENT_DELAY_S = 0.1  # a move event reaches the runner at most this long after the move (docs/tournaments.md)
 
@@ -44,57 +63,8 @@ def game_seed(tournament_seed: int, game_id: str) -> int:
     return int.from_bytes(digest[:8], "big") % SEED_LIMIT
 
 
-@dataclass(frozen=True)
-class PlayerDef:
-    """A player as the config gives it; `cwd` is relative to the worker's base folder (or absolute)."""
-
-    name: str
-    spec: str | None = None
-    command: tuple[str, ...] = ()
-    cwd: str | None = None
-    env: tuple[tuple[str, str], ...] = ()
-    sandbox: bool = False
-    transport: str = "auto"
-
-    def bot_config(self, base_dir: Path) -> Any:
-        """The bot as this machine launches it: a `command` or `cmd:` bot runs in `cwd`, resolved
-        from `base_dir` (the config's folder, or its copy on a Ray node), so relative paths mean the
-        same wherever the runner was started."""
-        workdir = (base_dir / self.cwd) if self.cwd else base_dir
-        if self.spec is not None:
-            cwd = workdir.resolve() if self.spec.strip().startswith(CMD_PREFIX) else None
-            return BotConfig.from_spec(self.spec, name=self.name, sandbox=self.sandbox, cwd=cwd,
-                                       transport=self.transport)
-        return BotConfig(self.name, list(self.command), cwd=workdir.resolve(), env=dict(self.env),
-                         sandbox=self.sandbox, transport=self.transport)
-
-
-@dataclass(frozen=True)
-class GameJob:
-    """One game for a worker: the scheduled game, its seed and the rules of play."""
-
-    game: dict[str, Any]  # ScheduledGame.to_json()
-    seed: int
-    time_control: str
-    max_plies: int | None
-    config_hash: str
-    adjudicate: str | None = None  # "tables": end a game once a solved table proves its result
-    adjudicate_from_ply: int | None = None  # ... but not before this ply
-
-
-@dataclass
-class WorkerSetup:
-    """What a worker needs once: the players, where relative bot folders start, where logs go."""
-
-    players: list[PlayerDef]
-    base_dir: str
-    log_dir: str | None
-    referee_options: dict[str, Any] = field(default_factory=dict)
-    check_job: GameJob | None = None  # a game of the tournament, for `GamePlayer.check_bots`
-
-
-def journal_entry(game: ScheduledGame, record: Any, seed: int | None = None,
-                  config_hash: str | None = None) -> dict[str, Any]:
+def journal_entry(game: ScheduledGame, record: GameRecord, seed: int | None = None,
+                  config_hash: str | None = None) -> GameEntry:
     """The journal line of a finished game: a summary for reports, what identifies the game (the
     tournament's config hash, the game's seed, players and opening) and the full record."""
     variant = get_variant(game.variant_id, **game.variant_options)
@@ -103,30 +73,12 @@ def journal_entry(game: ScheduledGame, record: Any, seed: int | None = None,
     score = 0.5 if winner == "draw" else 1.0 if winner == predator_side else 0.0
     termination = str(getattr(record.termination, "value", record.termination))
     forfeit = None
-    if termination in FORFEITS and score != 0.5:
+    if termination in BOT_FAULTS and score != 0.5:
         forfeit = game.prey if score == 1.0 else game.predator
-    entry = {
-        "type": "game",
-        "id": game.id,
-        "twin": game.twin,
-        "variant": game.variant_id,
-        "options": dict(game.variant_options),
-        "predator": game.predator,
-        "prey": game.prey,
-        "opening": list(game.opening),
-        "winner": winner,
-        "predator_score": score,
-        "termination": termination,
-        "reason": record.reason,
-        "plies": record.plies,
-        "forfeit": forfeit,
-        "record": record.to_dict(),
-    }
-    if seed is not None:
-        entry["seed"] = seed
-    if config_hash is not None:
-        entry["config_hash"] = config_hash
-    return entry
+    return GameEntry(id=game.id, twin=game.twin, variant=game.variant_id, options=dict(game.variant_options),
+                     predator=game.predator, prey=game.prey, opening=list(game.opening), winner=winner,
+                     predator_score=score, termination=termination, reason=record.reason, plies=record.plies,
+                     forfeit=forfeit, record=record, seed=seed, config_hash=config_hash)
 
 
 class GamePlayer:
@@ -138,7 +90,7 @@ class GamePlayer:
         for bot in self.bots.values():  # compiled players' code compiled or loaded here, off every clock
             bot.warm()
         self.referee = Referee(log_dir=setup.log_dir, **setup.referee_options)
-        self._tables: dict[Any, dict[str, Any]] = {}  # the adjudicating tables' fingerprint per variant
+        self._tables: dict[Variant, Tables] = {}  # the adjudicating tables' fingerprint per variant
 
     def close(self) -> None:
         self.referee.close()
@@ -146,10 +98,10 @@ class GamePlayer:
     def bot_pids(self) -> list[int]:
         return [process.pid for process in self.referee.processes()]
 
-    def play(self, job: GameJob, emit: Callable[[Any], None]) -> dict[str, Any]:
+    def play(self, job: GameJob, emit: Callable[[MoveEvent], None]) -> GameEntry:
         """Plays `job` to its end; `emit` hears each move's `MoveEvent` (`move_event` turns it into
         the stream's `move` event, later, off the referee's loop)."""
-        game = ScheduledGame.from_json(job.game, 0)
+        game = job.game
         variant = get_variant(game.variant_id, **game.variant_options)
         record = self.referee.play_game(
             variant, {Side.PREDATOR: self.bots[game.predator], Side.PREY: self.bots[game.prey]},
@@ -158,52 +110,52 @@ class GamePlayer:
         )
         entry = journal_entry(game, record, seed=job.seed, config_hash=job.config_hash)
         if job.adjudicate == "tables":
-            entry["tables"] = self.tables_of(variant)
+            entry.tables = self.tables_of(variant)
         return entry
 
-    def tables_of(self, variant: Variant) -> dict[str, Any]:
+    def tables_of(self, variant: Variant) -> Tables:
         """The fingerprint of the tables that adjudicate `variant` here (taken once per worker: a
         table rebuilt during a run is a rerun's to notice)."""
-        key = (variant.id, variant.options)
-        if key not in self._tables:
+        if variant not in self._tables:  # one shared Variant per id and options: identity is equality
             from foxgeese.players.solver.adjudicate import fingerprint
 
             found = fingerprint(variant)
-            self._tables[key] = {name: found[name] for name in ("key", "geese", "digest", "dir")}
-        return self._tables[key]
+            self._tables[variant] = Tables(key=found["key"], geese=found["geese"], digest=found["digest"],
+                                           dir=found["dir"])
+        return self._tables[variant]
 
-
-    def check_bots(self, job: GameJob) -> list[dict[str, str]]:
+    def check_bots(self, job: GameJob) -> list[BotFailure]:
         """Starts every bot of the config and has it say hello: one ply of `job`'s variant with a
         partner (the real referee, so the bots stay for the games that follow). A game that ends as
         one bot fails may leave its partner unheard: that one is checked again with a bot that said
-        hello. The bots that did not start, or broke the protocol: [{"name", "reason", "log"}]."""
+        hello. The bots that did not start, or broke the protocol, with their logs' ends."""
         unheard = list(self.bots)
         heard: list[str] = []
-        failures: list[dict[str, str]] = []
+        failures: list[BotFailure] = []
         for number in range(1, 2 * len(unheard) + 1):
             if not unheard:
                 break
             partner = heard[0] if heard else unheard[1] if len(unheard) > 1 else unheard[0]
-            game = {**job.game, "id": f"check-{number}", "predator": unheard[0], "prey": partner, "opening": []}
+            game = dataclasses.replace(job.game, id=f"check-{number}", predator=unheard[0], prey=partner, opening=())
             entry = self.play(GameJob(game, job.seed, job.time_control, 1, job.config_hash), lambda move: None)
-            for seat in entry["record"]["bots"].values():
-                name = seat.get("name")
-                if name not in unheard:
+            assert entry.record is not None  # the referee's
+            for seat in entry.record.bots.values():
+                if seat.name not in unheard:
                     continue
-                if seat.get("bot_name"):
-                    heard.append(name)
-                elif entry["termination"] in STARTUP_FAILURES and entry["forfeit"] in (name, None):
-                    failures.append({"name": name, "reason": entry["reason"], "log": log_tail(seat.get("stderr"))})
+                if seat.bot_name:
+                    heard.append(seat.name)
+                elif entry.termination in STARTUP_FAILURES and entry.forfeit in (seat.name, None):
+                    failures.append(BotFailure(seat.name, entry.reason, log_tail(seat.stderr)))
                 else:
                     continue
-                unheard.remove(name)
+                unheard.remove(seat.name)
         return failures
 
-    def forfeit_logs(self, entry: dict[str, Any]) -> dict[str, str]:
+    def forfeit_logs(self, entry: GameEntry) -> dict[str, str]:
         """The end of the log of the bot that forfeited `entry`'s game, by its side ({} for none)."""
-        return {side: log_tail(seat.get("stderr")) for side, seat in entry["record"]["bots"].items()
-                if entry.get("forfeit") is not None and seat.get("name") == entry["forfeit"]}
+        if entry.forfeit is None or entry.record is None:
+            return {}
+        return {side: log_tail(seat.stderr) for side, seat in entry.record.bots.items() if seat.name == entry.forfeit}
 
 
 def log_tail(path: str | None, limit: int = 64_000) -> str:
@@ -219,18 +171,16 @@ def log_tail(path: str | None, limit: int = 64_000) -> str:
         return ""
 
 
-def move_event(move: Any) -> Any:
+def move_event(move: MoveEvent) -> str:
     """The stream's `move` event (fields of docs/tournaments.md) of a referee's MoveEvent, `encoded`
-    here so that the runner only numbers it; anything else (a ("pids", [...]) item) as it is.
-    Called where batches go out, not in the referee's loop."""
-    if not isinstance(move, MoveEvent):
-        return move
+    here so that the runner only numbers it. Called where batches go out, not in the referee's loop."""
     return encoded({"event": "move", "game_id": move.game_id, "ply": move.ply, "side": move.side,
                     "move": move.move, "position": move.position, "think_ms": move.think_ms,
                     "clocks": move.clocks})
 
 
-def _table_adjudicator(kind: str | None, from_ply: int | None = None) -> Any:
+def _table_adjudicator(kind: str | None, from_ply: int | None = None
+                       ) -> Callable[[Position], tuple[Winner, str] | None] | None:
     if kind != "tables":
         return None
     # Here, not at the top: the tables bring numpy and numba, a second of every worker's start-up.
@@ -239,7 +189,7 @@ def _table_adjudicator(kind: str | None, from_ply: int | None = None) -> Any:
     return table_adjudicator(from_ply=from_ply)
 
 
-class EventBatches:
+class EventBatches(Generic[T]):
     """Events on their way from a game's thread to the thread that sends them on, in batches.
 
     A batch goes when its oldest event is `delay_s` old, at once when an event is urgent or on
@@ -251,14 +201,14 @@ class EventBatches:
     def __init__(self, delay_s: float = EVENT_DELAY_S) -> None:
         self.delay_s = delay_s
         self._ready = threading.Condition()
-        self._items: list[Any] = []
+        self._items: list[T] = []
         self._oldest = 0.0  # when the first item of the waiting batch came
         self._hurry = False
         self._closed = False
         self._put = 0  # items put so far
         self._sent = 0  # items the sending thread is done with
 
-    def put(self, item: Any, urgent: bool = False) -> None:
+    def put(self, item: T, urgent: bool = False) -> None:
         with self._ready:
             wake = not self._items or urgent  # the sender sleeps without a deadline, or must hurry
             if not self._items:
@@ -269,7 +219,7 @@ class EventBatches:
             if wake:
                 self._ready.notify_all()
 
-    def take(self) -> list[Any] | None:
+    def take(self) -> list[T] | None:
         """The next batch, waiting for it; None once closed and empty."""
         with self._ready:
             while True:
@@ -284,7 +234,7 @@ class EventBatches:
                 else:
                     self._ready.wait()
 
-    def sent(self, batch: list[Any]) -> None:
+    def sent(self, batch: list[T]) -> None:
         """Told by the sending thread once it is done with a batch from `take`."""
         with self._ready:
             self._sent += len(batch)
@@ -300,7 +250,7 @@ class EventBatches:
             while self._sent < target:
                 self._ready.wait()
 
-    def drain(self) -> list[Any]:
+    def drain(self) -> list[T]:
         """Everything put and not yet taken, for the caller to send itself (with a game's result),
         once the sending thread is done with what it took: no wake-up of that thread, and nothing
         overtakes what it sent."""
@@ -317,10 +267,29 @@ class EventBatches:
             self._ready.notify_all()
 
 
-def where() -> dict[str, Any]:
+def where() -> Where:
     """Which worker this is, for `game_started` events and the operator's eye (`cwd`: its working
     folder; on Ray the node's copy of the shipped folder, where relative bot paths start)."""
-    return {"host": socket.gethostname(), "pid": os.getpid(), "cwd": os.getcwd()}
+    return Where(host=socket.gethostname(), pid=os.getpid(), cwd=os.getcwd())
+
+
+@dataclass(frozen=True)
+class BotPids:
+    """The worker's bot processes, in its outbox among the moves: they changed before this move."""
+
+    pids: list[int]
+
+
+def events_of(batch: list[MoveEvent | BotPids]) -> Events:
+    """The `Events` message of a batch of the outbox: its moves encoded, the last pids it holds."""
+    pids = None
+    moves = []
+    for item in batch:
+        if isinstance(item, BotPids):
+            pids = item.pids
+        else:
+            moves.append(move_event(item))
+    return Events(moves, pids)
 
 
 # --------------------------------------------------------------- a local worker process
@@ -331,31 +300,35 @@ def main() -> None:
 
     connection = Connection(int(sys.argv[1]))
     try:
-        setup = connection.recv()
+        setup = decode_to_worker(connection.recv_bytes())
     except (EOFError, OSError):
         return
-    serve_pipe(connection, setup)
+    if isinstance(setup, WorkerSetup):
+        serve_pipe(connection, setup)
 
 
-def serve_pipe(connection: Any, setup: WorkerSetup) -> None:
-    """The body of one local worker process: jobs come in on `connection`, messages go back.
+def serve_pipe(connection: Connection, setup: WorkerSetup) -> None:
+    """The body of one local worker process: jobs come in on `connection`, messages go back
+    (messages.py: `GameJob`s and `Quit` in; `Ready`, `Events`, `Done` and `Failed` out, as msgpack).
 
-    Messages out: ("ready", where), ("events", [move events and ("pids", [bot pids]) whenever the
-    set of bot processes changed, so the runner can end them if this process is killed]),
-    ("done", entry, bot pids, [the game's last events]) and ("error", text). Moves are handed to a
-    sender thread in batches (`EventBatches`), so the referee's loop never waits on the pipe and a
-    game of fast moves costs the runner a few messages a second, not one a move; what is left at
-    the game's end goes with its result.
+    `Events` carry the moves and, whenever the set of bot processes changed, their pids, so the
+    runner can end them if this process is killed. Moves are handed to a sender thread in batches
+    (`EventBatches`), so the referee's loop never waits on the pipe and a game of fast moves costs
+    the runner a few messages a second, not one a move; what is left at the game's end goes with
+    its result (`Done`).
     """
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the runner's: it lets games finish
-    outbox = EventBatches()
+    outbox: EventBatches[MoveEvent | BotPids] = EventBatches()
+
+    def send(message: FromWorker) -> None:
+        connection.send_bytes(encode(message))
 
     def send_loop() -> None:
         broken = False
         while (batch := outbox.take()) is not None:
             if not broken:
                 try:
-                    connection.send(("events", [move_event(item) for item in batch]))
+                    send(events_of(batch))
                 except (OSError, ValueError):
                     broken = True  # the runner is gone; keep releasing flushes until told to stop
             outbox.sent(batch)
@@ -365,36 +338,36 @@ def serve_pipe(connection: Any, setup: WorkerSetup) -> None:
     try:
         player = GamePlayer(setup)
     except Exception as error:  # noqa: BLE001 - told to the runner, which stops with it
-        connection.send(("error", f"{type(error).__name__}: {error}"))
+        send(Failed(f"{type(error).__name__}: {error}"))
         return
     known_pids: list[int] = []
     first_move = True
 
-    def emit(move: Any) -> None:
+    def emit(move: MoveEvent) -> None:
         nonlocal known_pids, first_move
         if first_move:  # the bots of a game are started (or restarted) before its first move
             first_move = False
             pids = player.bot_pids()
             if pids != known_pids:  # new bot processes: the runner must know them before this one can die
                 known_pids = pids
-                outbox.put(("pids", pids), urgent=True)
+                outbox.put(BotPids(pids), urgent=True)
         outbox.put(move)
 
     try:
-        connection.send(("ready", where()))
+        send(Ready(where()))
         while True:
-            job = connection.recv()
-            if job is None:
+            job = decode_to_worker(connection.recv_bytes())
+            if not isinstance(job, GameJob):
                 break
             first_move = True
             try:
                 entry = player.play(job, emit)
             except Exception as error:  # noqa: BLE001 - a bad job is the runner's error to raise
                 outbox.flush()
-                connection.send(("error", f"{type(error).__name__}: {error}"))
+                send(Failed(f"{type(error).__name__}: {error}"))
                 continue
             known_pids = player.bot_pids()
-            connection.send(("done", entry, known_pids, [move_event(item) for item in outbox.drain()]))
+            send(Done(entry, known_pids, events_of(outbox.drain()).moves))
     except (EOFError, OSError):
         pass  # the runner went away: close the referee (and so the bots) and go
     finally:

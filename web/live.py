@@ -9,18 +9,58 @@ that ended. Finished games are replayed from the journal, which holds their reco
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Any
 
-from foxgeese.engine import Game, Move, Position, get_variant
+import msgspec
+
+from foxgeese.engine import Game, Move, Position
 from foxgeese.engine.svg import board_svg
+from foxgeese.protocol.record import GameRecord
+from foxgeese.tournaments.entries import GameEntry
 from foxgeese.tournaments.errors import TournamentError
+from foxgeese.tournaments.events import (
+    Event,
+    GameEnded,
+    GameStarted,
+    MoveMade,
+    StandingsNow,
+    TournamentEnded,
+    TournamentStarted,
+    read_event,
+)
 from foxgeese.tournaments.journal import scan_journal
 from foxgeese.tournaments.report import game_entries, good_entries, summarize
+from foxgeese.tournaments.standings import Row, Standings
 
 EVENTS = "events.jsonl"
 RECENT_RESULTS = 200
+
+
+class LiveGame(msgspec.Struct):
+    """A game in progress as the page shows it: its seats, the position after its last move."""
+
+    id: str
+    variant: str
+    seats: dict[str, str]
+    position: str
+    last: str | None
+    ply: int
+    opening: list[str]
+    clocks: dict[str, int] = {}
+    think_ms: int | None = None
+    side: str | None = None
+
+
+class Ended(msgspec.Struct):
+    """A finished game in the page's list of results."""
+
+    id: str
+    seats: dict[str, str]
+    winner: str | None
+    termination: str | None
+    reason: str
+    plies: int | None
 
 
 class TournamentFeed:
@@ -36,9 +76,9 @@ class TournamentFeed:
         self.players: list[str] = []
         self.games_total = 0
         self.games_done = 0
-        self.live: dict[str, dict[str, Any]] = {}
-        self.ended: list[dict[str, Any]] = []
-        self.standings: list[dict[str, Any]] = []
+        self.live: dict[str, LiveGame] = {}
+        self.ended: list[Ended] = []
+        self.standings: list[Row] = []
         self.finished = False
         self.problem = ""
 
@@ -62,58 +102,51 @@ class TournamentFeed:
             self.ended, self.standings, self.games_done = [], [], 0
         changed = False
         for line in lines:
-            try:
-                event = json.loads(line)
-                if isinstance(event, dict):
-                    self.apply(event)
-                    changed = True
-            except (ValueError, KeyError, TypeError):  # a line this version cannot read: skip it
+            event = read_event(line)
+            if event is None:  # a kind the page does not follow, or a line this version cannot read
                 continue
+            try:
+                self.apply(event)
+            except ValueError:  # a position or move that does not read: skip the event
+                continue
+            changed = True
         if changed:
             self.problem = ""
             self.version += 1
         return changed
 
-    def apply(self, event: dict[str, Any]) -> None:
-        kind = event.get("event")
-        if kind == "tournament_started":
-            self.name = str(event.get("name", self.name))
-            self.players = list(event.get("players", []))
-            self.games_total = int(event.get("games_total", 0))
-            self.games_done = int(event.get("games_done", 0))
+    def apply(self, event: Event) -> None:
+        if isinstance(event, TournamentStarted):
+            self.name, self.players = event.name, list(event.players)
+            self.games_total, self.games_done = event.games_total, event.games_done
             self.live.clear()  # a new runner (a resume): games it did not finish will start again
             self.finished = False
-        elif kind == "game_started":
-            game = Game.from_position(Position.from_text(event["start"]))
-            for text in event.get("opening", []):  # opening moves come with the start, not as `move`s
+        elif isinstance(event, GameStarted):
+            game = Game.from_position(Position.from_text(event.start))
+            for text in event.opening:  # opening moves come with the start, not as `move`s
                 game.push(game.parse_move(text))
             last = str(game.moves[-1]) if game.moves else None
-            self.live[event["game_id"]] = {
-                "id": event["game_id"], "variant": str(game.position.variant), "seats": event.get("seats", {}),
-                "position": game.position.text(), "last": last, "ply": len(game.moves),
-                "clocks": {}, "think_ms": None, "opening": list(event.get("opening", [])),
-            }
-        elif kind == "move":
-            playing = self.live.get(event.get("game_id", ""))
+            self.live[event.game_id] = LiveGame(event.game_id, str(game.position.variant), event.seats,
+                                                game.position.text(), last, len(game.moves), list(event.opening))
+        elif isinstance(event, MoveMade):
+            playing = self.live.get(event.game_id)
             if playing is not None:
-                playing.update(position=event["position"], last=event.get("move"), ply=event.get("ply", 0),
-                            clocks=event.get("clocks") or {}, think_ms=event.get("think_ms"),
-                            side=event.get("side"))
-        elif kind == "game_ended":
-            ended = self.live.pop(event.get("game_id", ""), None) or {"seats": {}}
+                playing.position, playing.last, playing.ply = event.position, event.move, event.ply
+                playing.clocks, playing.think_ms, playing.side = event.clocks, event.think_ms, event.side
+        elif isinstance(event, GameEnded):
+            ended = self.live.pop(event.game_id, None)
             self.games_done += 1
-            self.ended.insert(0, {"id": event.get("game_id"), "seats": ended.get("seats", {}),
-                                  "winner": event.get("winner"), "termination": event.get("termination"),
-                                  "reason": event.get("reason", ""), "plies": event.get("plies")})
+            self.ended.insert(0, Ended(event.game_id, ended.seats if ended is not None else {}, event.winner,
+                                       event.termination, event.reason, event.plies))
             del self.ended[RECENT_RESULTS:]
-        elif kind == "standings":
-            self.standings = list(event.get("rows", []))
-            self.games_done = int(event.get("games_done", self.games_done))
-        elif kind == "tournament_ended":
+        elif isinstance(event, StandingsNow):
+            self.standings = list(event.rows)
+            self.games_done = self.games_done if event.games_done is None else event.games_done
+        elif isinstance(event, TournamentEnded):
             self.finished = True
             # `games_played` counts this runner's games only (a resumed run played the rest before):
             # the tournament's count is `games_done`, the same as its standings'.
-            self.games_done = int(event.get("games_done", self.games_done))
+            self.games_done = self.games_done if event.games_done is None else event.games_done
 
     def view(self) -> dict[str, Any]:
         """The message the live page draws: every board in progress as SVG. Before the first
@@ -124,17 +157,16 @@ class TournamentFeed:
         games = []
         for game in self.live.values():
             try:
-                position = Position.from_text(game["position"])
-                last = Move.parse(game["last"]) if game.get("last") else None
-                svg = board_svg(position, last_move=last)
+                last = Move.parse(game.last) if game.last else None
+                svg = board_svg(Position.from_text(game.position), last_move=last)
             except ValueError:
                 svg = ""
-            games.append({key: game.get(key) for key in ("id", "variant", "seats", "ply", "clocks", "think_ms",
-                                                         "last", "side")}
-                         | {"svg": svg, "turn": game["position"].split()[2]})
+            games.append({"id": game.id, "variant": game.variant, "seats": game.seats, "ply": game.ply,
+                          "clocks": game.clocks, "think_ms": game.think_ms, "last": game.last, "side": game.side,
+                          "svg": svg, "turn": game.position.split()[2]})
         return {"type": "tournament", "name": self.name, "players": self.players, "games_total": self.games_total,
-                "games_done": self.games_done, "live": games, "ended": self.ended, "standings": self.standings,
-                "finished": self.finished, "problem": self.problem}
+                "games_done": self.games_done, "live": games, "ended": msgspec.to_builtins(self.ended),
+                "standings": msgspec.to_builtins(self.standings), "finished": self.finished, "problem": self.problem}
 
     def _from_journal(self) -> None:
         try:
@@ -146,23 +178,16 @@ class TournamentFeed:
         self.problem = (f"no live events yet ({self.path} is not there): these are the games of its journal; "
                         "the page follows the runner as soon as it writes events")
         self.finished = results["complete"]
-        self.ended = [{"id": game["id"], "seats": _seats(game),
-                       "winner": game["winner"], "termination": game["termination"], "reason": game["reason"],
-                       "plies": game["plies"]} for game in reversed(entries)][:RECENT_RESULTS]
-        lines = results["standings"]
-        self.standings = [{"name": name, "games": line["games"], "points": line["score"],
-                           "score": line["score"] / line["games"] if line["games"] else 0.0}
-                          for name, line in sorted(lines.items(), key=lambda item: -item[1]["score"])]
+        self.ended = [Ended(game.id, game.seats(), game.winner, game.termination, game.reason, game.plies)
+                      for game in reversed(entries)][:RECENT_RESULTS]
+        standings = Standings([player["name"] for player in identity["config"]["players"]])
+        for game in entries:
+            standings.add(game)
+        self.standings = standings.rows()
 
-    def record(self, game_id: str) -> dict[str, Any] | None:
+    def record(self, game_id: str) -> GameRecord | None:
         """A finished game's record, from the journal."""
         for entry in scan_journal(self.directory).entries:  # good lines; a damaged one is skipped
-            if entry.get("id") == game_id and isinstance(entry.get("record"), dict):
-                return entry["record"]
+            if isinstance(entry, GameEntry) and entry.id == game_id and entry.record is not None:
+                return entry.record
         return None
-
-
-def _seats(game: dict[str, Any]) -> dict[str, str]:
-    """{side name: player} of a journal line (`fox`/`geese` or `hare`/`hounds`)."""
-    variant = get_variant(game["variant"], **game.get("options", {}))
-    return {variant.predator_name: game["predator"], variant.prey_name: game["prey"]}

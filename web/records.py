@@ -36,9 +36,8 @@ def checked_record(body: bytes) -> dict[str, Any]:
     if len(record.moves) > MAX_REPLAY_PLIES:
         raise RecordUploadError(f"a record of {len(record.moves)} plies is longer than this server replays "
                                 f"({MAX_REPLAY_PLIES})")
-    data = record.to_dict()
     try:
-        replay_data(data)
+        replay_data(record)
     except ReplayError as error:
         raise RecordUploadError(f"the record does not replay: {error}") from None
-    return data
+    return record.to_dict()

@@ -23,6 +23,7 @@ from starlette.websockets import WebSocket
 
 from foxgeese.engine import VARIANT_IDS, Move, Position
 from foxgeese.engine.svg import board_svg
+from foxgeese.protocol.record import GameRecord
 from foxgeese.tournaments.replay import replay_page
 from foxgeese.web.analysis import Coach, material
 from foxgeese.web.botapi import BotHub
@@ -169,12 +170,14 @@ class Server:
         response.status_code = 404
         return response
 
-    def replay(self, record: dict[str, Any], title: str = "", back_link: str = "", review: str = "") -> HTMLResponse:
+    def replay(self, record: dict[str, Any] | GameRecord, title: str = "", back_link: str = "",
+               review: str = "") -> HTMLResponse:
         """The replay viewer's page (its scripts inline, as in the report file) with a nonce for its CSP;
         `review` is the address of the coach's review of this game, if it has one."""
         nonce = secrets.token_urlsafe(16)
         links = ((review, "review with the solver"),) if review else ()
-        text = replay_page(record, title=title, back_link=back_link, nonce=nonce, head=self.csrf_meta(), links=links)
+        typed = record if isinstance(record, GameRecord) else GameRecord.from_dict(record)  # the web's are checked
+        text = replay_page(typed, title=title, back_link=back_link, nonce=nonce, head=self.csrf_meta(), links=links)
         return HTMLResponse(text, headers={"content-security-policy": content_security_policy(nonce)})
 
 

@@ -16,8 +16,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from foxgeese.protocol.record import BOT_FAULTS
 from foxgeese.tournaments import pairs as paired
-from foxgeese.tournaments.journal import FORFEITS
 from foxgeese.tournaments.ratings import GameResult, Ratings, RatingsError, fit
 
 NEW_PAIRS = 3  # a bot with fewer pairs than this is new: it plays first
@@ -176,4 +176,4 @@ def information(table: Standings, a: str, b: str, pairs_met: int) -> float:
 
 
 def is_forfeit(game: dict[str, Any]) -> bool:
-    return game["termination"] in FORFEITS and game["forfeit"] is not None
+    return game["termination"] in BOT_FAULTS and game["forfeit"] is not None

@@ -25,14 +25,18 @@ from pathlib import Path
 from types import SimpleNamespace
 from typing import Any, cast
 
+import msgspec
+
 from foxgeese.engine import DEFAULT_VARIANT, Side, get_variant
 from foxgeese.players.solver.analyse import Judge, analyse_record
 from foxgeese.protocol.botconfig import CMD_PREFIX
 from foxgeese.tournaments.config import RayConfig
+from foxgeese.tournaments.entries import GameEntry
 from foxgeese.tournaments.errors import TournamentError
 from foxgeese.tournaments.executors import Executor, LocalExecutor, Slot, WorkerLost
-from foxgeese.tournaments.schedule import random_opening
-from foxgeese.tournaments.worker import GameJob, PlayerDef, WorkerSetup, game_seed
+from foxgeese.tournaments.messages import GameJob, PlayerDef, WorkerSetup
+from foxgeese.tournaments.schedule import ScheduledGame, random_opening
+from foxgeese.tournaments.worker import game_seed
 from foxgeese.web.arena import health, ladder, testqueue
 from foxgeese.web.arena.db import ArenaDB, Pair
 
@@ -259,10 +263,11 @@ class Arena:
         try:
             for number, (predator, prey) in enumerate(((pair.first, pair.second), (pair.second, pair.first))):
                 game_id = f"p{pair.id}.{number}"
-                game = {"id": game_id, "round": 0, "variant": pair.variant, "options": {}, "predator": predator,
-                        "prey": prey, "opening": list(pair.opening), "twin": f"p{pair.id}.{1 - number}"}
+                game = ScheduledGame(id=game_id, round=0, variant_index=0, variant_id=pair.variant, variant_options={},
+                                     predator=predator, prey=prey, opening=tuple(pair.opening),
+                                     twin=f"p{pair.id}.{1 - number}")
                 job = GameJob(game, game_seed(pair.seed, game_id), pair.tc, self.max_plies, "arena")
-                entries.append(slot.play(job, lambda batch: None))
+                entries.append(entry_row(slot.play(job, lambda batch: None)))
         except (WorkerLost, TournamentError) as error:
             self.db.release(pair.id, worker)
             if self.stopping.is_set():
@@ -378,3 +383,11 @@ class Arena:
         seed = game_seed(self.db.seed, f"pair-{number}")
         opening = random_opening(variant, {}, OPENING_PLIES, f"arena/{seed}")
         return self.db.create_claimed(worker, test, variant, first, second, opening, seed, tc)
+
+
+def entry_row(entry: GameEntry) -> dict[str, Any]:
+    """A worker's typed game entry as the arena's rows keep it (JSON in SQLite), its record as
+    `GameRecord.to_dict()` writes it."""
+    row: dict[str, Any] = msgspec.to_builtins(entry)
+    row["record"] = entry.record.to_dict()
+    return row

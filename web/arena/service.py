@@ -202,9 +202,9 @@ class Arena:
 
     def worker_id(self, slot: Slot, index: int) -> str:
         place = slot.where()
-        if "node" in place:
-            return f"ray/{str(place['node'])[:12]}/{index}"
-        return f"{place.get('host') or socket.gethostname()}/local-{index}"
+        if place.node is not None:
+            return f"ray/{place.node[:12]}/{index}"
+        return f"{place.host or socket.gethostname()}/local-{index}"
 
     def usable(self) -> set[str]:
         """The bots a pair may name now: every registered one, a remote one while its event stream is open."""
@@ -221,10 +221,11 @@ class Arena:
         return f"{socket.gethostname()}/local-{index}"
 
     def _work(self, slot: Slot) -> None:
-        index = int(getattr(slot, "index", slot.where().get("slot", 0)))
+        place = slot.where()
+        index = int(getattr(slot, "index", place.slot or 0))
         worker = self.worker_id(slot, index)
-        kind = "ray" if "node" in slot.where() else "local"
-        if self.db.worker_started(worker, kind, slot.where()) == "out":
+        kind = "ray" if place.node is not None else "local"
+        if self.db.worker_started(worker, kind, msgspec.to_builtins(place)) == "out":
             self.db.line(f"worker {worker} stays out of rotation (an earlier run took it out)")
             slot.close()
             return
@@ -389,5 +390,6 @@ def entry_row(entry: GameEntry) -> dict[str, Any]:
     """A worker's typed game entry as the arena's rows keep it (JSON in SQLite), its record as
     `GameRecord.to_dict()` writes it."""
     row: dict[str, Any] = msgspec.to_builtins(entry)
-    row["record"] = entry.record.to_dict()
+    if entry.record is not None:
+        row["record"] = entry.record.to_dict()
     return row

@@ -39,6 +39,7 @@ from foxgeese.players.solver.wdl_store import (
     LevelNeeds,
     LevelStore,
     above_planes,
+    below_chains_bytes,
     count_needs,
     data_sha256,
     default_max_memory_gb,
@@ -182,21 +183,36 @@ class WdlBuilder:
         fsync_directory(self.directory)
         return header
 
-    def _announce(self, layout: WdlLayout, geese: int, with_chains: bool, parts: list[Path]) -> None:
-        """Says what the count needs before any work, and stops at once when the disk cannot hold it."""
+    def estimate(self, max_geese: int) -> list[str]:
+        """What each count 4..max_geese needs (memory of its largest level, disk), as the build prints it."""
+        top = largest(self.variant)
+        if not MIN_GEESE <= max_geese <= top:
+            raise ValueError(f"--geese must be between {MIN_GEESE} and {top} for {self.variant.id}, not {max_geese}")
+        for geese in range(MIN_GEESE, max_geese + 1):
+            self.layout.add_count(geese)
+        return [self._needs_text(self.layout, geese, geese < top, [])[0] for geese in range(MIN_GEESE, max_geese + 1)]
+
+    def _needs_text(self, layout: WdlLayout, geese: int, with_chains: bool,
+                    parts: list[Path]) -> tuple[str, float, float]:
         needs = count_needs(layout, geese, with_chains=with_chains)
         out_of_core = needs["peak_gb"] > self.max_memory_gb
-        free = shutil.disk_usage(self.directory).free / 1e9
+        free = shutil.disk_usage(self.directory if self.directory.exists() else Path.cwd()).free / 1e9
         allocated = sum(path.stat().st_blocks * 512 for path in parts if path.exists()) / 1e9
         disk = needs["table_gb"] + needs["chains_gb"] - allocated + (needs["level_gb"] if out_of_core else 0)
         where = (f"out of core: {needs['level_gb']:.2f} GB of scratch files on disk, about "
                  f"{BASE_GB + needs['largest_level_sets'] * 8 / 1e9:.2f} GB of memory besides the page cache"
                  if out_of_core else "in memory")
-        self.notice(f"{self.variant.id} {geese} geese: {needs['positions']:,} positions in {needs['levels']} levels; "
-                    f"the largest (row sum {needs['largest_level_row_sum']}, {needs['largest_level_sets']:,} goose "
-                    f"sets) needs {needs['peak_gb']:.2f} GB, limit {self.max_memory_gb:.1f} GB: {where}; the chains "
-                    f"of {geese - 1} geese {needs['below_chains_gb']:.2f} GB mapped; table {needs['table_gb']:.2f} GB"
-                    f" + chains {needs['chains_gb']:.2f} GB; disk needed {max(disk, 0):.2f} GB, free {free:.1f} GB")
+        text = (f"{self.variant.id} {geese} geese: {needs['positions']:,} positions in {needs['levels']} levels; "
+                f"the largest (row sum {needs['largest_level_row_sum']}, {needs['largest_level_sets']:,} goose "
+                f"sets) needs {needs['peak_gb']:.2f} GB, limit {self.max_memory_gb:.1f} GB: {where}; the chains "
+                f"of {geese - 1} geese {needs['below_chains_gb']:.2f} GB mapped; table {needs['table_gb']:.2f} GB"
+                f" + chains {needs['chains_gb']:.2f} GB; disk needed {max(disk, 0):.2f} GB, free {free:.1f} GB")
+        return text, disk, free
+
+    def _announce(self, layout: WdlLayout, geese: int, with_chains: bool, parts: list[Path]) -> None:
+        """Says what the count needs before any work, and stops at once when the disk cannot hold it."""
+        text, disk, free = self._needs_text(layout, geese, with_chains, parts)
+        self.notice(text)
         if disk > free:
             raise TableError(f"{geese} geese needs {disk:.1f} GB more disk in {self.directory}, {free:.1f} GB "
                              f"free: free some space or use --tables DIR elsewhere, then run the same command "
@@ -226,18 +242,19 @@ class WdlBuilder:
         sets_done = sum(level.sets for level in levels if level.row_sum in done)
         stem = self.directory / f"{variant_key(self.variant)}-{geese}geese"
         previous = 0
+        below_bytes = below_chains_bytes(layout, geese)
         for index, level in enumerate(levels):
             needs = LevelNeeds(level.row_sum, level.padded, previous, layout.points)
             previous = level.padded
             if level.row_sum in done:
                 if index + 1 < len(levels) and levels[index + 1].row_sum not in done:  # the level below reads it
-                    in_memory = BASE_GB + needs.working_bytes / 1e9 <= self.max_memory_gb
+                    in_memory = needs.memory_gb(below_bytes) <= self.max_memory_gb
                     above, above_handle = above_planes(stem, level, in_memory=in_memory)
                     self._fox_planes_on_disk(layout, level, fds[WDL], plane, above)
                     above_first = level.first_set
                 continue
             level_started = time.perf_counter()
-            in_memory = BASE_GB + needs.working_bytes / 1e9 <= self.max_memory_gb
+            in_memory = needs.memory_gb(below_bytes) <= self.max_memory_gb
             store = LevelStore(stem, layout, level, layout.fingerprint(), in_memory=in_memory)
             figures, fox = self._level(layout, store, above, above_first, below, below_plane, geese, fds, plane)
             seconds = time.perf_counter() - level_started

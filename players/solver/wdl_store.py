@@ -38,7 +38,10 @@ STATE_HEADER = 4096
 MARGIN_GB = 2.0  # left to the operating system and the rest of the process by the default --max-memory
 CAP_GB = 20.0  # the default never asks for more (the issue's limit on a 24 GB machine)
 BASE_GB = 0.35  # the interpreter, numba and the layout's tables (measured: a 4-geese build peaks at 0.17-0.26)
-WRITE_CHUNK = 1 << 30  # pwrite moves at most about 2 GB a call
+WRITE_CHUNK = 1 << 30
+# the builds of 11, 12 and 13 geese peaked 0.5, 1.1 and 1.8 GB (32-38 bytes a goose set of the largest level)
+# above the arrays listed here plus the chains mapped; not yet accounted for, so the estimate adds it
+UNEXPLAINED = 38  # pwrite moves at most about 2 GB a call
 
 
 def default_max_memory_gb() -> float:
@@ -68,6 +71,11 @@ class LevelNeeds:
     def working_bytes(self) -> int:
         return self.sets * (8 + 72 + 32 + self.points) + 16 * self.above_sets
 
+    def memory_gb(self, below_chains_bytes: int) -> float:
+        """The peak resident memory of the process solving this level in memory: the arrays, the chains of
+        the count below (mapped, resident as they are read), `UNEXPLAINED` bytes a set and the base."""
+        return BASE_GB + (self.working_bytes + UNEXPLAINED * self.sets + below_chains_bytes) / 1e9
+
 
 def level_needs(layout: WdlLayout, geese: int) -> list[LevelNeeds]:
     """Every level of a goose count, highest row sum first (the build's order)."""
@@ -79,6 +87,11 @@ def level_needs(layout: WdlLayout, geese: int) -> list[LevelNeeds]:
     return out
 
 
+def below_chains_bytes(layout: WdlLayout, geese: int) -> int:
+    """The chains file of the count below (two planes), which a level's captures read through a mapping."""
+    return 2 * layout.plane_words(geese - 1) * 8 if geese > 4 else 0
+
+
 def count_needs(layout: WdlLayout, geese: int, *, with_chains: bool) -> dict[str, Any]:
     """What building one goose count needs: memory of its largest level, the disk of its files."""
     from foxgeese.players.solver.strong import HEADER_BYTES
@@ -86,10 +99,10 @@ def count_needs(layout: WdlLayout, geese: int, *, with_chains: bool) -> dict[str
     needs = level_needs(layout, geese)
     largest = max(needs, key=lambda level: level.working_bytes)
     plane = layout.plane_words(geese)
-    below = 2 * layout.plane_words(geese - 1) * 8 if geese > 4 else 0
+    below = below_chains_bytes(layout, geese)
     return {"geese": geese, "levels": len(needs), "largest_level_sets": largest.sets,
             "largest_level_row_sum": largest.row_sum, "level_gb": largest.working_bytes / 1e9,
-            "peak_gb": BASE_GB + largest.working_bytes / 1e9, "below_chains_gb": below / 1e9,
+            "peak_gb": largest.memory_gb(below), "below_chains_gb": below / 1e9,
             "table_gb": (HEADER_BYTES + 4 * plane * 8) / 1e9,
             "chains_gb": (HEADER_BYTES + 2 * plane * 8) / 1e9 if with_chains else 0.0,
             "positions": 2 * layout.goose_sets(geese) * layout.slots(geese)}

@@ -17,6 +17,7 @@ Built level by level from the highest row sum down, each level to its least fixp
 
 from __future__ import annotations
 
+import contextlib
 import os
 import resource
 import shutil
@@ -50,6 +51,7 @@ from foxgeese.players.solver.wdl_store import (
 )
 
 WDL, WDL_CHAINS = "wdl", "wdlchains"
+HEADER_SECONDS = 5.0  # the header's list of levels done is rewritten (after an fsync) at most this often
 GEESE_WIN, GEESE_LOSE, FOX_WINS, FOX_LOSES = range(4)  # the planes of a .wdl.fgb file
 
 
@@ -102,6 +104,7 @@ class WdlBuilder:
         self.checkpoint_seconds = checkpoint_seconds  # inside a level: a sound copy of it at least this often
         self.chunk_pops = chunk_pops  # goose sets the rounds take between looks at the clock (tests: tiny)
         self.hook = hook or (lambda _event, _facts: None)  # tests: called after every chunk of the rounds
+        self._saved = 0.0  # when the header last listed the levels done
 
     def build(self, max_geese: int) -> list[dict[str, Any]]:
         top = largest(self.variant)
@@ -164,7 +167,13 @@ class WdlBuilder:
         try:
             for array, (path, _) in parts.items():
                 fds[array] = os.open(path, os.O_RDWR)
-            self._levels(layout, geese, header, below, below_plane, fds, started)
+            self._saved = time.monotonic()
+            try:
+                self._levels(layout, geese, header, below, below_plane, fds, started)
+            except BaseException:  # Ctrl-C, an error, a full disk: the levels done so far are kept
+                with contextlib.suppress(OSError):
+                    self._save_header(fds, header)
+                raise
             for fd in fds.values():  # the data on disk before any header says the table is finished
                 os.fsync(fd)
             header["complete"] = True
@@ -208,6 +217,14 @@ class WdlBuilder:
                 f"of {geese - 1} geese {needs['below_chains_gb']:.2f} GB mapped; table {needs['table_gb']:.2f} GB"
                 f" + chains {needs['chains_gb']:.2f} GB; disk needed {max(disk, 0):.2f} GB, free {free:.1f} GB")
         return text, disk, free
+
+    def _save_header(self, fds: dict[str, int], header: dict[str, Any]) -> None:
+        """The levels done, said in the header only once their words are on disk (fsync first)."""
+        for fd in fds.values():
+            os.fsync(fd)
+        write_header(fds[WDL], header)
+        os.fsync(fds[WDL])
+        self._saved = time.monotonic()
 
     def _announce(self, layout: WdlLayout, geese: int, with_chains: bool, parts: list[Path]) -> None:
         """Says what the count needs before any work, and stops at once when the disk cannot hold it."""
@@ -263,10 +280,8 @@ class WdlBuilder:
                 "in_memory": in_memory}
             header["levels_done"].append(level.row_sum)
             header["build_seconds"] = round(resumed_seconds + time.perf_counter() - started, 2)
-            for fd in fds.values():  # the level's words on disk before the header says it is done
-                os.fsync(fd)
-            write_header(fds[WDL], header)
-            os.fsync(fds[WDL])
+            if time.monotonic() - self._saved >= HEADER_SECONDS:
+                self._save_header(fds, header)
             drop_above(above_handle)
             above, above_handle = fox
             above_first = level.first_set

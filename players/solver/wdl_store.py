@@ -31,6 +31,7 @@ from typing import Any
 import numpy as np
 
 from foxgeese.files import write_json_atomic
+from foxgeese.players.solver.strong import HEADER_BYTES
 from foxgeese.players.solver.tables import TableError
 from foxgeese.players.solver.wdl_layout import WdlLayout, WdlLevel
 
@@ -94,8 +95,6 @@ def below_chains_bytes(layout: WdlLayout, geese: int) -> int:
 
 def count_needs(layout: WdlLayout, geese: int, *, with_chains: bool) -> dict[str, Any]:
     """What building one goose count needs: memory of its largest level, the disk of its files."""
-    from foxgeese.players.solver.strong import HEADER_BYTES
-
     needs = level_needs(layout, geese)
     largest = max(needs, key=lambda level: level.working_bytes)
     plane = layout.plane_words(geese)
@@ -110,7 +109,7 @@ def count_needs(layout: WdlLayout, geese: int, *, with_chains: bool) -> dict[str
 
 def pwrite_all(fd: int, data: np.ndarray, offset: int) -> None:
     """All of `data` at `offset` (one pwrite call moves at most about 2 GB, and may move less)."""
-    view = memoryview(np.ascontiguousarray(data)).cast("B")
+    view = memoryview(np.ascontiguousarray(data).data).cast("B")
     done = 0
     while done < len(view):
         done += os.pwrite(fd, view[done: done + WRITE_CHUNK], offset + done)

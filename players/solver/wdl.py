@@ -46,6 +46,7 @@ from foxgeese.players.solver.wdl_store import (
     default_max_memory_gb,
     drop_above,
     fsync_directory,
+    gigabytes,
     preallocate,
     pwrite_all,
 )
@@ -231,9 +232,9 @@ class WdlBuilder:
         text, disk, free = self._needs_text(layout, geese, with_chains, parts)
         self.notice(text)
         if disk > free:
-            raise TableError(f"{geese} geese needs {disk:.1f} GB more disk in {self.directory}, {free:.1f} GB "
-                             f"free: free some space or use --tables DIR elsewhere, then run the same command "
-                             f"again (it resumes)")
+            raise TableError(f"{geese} geese needs {gigabytes(disk)} more disk in {self.directory}, "
+                             f"{gigabytes(free)} free: free some space or use --tables DIR elsewhere, then run the "
+                             f"same command again (it resumes)")
 
     def _resume_header(self, layout: WdlLayout, geese: int, paths: list[Path]) -> dict[str, Any] | None:
         """The header of a stopped build of this count (its levels done are on disk), else None."""

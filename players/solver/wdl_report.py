@@ -40,7 +40,7 @@ def wdl_solve(variant: Variant, geese: int, position: Position | None, tables: s
     except OSError as error:
         if error.errno != errno.ENOSPC:
             raise
-        fail(f"the disk of {builder.directory} is full ({error.filename or 'a table file'}): free some space "
+        fail(f"the disk of {builder.directory} is full: free some space "
              f"or move the tables (--tables DIR), then run the same command again: it goes on where it stopped")
     seconds = time.perf_counter() - started
     table_set = WdlTables(variant, builder.directory)

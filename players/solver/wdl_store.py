@@ -107,6 +107,11 @@ def count_needs(layout: WdlLayout, geese: int, *, with_chains: bool) -> dict[str
             "positions": 2 * layout.goose_sets(geese) * layout.slots(geese)}
 
 
+def gigabytes(gb: float) -> str:
+    """A size for a message: GB, or MB below one GB (so a small disk does not read "0.0 GB")."""
+    return f"{gb:.1f} GB" if gb >= 1 else f"{gb * 1000:.1f} MB"
+
+
 def pwrite_all(fd: int, data: np.ndarray, offset: int) -> None:
     """All of `data` at `offset` (one pwrite call moves at most about 2 GB, and may move less)."""
     view = memoryview(np.ascontiguousarray(data).data).cast("B")

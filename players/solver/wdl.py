@@ -20,7 +20,6 @@ from __future__ import annotations
 import contextlib
 import os
 import resource
-import shutil
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -36,17 +35,16 @@ from foxgeese.players.solver.strong import HEADER_BYTES, complete_header, map_wo
 from foxgeese.players.solver.tables import TableError, table_dir, variant_key
 from foxgeese.players.solver.wdl_layout import WdlLayout
 from foxgeese.players.solver.wdl_store import (
-    BASE_GB,
     LevelNeeds,
     LevelStore,
     above_planes,
     below_chains_bytes,
-    count_needs,
     data_sha256,
     default_max_memory_gb,
     drop_above,
     fsync_directory,
     gigabytes,
+    needs_text,
     preallocate,
     pwrite_all,
 )
@@ -162,6 +160,11 @@ class WdlBuilder:
                 with open(path, "wb") as stream:
                     stream.truncate(HEADER_BYTES + planes * plane * 8)
                 preallocate(path, HEADER_BYTES + planes * plane * 8)  # a full disk fails now, not in a level
+            fd = os.open(parts[WDL][0], os.O_RDWR)
+            try:  # a .part that says what it is from the start (no levels done yet)
+                write_header(fd, header)
+            finally:
+                os.close(fd)
         else:
             self.progress(f"{self.variant.id} {geese} geese: resuming after {len(header['levels_done'])} levels")
         fds = {}
@@ -200,24 +203,8 @@ class WdlBuilder:
             raise ValueError(f"--geese must be between {MIN_GEESE} and {top} for {self.variant.id}, not {max_geese}")
         for geese in range(MIN_GEESE, max_geese + 1):
             self.layout.add_count(geese)
-        return [self._needs_text(self.layout, geese, geese < top, [])[0] for geese in range(MIN_GEESE, max_geese + 1)]
-
-    def _needs_text(self, layout: WdlLayout, geese: int, with_chains: bool,
-                    parts: list[Path]) -> tuple[str, float, float]:
-        needs = count_needs(layout, geese, with_chains=with_chains)
-        out_of_core = needs["peak_gb"] > self.max_memory_gb
-        free = shutil.disk_usage(self.directory if self.directory.exists() else Path.cwd()).free / 1e9
-        allocated = sum(path.stat().st_blocks * 512 for path in parts if path.exists()) / 1e9
-        disk = needs["table_gb"] + needs["chains_gb"] - allocated + (needs["level_gb"] if out_of_core else 0)
-        where = (f"out of core: {needs['level_gb']:.2f} GB of scratch files on disk, about "
-                 f"{BASE_GB + needs['largest_level_sets'] * 8 / 1e9:.2f} GB of memory besides the page cache"
-                 if out_of_core else "in memory")
-        text = (f"{self.variant.id} {geese} geese: {needs['positions']:,} positions in {needs['levels']} levels; "
-                f"the largest (row sum {needs['largest_level_row_sum']}, {needs['largest_level_sets']:,} goose "
-                f"sets) needs {needs['peak_gb']:.2f} GB, limit {self.max_memory_gb:.1f} GB: {where}; the chains "
-                f"of {geese - 1} geese {needs['below_chains_gb']:.2f} GB mapped; table {needs['table_gb']:.2f} GB"
-                f" + chains {needs['chains_gb']:.2f} GB; disk needed {max(disk, 0):.2f} GB, free {free:.1f} GB")
-        return text, disk, free
+        return [needs_text(self.variant.id, self.layout, geese, geese < top, [], self.max_memory_gb, self.directory)[0]
+                for geese in range(MIN_GEESE, max_geese + 1)]
 
     def _save_header(self, fds: dict[str, int], header: dict[str, Any]) -> None:
         """The levels done, said in the header only once their words are on disk (fsync first)."""
@@ -229,7 +216,8 @@ class WdlBuilder:
 
     def _announce(self, layout: WdlLayout, geese: int, with_chains: bool, parts: list[Path]) -> None:
         """Says what the count needs before any work, and stops at once when the disk cannot hold it."""
-        text, disk, free = self._needs_text(layout, geese, with_chains, parts)
+        text, disk, free = needs_text(self.variant.id, layout, geese, with_chains, parts, self.max_memory_gb,
+                                       self.directory)
         self.notice(text)
         if disk > free:
             raise TableError(f"{geese} geese needs {gigabytes(disk)} more disk in {self.directory}, "
@@ -274,7 +262,8 @@ class WdlBuilder:
             level_started = time.perf_counter()
             in_memory = needs.memory_gb(below_bytes) <= self.max_memory_gb
             store = LevelStore(stem, layout, level, layout.fingerprint(), in_memory=in_memory)
-            figures, fox = self._level(layout, store, above, above_first, below, below_plane, geese, fds, plane)
+            figures, fox = self._level(layout, store, above, above_first, below, below_plane, geese, fds, plane,
+                                       lambda: self._save_header(fds, header))
             seconds = time.perf_counter() - level_started
             header["figures"][str(level.row_sum)] = {
                 "sets": level.sets, **figures, "seconds": round(seconds, 2), "peak_rss_gb": peak_rss_gb(),
@@ -296,8 +285,12 @@ class WdlBuilder:
         drop_above(above_handle)
 
     def _level(self, layout: WdlLayout, store: LevelStore, above: np.ndarray, above_first: int, below: np.ndarray,
-               below_plane: int, geese: int, fds: dict[str, int], plane: int) -> tuple[dict[str, Any], Any]:
-        """Solves one level into the table files; returns its figures and its fox planes (for the level below)."""
+               below_plane: int, geese: int, fds: dict[str, int], plane: int,
+               save: Callable[[], None]) -> tuple[dict[str, Any], Any]:
+        """Solves one level into the table files; returns its figures and its fox planes (for the level below).
+
+        `save` brings the header's levels done up to date: called before any progress record names this level,
+        so that a resumed build reaches this level again before it does any other level's work."""
         k = compiled_kernels("wdl_kernels", "building the win/draw/loss tables")
         counters = compiled_kernels("wdl_counters", "building the win/draw/loss tables")
         level, n, width = store.level, store.level.padded, layout.slots(geese)
@@ -306,6 +299,7 @@ class WdlBuilder:
         gw, gl, fw, fl = four
         gnl, cw, cnl, xw, xl = rest
         if saved is None and not store.in_memory:
+            save()
             store.record(checkpoints=0, popped=0, rounds=0)  # the zeroed state file: a sound start
         masks = np.full(n, -1, dtype=np.int64)
         counters.level_masks(level.codes, layout.block_base, level.first_set, layout.row_sub, layout.row_count,
@@ -327,7 +321,7 @@ class WdlBuilder:
         else:
             counters.seed(masks, layout.board, layout.sideways, layout.adjacent, gw, gl, fw, fl, gnl, cw, cnl,
                           counts)
-            work.update(self._rounds(layout, counters, store, masks, four, rest, counts, waiting, lists, saved))
+            work.update(self._rounds(layout, counters, store, masks, four, rest, counts, waiting, lists, saved, save))
         np.bitwise_or(gl, cw, out=xw)  # `pack` keeps only the empty points of real goose sets
         np.bitwise_and(gw, ~cnl, out=xl)
         offset = level.first_set * width // 64
@@ -349,7 +343,7 @@ class WdlBuilder:
 
     def _rounds(self, layout: WdlLayout, counters: Any, store: LevelStore, masks: np.ndarray, four: np.ndarray,
                 rest: np.ndarray, counts: np.ndarray, waiting: np.ndarray, lists: np.ndarray,
-                saved: dict[str, Any] | None) -> dict[str, Any]:
+                saved: dict[str, Any] | None, save: Callable[[], None]) -> dict[str, Any]:
         """The counters' rounds in chunks of `chunk_pops` goose sets, a checkpoint every `checkpoint_seconds`."""
         gw, gl, fw, fl = four
         gnl, cw, cnl, xw, xl = rest
@@ -372,6 +366,7 @@ class WdlBuilder:
             self.hook("chunk", facts)
             if size and time.monotonic() - last >= self.checkpoint_seconds:
                 checkpoints += 1
+                save()
                 store.checkpoint(four, checkpoints=prior.get("checkpoints", 0) + checkpoints, popped=popped,
                                  rounds=rounds)
                 self.hook("checkpoint", dict(facts, checkpoints=checkpoints))

@@ -24,6 +24,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import shutil
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -278,3 +279,22 @@ def drop_above(handle: Any) -> None:
     """Deletes a file of fox planes (`above_planes`) once the level below is solved; the mapping goes with its views."""
     if handle is not None:
         Path(handle[1]).unlink(missing_ok=True)
+
+
+def needs_text(variant_id: str, layout: WdlLayout, geese: int, with_chains: bool, parts: list[Path],
+               max_memory_gb: float, directory: Path) -> tuple[str, float, float]:
+    """The line a build prints before a count (memory of its largest level, disk), the disk it needs and has."""
+    needs = count_needs(layout, geese, with_chains=with_chains)
+    out_of_core = needs["peak_gb"] > max_memory_gb
+    free = shutil.disk_usage(directory if directory.exists() else Path.cwd()).free / 1e9
+    allocated = sum(path.stat().st_blocks * 512 for path in parts if path.exists()) / 1e9
+    disk = needs["table_gb"] + needs["chains_gb"] - allocated + (needs["level_gb"] if out_of_core else 0)
+    where = (f"out of core: {needs['level_gb']:.2f} GB of scratch files on disk, about "
+             f"{BASE_GB + needs['largest_level_sets'] * 8 / 1e9:.2f} GB of memory besides the page cache"
+             if out_of_core else "in memory")
+    text = (f"{variant_id} {geese} geese: {needs['positions']:,} positions in {needs['levels']} levels; "
+            f"the largest (row sum {needs['largest_level_row_sum']}, {needs['largest_level_sets']:,} goose "
+            f"sets) needs {needs['peak_gb']:.2f} GB, limit {max_memory_gb:.1f} GB: {where}; the chains "
+            f"of {geese - 1} geese {needs['below_chains_gb']:.2f} GB mapped; table {needs['table_gb']:.2f} GB"
+            f" + chains {needs['chains_gb']:.2f} GB; disk needed {max(disk, 0):.2f} GB, free {free:.1f} GB")
+    return text, disk, free

@@ -14,7 +14,7 @@ fox has won) and derives the value: won iff some move reaches a position the opp
 every move reaches one the opponent wins (no move: lost), a draw otherwise. It compares that with
 the table's two bits. Like the tables it ignores the fifty-move counter and repetition.
 
-    python scripts/verify_wdl.py TABLE.wdl.fgb [--sample N] [--seed S] [--sha256]
+    python scripts/verify_wdl.py TABLE.wdl.fgb [--sample N] [--seed S] [--sha256] [--decided]
 
 Exit status 0: every sampled position agrees; 1: some do not (each printed); 2: the file is not a
 finished table of a known variant, or its layout is not the one described here.
@@ -246,6 +246,8 @@ def main() -> int:
     parser.add_argument("--sample", type=int, default=10000, help="positions to check (default 10000)")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--sha256", action="store_true", help="also hash the words after the 64 KiB header")
+    parser.add_argument("--decided", action="store_true",
+                        help="sample only positions the table says are won or lost (most positions are draws)")
     args = parser.parse_args()
     tables = Tables(args.table)
     rng = random.Random(args.seed)
@@ -258,16 +260,24 @@ def main() -> int:
         return 1
     wrong = 0
     names = {0: "draw", 1: "win", -1: "loss"}
+    seen = {1: 0, 0: 0, -1: 0}
     for _ in range(args.sample):
-        geese = sum(1 << p for p in rng.sample(range(size), k))
-        fox = rng.choice([p for p in range(size) if not geese >> p & 1])
-        geese_to_move = rng.random() < 0.5
-        table, derived = tables.value(geese, fox, geese_to_move), tables.derived(geese, fox, geese_to_move)
+        while True:
+            geese = sum(1 << p for p in rng.sample(range(size), k))
+            fox = rng.choice([p for p in range(size) if not geese >> p & 1])
+            geese_to_move = rng.random() < 0.5
+            table = tables.value(geese, fox, geese_to_move)
+            if table or not args.decided:
+                break
+        derived = tables.derived(geese, fox, geese_to_move)
+        seen[table] += 1
         if table != derived:
             wrong += 1
             print(f"  {tables.text(geese, fox, geese_to_move)}: the table says {names[table]}, "
                   f"its moves give {names[derived]}")
-    print(f"checked {args.sample:,} random positions (seed {args.seed}): {wrong} disagree")
+    kind = "won or lost" if args.decided else "random"
+    print(f"checked {args.sample:,} {kind} positions (seed {args.seed}; the side to move wins {seen[1]:,}, "
+          f"draws {seen[0]:,}, loses {seen[-1]:,}): {wrong} disagree")
     return 1 if wrong else 0
 
 

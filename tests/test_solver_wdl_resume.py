@@ -152,7 +152,11 @@ def test_the_standalone_verifier_agrees_with_a_table_and_catches_a_wiped_plane(u
     done = _verify(table, "--sample", "300", "--seed", "3", "--sha256")
     assert done.returncode == 0, done.stdout + done.stderr
     assert wdl_store.data_sha256(table) in done.stdout
-    assert done.stdout.splitlines()[-1] == "checked 300 random positions (seed 3): 0 disagree"
+    last = done.stdout.splitlines()[-1]
+    assert last.startswith("checked 300 random positions (seed 3; the side to move wins ")
+    assert last.endswith(": 0 disagree")
+    decided = _verify(table, "--sample", "100", "--decided")
+    assert decided.returncode == 0 and ", draws 0, " in decided.stdout, decided.stdout + decided.stderr
     for geese in (4, 5):  # a copy whose fox-to-move wins are all wiped out (geese 5's captures read 4's table)
         (tmp_path / table.name.replace("-5geese", f"-{geese}geese")).write_bytes(
             wdl_path(unbroken, VARIANT, geese, WDL).read_bytes())
@@ -163,5 +167,5 @@ def test_the_standalone_verifier_agrees_with_a_table_and_catches_a_wiped_plane(u
         stream.write(bytes(header["plane_words"] * 8))
     done = _verify(wiped, "--sample", "300", "--seed", "3")
     assert done.returncode == 1, done.stdout + done.stderr
-    wrong = int(done.stdout.splitlines()[-1].split(": ")[1].split()[0])
+    wrong = int(done.stdout.splitlines()[-1].split("): ")[1].split()[0])
     assert wrong > 5 and "the table says" in done.stdout

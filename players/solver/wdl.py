@@ -262,6 +262,10 @@ class WdlBuilder:
             level_started = time.perf_counter()
             in_memory = needs.memory_gb(below_bytes) <= self.max_memory_gb
             store = LevelStore(stem, layout, level, layout.fingerprint(), in_memory=in_memory)
+            if not in_memory:
+                self.notice(f"{self.variant.id} {geese} geese: row sum {level.row_sum}, {level.sets:,} goose sets, "
+                            f"needs {needs.memory_gb(below_bytes):.2f} GB: out of core, "
+                            f"{gigabytes(needs.working_bytes / 1e9)} of files in {self.directory}")
             figures, fox = self._level(layout, store, above, above_first, below, below_plane, geese, fds, plane,
                                        lambda: self._save_header(fds, header))
             seconds = time.perf_counter() - level_started

@@ -269,7 +269,7 @@ WDL_BUILDS = {
     ("great-cross", True): {4: (22, 0.26, 0.003), 5: (6, 0.29, 0.025), 6: (12, 0.43, 0.16), 7: (125, 1.14, 0.86),
                             8: (778, 4.04, 3.99), 9: (962, 15.1, 15.95)},
 }
-WDL_OUT_OF_REACH = {("standard", True): "14 geese and more need about 20 GB of memory",
+WDL_OUT_OF_REACH = {("standard", True): "14 geese and more are not built yet (docs/solver.md)",
                     ("great-cross", True): "10 geese would need about 50 GB of memory"}
 
 

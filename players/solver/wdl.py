@@ -194,6 +194,10 @@ class WdlBuilder:
         for array, (path, _) in parts.items():  # chains first, the table last: its name says finished
             os.replace(path, wdl_path(self.directory, self.variant, geese, array))
         fsync_directory(self.directory)
+        stem = f"{variant_key(self.variant)}-{geese}geese"
+        for left in [*self.directory.glob(f"{stem}.level*"), *self.directory.glob(f"{stem}.above*"),
+                     self.directory / f"{stem}.progress.json"]:  # a kill between a level's end and its cleanup
+            left.unlink(missing_ok=True)
         return header
 
     def estimate(self, max_geese: int) -> list[str]:

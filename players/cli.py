@@ -15,6 +15,11 @@ from foxgeese.params import Integer, option_values, variant_option
 @click.option("--threads", type=int, default=None, help="with --geese: threads for the build (default: all cores)")
 @click.option("--sideways", is_flag=True, default=None, help="standard: the geese may also step sideways")
 @variant_option
+@click.option("--max-memory", "max_memory", type=float, default=None,
+              help="win/draw/loss builds: GB a level may hold in memory; a larger one goes out of core, into "
+                   "memory-mapped files beside the tables (default: the memory available minus 2, at most 20)")
+@click.option("--estimate", is_flag=True,
+              help="win/draw/loss builds: print each count's memory and disk, build nothing")
 @click.option("--build", is_flag=True, help="fox variants: build the endgame tables missing up to --max-geese")
 @click.option("--max-geese", type=Integer(), default=None, help="with --build: the largest goose count to solve")
 @click.option("--rebuild", is_flag=True, help="build again even where a table is on disk")
@@ -23,7 +28,8 @@ from foxgeese.params import Integer, option_values, variant_option
 @click.option("--table", "table_file", default=None, help="solve check: the table file to check")
 @click.option("--sample", type=int, default=None, help="solve check: check N random positions instead of all")
 @click.option("--seed", type=int, default=None, help="solve check: the sample's seed (default 0)")
-def solve_command(variant_id: str, geese: int | None, threads: int | None, sideways: bool | None, build: bool,
+def solve_command(variant_id: str, geese: int | None, threads: int | None, sideways: bool | None,
+                  max_memory: float | None, estimate: bool, build: bool,
                   max_geese: int | None, rebuild: bool, position_text: str | None, tables: str | None,
                   table_file: str | None, sample: int | None, seed: int | None,
                   variant_options: tuple[str, ...] = ()) -> None:
@@ -46,8 +52,16 @@ def solve_command(variant_id: str, geese: int | None, threads: int | None, sidew
         fail("--table, --sample and --seed are for `foxgeese solve check`")
     from foxgeese.players.solver.report import solve  # numpy and the tables load only here
 
+    if (max_memory is not None or estimate) and geese is None:
+        from foxgeese.usage import fail
+
+        fail("--max-memory and --estimate go with --geese N (a win/draw/loss build)")
+    if max_memory is not None and max_memory <= 0:
+        from foxgeese.usage import fail
+
+        fail(f"--max-memory must be more than 0 GB, not {max_memory:g}")
     solve(variant_id, sideways, build, max_geese, rebuild, position_text, tables, geese=geese, threads=threads,
-          options=option_values(variant_options))
+          options=option_values(variant_options), max_memory=max_memory, estimate=estimate)
 
 
 @click.command("analyse")

@@ -113,7 +113,8 @@ def _sideways(variant: Variant) -> bool:
 
 def solve(variant_id: str, sideways: bool | None, build: bool, max_geese: int | None, rebuild: bool,
           position_text: str | None, tables: str | None, *, geese: int | None = None,
-          threads: int | None = None, options: Options | None = None) -> None:
+          threads: int | None = None, options: Options | None = None, max_memory: float | None = None,
+          estimate: bool = False) -> None:
     """The body of `foxgeese solve` (see players/cli.py for the options; `options`: `--option`'s)."""
     if variant_id.strip().lower() == "verify":
         from foxgeese.players.solver.strategy import verify_command
@@ -128,7 +129,8 @@ def solve(variant_id: str, sideways: bool | None, build: bool, max_geese: int | 
     if position is not None and position.variant.table_key != variant.table_key:
         fail(f"the position is {position.variant}, not {variant}")
     if geese is not None:
-        _strong(variant, geese, position, tables, threads, build or max_geese is not None or rebuild)
+        _strong(variant, geese, position, tables, threads, build or max_geese is not None or rebuild,
+                max_memory=max_memory, estimate=estimate)
         return
     if variant.tables is Tables.SOLUTION:
         if build and max_geese is not None:
@@ -146,7 +148,7 @@ def solve(variant_id: str, sideways: bool | None, build: bool, max_geese: int | 
 
 
 def _strong(variant: Variant, geese: int, position: Position | None, tables: str | None, threads: int | None,
-            old_options: bool) -> None:
+            old_options: bool, *, max_memory: float | None = None, estimate: bool = False) -> None:
     from foxgeese.players.solver.strong import LARGEST
     from foxgeese.players.solver.strong_report import strong_solve
     from foxgeese.players.solver.wdl import largest
@@ -157,6 +159,8 @@ def _strong(variant: Variant, geese: int, position: Position | None, tables: str
         fail(f"--geese solves the fox variants by goose count; {variant} is solved whole: drop --geese")
     if old_options:
         fail("--geese builds by itself: drop --build, --max-geese and --rebuild")
+    if (max_memory is not None or estimate) and not two_bits:
+        fail("--max-memory and --estimate are for the win/draw/loss builds (--sideways, great-cross)")
     top = largest(variant) if two_bits else LARGEST
     if not 4 <= geese <= top:
         fail(f"--geese must be between 4 and {top}, not {geese}")
@@ -166,7 +170,7 @@ def _strong(variant: Variant, geese: int, position: Position | None, tables: str
         fail(f"the position has {position.prey.bit_count()} geese: use --geese {position.prey.bit_count()} or more")
     try:
         if two_bits:
-            wdl_solve(variant, geese, position, tables, threads)
+            wdl_solve(variant, geese, position, tables, threads, max_memory=max_memory, estimate=estimate)
         else:
             strong_solve(variant, geese, position, tables, threads)
     except (TableError, OSError) as error:

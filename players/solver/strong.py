@@ -95,6 +95,9 @@ def complete_header(path: Path, layout: Fingerprinted) -> dict[str, Any] | None:
     header = read_bits_header(path)
     if header.get("layout") != layout.fingerprint() or not header.get("complete"):
         return None
+    if path.stat().st_size != HEADER_BYTES + int(header.get("words", 0)) * 8:  # a torn copy or a cut-short file
+        raise TableError(f"{path} is {path.stat().st_size:,} bytes, its header says "
+                         f"{HEADER_BYTES + int(header.get('words', 0)) * 8:,}: delete it and build again")
     return header
 
 

@@ -17,6 +17,7 @@ Built level by level from the highest row sum down, each level to its least fixp
 
 from __future__ import annotations
 
+import contextlib
 import os
 import resource
 import time
@@ -33,8 +34,23 @@ from foxgeese.players.solver.compiled import kernels as compiled_kernels
 from foxgeese.players.solver.strong import HEADER_BYTES, complete_header, map_words, read_bits_header, write_header
 from foxgeese.players.solver.tables import TableError, table_dir, variant_key
 from foxgeese.players.solver.wdl_layout import WdlLayout
+from foxgeese.players.solver.wdl_store import (
+    LevelNeeds,
+    LevelStore,
+    above_planes,
+    below_chains_bytes,
+    data_sha256,
+    default_max_memory_gb,
+    drop_above,
+    fsync_directory,
+    gigabytes,
+    needs_text,
+    preallocate,
+    pwrite_all,
+)
 
 WDL, WDL_CHAINS = "wdl", "wdlchains"
+HEADER_SECONDS = 5.0  # the header's list of levels done is rewritten (after an fsync) at most this often
 GEESE_WIN, GEESE_LOSE, FOX_WINS, FOX_LOSES = range(4)  # the planes of a .wdl.fgb file
 
 
@@ -68,7 +84,10 @@ class WdlBuilder:
     """Builds the two-bit tables for 4..max geese; each goose count from the chains of the one below."""
 
     def __init__(self, variant: Variant, directory: Any = None, *, progress: Callable[[str], None] | None = None,
-                 threads: int | None = None, keep_chains: bool = False, method: str = "counters") -> None:
+                 threads: int | None = None, keep_chains: bool = False, method: str = "counters",
+                 max_memory_gb: float | None = None, notice: Callable[[str], None] | None = None,
+                 checkpoint_seconds: float = 300.0, chunk_pops: int = 1 << 22,
+                 hook: Callable[[str, dict[str, Any]], None] | None = None) -> None:
         if method not in ("counters", "sweeps"):
             raise ValueError(f"method must be counters or sweeps, not {method}")
         self.method = method  # sweeps: the fixpoint sweeps the counters replaced (tests compare the two)
@@ -78,6 +97,13 @@ class WdlBuilder:
         self.threads = threads
         self.keep_chains = keep_chains
         self.layout = wdl_layout(variant)
+        # a level whose arrays need more than this goes out of core (memory-mapped files, wdl_store)
+        self.max_memory_gb = default_max_memory_gb() if max_memory_gb is None else max_memory_gb
+        self.notice = notice or (lambda _text: None)  # the estimates before each count: never throttled
+        self.checkpoint_seconds = checkpoint_seconds  # inside a level: a sound copy of it at least this often
+        self.chunk_pops = chunk_pops  # goose sets the rounds take between looks at the clock (tests: tiny)
+        self.hook = hook or (lambda _event, _facts: None)  # tests: called after every chunk of the rounds
+        self._saved = 0.0  # when the header last listed the levels done
 
     def build(self, max_geese: int) -> list[dict[str, Any]]:
         top = largest(self.variant)
@@ -123,6 +149,7 @@ class WdlBuilder:
         parts = {WDL: (wdl_path(self.directory, self.variant, geese, WDL, partial=True), 4)}
         if with_chains:
             parts[WDL_CHAINS] = (wdl_path(self.directory, self.variant, geese, WDL_CHAINS, partial=True), 2)
+        self._announce(layout, geese, with_chains, [path for path, _ in parts.values()])
         header = self._resume_header(layout, geese, [path for path, _ in parts.values()])
         if header is None:
             header = {"layout": layout.fingerprint(), "variant": variant_key(self.variant),
@@ -132,23 +159,74 @@ class WdlBuilder:
             for path, planes in parts.values():
                 with open(path, "wb") as stream:
                     stream.truncate(HEADER_BYTES + planes * plane * 8)
+                preallocate(path, HEADER_BYTES + planes * plane * 8)  # a full disk fails now, not in a level
+            fd = os.open(parts[WDL][0], os.O_RDWR)
+            try:  # a .part that says what it is from the start (no levels done yet)
+                write_header(fd, header)
+            finally:
+                os.close(fd)
         else:
             self.progress(f"{self.variant.id} {geese} geese: resuming after {len(header['levels_done'])} levels")
         fds = {}
         try:
             for array, (path, _) in parts.items():
                 fds[array] = os.open(path, os.O_RDWR)
-            self._levels(layout, geese, header, below, below_plane, fds, started)
+            self._saved = time.monotonic()
+            try:
+                self._levels(layout, geese, header, below, below_plane, fds, started)
+            except BaseException:  # Ctrl-C, an error, a full disk: the levels done so far are kept
+                with contextlib.suppress(OSError):
+                    self._save_header(fds, header)
+                raise
+            for fd in fds.values():  # the data on disk before any header says the table is finished
+                os.fsync(fd)
             header["complete"] = True
             for array, fd in fds.items():
-                write_header(fd, header if array == WDL else dict(header, array=array, words=2 * plane,
-                                                                    planes=2, figures={}))
+                path = parts[array][0]
+                header_of = header if array == WDL else dict(header, array=array, words=2 * plane, planes=2,
+                                                             figures={})
+                header_of["data_sha256"] = data_sha256(path)
+                write_header(fd, header_of)
+                os.fsync(fd)
         finally:
             for fd in fds.values():
                 os.close(fd)
-        for array, (path, _) in parts.items():
+        for array, (path, _) in parts.items():  # chains first, the table last: its name says finished
             os.replace(path, wdl_path(self.directory, self.variant, geese, array))
+        fsync_directory(self.directory)
+        stem = f"{variant_key(self.variant)}-{geese}geese"
+        for left in [*self.directory.glob(f"{stem}.level*"), *self.directory.glob(f"{stem}.above*"),
+                     self.directory / f"{stem}.progress.json"]:  # a kill between a level's end and its cleanup
+            left.unlink(missing_ok=True)
         return header
+
+    def estimate(self, max_geese: int) -> list[str]:
+        """What each count 4..max_geese needs (memory of its largest level, disk), as the build prints it."""
+        top = largest(self.variant)
+        if not MIN_GEESE <= max_geese <= top:
+            raise ValueError(f"--geese must be between {MIN_GEESE} and {top} for {self.variant.id}, not {max_geese}")
+        for geese in range(MIN_GEESE, max_geese + 1):
+            self.layout.add_count(geese)
+        return [needs_text(self.variant.id, self.layout, geese, geese < top, [], self.max_memory_gb, self.directory)[0]
+                for geese in range(MIN_GEESE, max_geese + 1)]
+
+    def _save_header(self, fds: dict[str, int], header: dict[str, Any]) -> None:
+        """The levels done, said in the header only once their words are on disk (fsync first)."""
+        for fd in fds.values():
+            os.fsync(fd)
+        write_header(fds[WDL], header)
+        os.fsync(fds[WDL])
+        self._saved = time.monotonic()
+
+    def _announce(self, layout: WdlLayout, geese: int, with_chains: bool, parts: list[Path]) -> None:
+        """Says what the count needs before any work, and stops at once when the disk cannot hold it."""
+        text, disk, free = needs_text(self.variant.id, layout, geese, with_chains, parts, self.max_memory_gb,
+                                       self.directory)
+        self.notice(text)
+        if disk > free:
+            raise TableError(f"{geese} geese needs {gigabytes(disk)} more disk in {self.directory}, "
+                             f"{gigabytes(free)} free: free some space or use --tables DIR elsewhere, then run the "
+                             f"same command again (it resumes)")
 
     def _resume_header(self, layout: WdlLayout, geese: int, paths: list[Path]) -> dict[str, Any] | None:
         """The header of a stopped build of this count (its levels done are on disk), else None."""
@@ -165,82 +243,151 @@ class WdlBuilder:
 
     def _levels(self, layout: WdlLayout, geese: int, header: dict[str, Any], below: np.ndarray, below_plane: int,
                 fds: dict[str, int], started: float) -> None:
-        k = compiled_kernels("wdl_kernels", "building the win/draw/loss tables")
-        counters = compiled_kernels("wdl_counters", "building the win/draw/loss tables")
         plane = layout.plane_words(geese)
-        width = layout.slots(geese)
-        above_fw = above_fl = np.zeros(1, dtype=np.int64)
-        above_first = 0
+        above, above_handle, above_first = np.zeros((2, 1), dtype=np.int64), None, 0
         total = layout.goose_sets(geese)
         levels = layout.levels[geese][::-1]  # highest row sum first
         done = set(header["levels_done"])
         resumed_seconds = header.get("build_seconds", 0.0)
         sets_done = sum(level.sets for level in levels if level.row_sum in done)
+        stem = self.directory / f"{variant_key(self.variant)}-{geese}geese"
+        previous = 0
+        below_bytes = below_chains_bytes(layout, geese)
         for index, level in enumerate(levels):
-            n = level.padded
+            needs = LevelNeeds(level.row_sum, level.padded, previous, layout.points)
+            previous = level.padded
             if level.row_sum in done:
                 if index + 1 < len(levels) and levels[index + 1].row_sum not in done:  # the level below reads it
-                    above_fw, above_fl = self._fox_planes_on_disk(layout, level, fds[WDL], plane)
+                    in_memory = needs.memory_gb(below_bytes) <= self.max_memory_gb
+                    above, above_handle = above_planes(stem, level, in_memory=in_memory)
+                    self._fox_planes_on_disk(layout, level, fds[WDL], plane, above)
                     above_first = level.first_set
                 continue
             level_started = time.perf_counter()
-            masks = np.full(n, -1, dtype=np.int64)
-            counters.level_masks(level.codes, layout.block_base, level.first_set, layout.row_sub, layout.row_count,
-                                 layout.row_width, layout.radix, masks)
-            # one block, so that `pack` reads the planes it writes out without a copy
-            state = np.zeros((9, n), dtype=np.int64)
-            gw, gl, fw, fl, gnl, cw, cnl, xw, xl = state
-            k.outside(masks, layout.board, layout.row_start, layout.row_width, layout.row_rank, layout.row_count,
-                      layout.radix, layout.block_base, layout.forward, layout.jump_from, layout.jump_to,
-                      above_fw, above_fl, above_first, below, below_plane, geese == MIN_GEESE, gw, gnl, cw, cnl)
-            work: dict[str, int] = {}
-            if self.method == "sweeps":
-                work["sweeps"] = self._sweeps(k, layout, masks, state)
-            else:
-                counts = np.zeros((n, layout.points), dtype=np.uint8)
-                counters.seed(masks, layout.board, layout.sideways, layout.adjacent, gw, gl, fw, fl, gnl, cw, cnl,
-                              counts)
-                waiting = np.zeros((2, n), dtype=np.int64)
-                lists = np.empty((2, n), dtype=np.int64)
-                # xw, xl and `waiting` hold the bits decided in one round until the next takes them
-                popped, rounds = counters.propagate(
-                    masks, layout.board, layout.row_start, layout.row_width, layout.row_rank, layout.row_count,
-                    layout.row_of, layout.sideways, layout.adjacent, gw, gl, fw, fl, gnl, cw, cnl, counts,
-                    xw, xl, waiting[0], waiting[1], lists[0], lists[1])
-                work.update(popped=int(popped), rounds=int(rounds))
-                del counts, waiting, lists
-            np.bitwise_or(gl, cw, out=xw)  # `pack` keeps only the empty points of real goose sets
-            np.bitwise_and(gw, ~cnl, out=xl)
-            offset = level.first_set * width // 64
-            size = n * width // 64
-            for array, planes in ((WDL_CHAINS, state[7:9]), (WDL, state[0:4])):  # WDL last: its header says done
-                if array not in fds:
-                    continue
-                out = np.zeros((len(planes), size), dtype=np.int64)
-                k.pack(masks, layout.board, layout.row_start, layout.row_width, layout.row_pext, planes, out)
-                for p in range(len(planes)):
-                    os.pwrite(fds[array], out[p], HEADER_BYTES + (p * plane + offset) * 8)
-                del out
+            in_memory = needs.memory_gb(below_bytes) <= self.max_memory_gb
+            store = LevelStore(stem, layout, level, layout.fingerprint(), in_memory=in_memory)
+            if not in_memory:
+                self.notice(f"{self.variant.id} {geese} geese: row sum {level.row_sum}, {level.sets:,} goose sets, "
+                            f"needs {needs.memory_gb(below_bytes):.2f} GB: out of core, "
+                            f"{gigabytes(needs.working_bytes / 1e9)} of files in {self.directory}")
+            figures, fox = self._level(layout, store, above, above_first, below, below_plane, geese, fds, plane,
+                                       lambda: self._save_header(fds, header))
             seconds = time.perf_counter() - level_started
             header["figures"][str(level.row_sum)] = {
-                "sets": level.sets, **work, "geese_to_move_geese_win": _ones(gw),
-                "geese_to_move_geese_lose": _ones(gl), "fox_to_move_fox_wins": _ones(fw),
-                "fox_to_move_fox_loses": _ones(fl), "seconds": round(seconds, 2), "peak_rss_gb": peak_rss_gb()}
+                "sets": level.sets, **figures, "seconds": round(seconds, 2), "peak_rss_gb": peak_rss_gb(),
+                "in_memory": in_memory}
             header["levels_done"].append(level.row_sum)
             header["build_seconds"] = round(resumed_seconds + time.perf_counter() - started, 2)
-            write_header(fds[WDL], header)
-            above_fw, above_fl, above_first = fw.copy(), fl.copy(), level.first_set
-            del state, gw, gl, fw, fl, gnl, cw, cnl, xw, xl, masks
+            if time.monotonic() - self._saved >= HEADER_SECONDS:
+                self._save_header(fds, header)
+            drop_above(above_handle)
+            above, above_handle = fox
+            above_first = level.first_set
+            store.close(finished=True)
             sets_done += level.sets
             self.progress(f"{self.variant.id} {geese} geese: row sum {level.row_sum} done "
                           f"({len(header['levels_done'])}/{len(levels)} levels, {level.sets:,} goose sets in "
-                          f"{seconds:.1f} s, {100 * sets_done / total:.1f}% of {total * width * 2:,} positions), "
-                          f"{header['build_seconds']:.0f} s, peak {peak_rss_gb():.2f} GB")
+                          f"{seconds:.1f} s, {100 * sets_done / total:.1f}% of {total * layout.slots(geese) * 2:,} "
+                          f"positions{'' if in_memory else ', out of core'}), {header['build_seconds']:.0f} s, "
+                          f"peak {peak_rss_gb():.2f} GB")
+        drop_above(above_handle)
+
+    def _level(self, layout: WdlLayout, store: LevelStore, above: np.ndarray, above_first: int, below: np.ndarray,
+               below_plane: int, geese: int, fds: dict[str, int], plane: int,
+               save: Callable[[], None]) -> tuple[dict[str, Any], Any]:
+        """Solves one level into the table files; returns its figures and its fox planes (for the level below).
+
+        `save` brings the header's levels done up to date: called before any progress record names this level,
+        so that a resumed build reaches this level again before it does any other level's work."""
+        k = compiled_kernels("wdl_kernels", "building the win/draw/loss tables")
+        counters = compiled_kernels("wdl_counters", "building the win/draw/loss tables")
+        level, n, width = store.level, store.level.padded, layout.slots(geese)
+        saved = store.saved()
+        four, rest, counts, waiting, lists = store.allocate(saved is not None)
+        gw, gl, fw, fl = four
+        gnl, cw, cnl, xw, xl = rest
+        if saved is None and not store.in_memory:
+            save()
+            store.record(checkpoints=0, popped=0, rounds=0)  # the zeroed state file: a sound start
+        masks = np.full(n, -1, dtype=np.int64)
+        counters.level_masks(level.codes, layout.block_base, level.first_set, layout.row_sub, layout.row_count,
+                             layout.row_width, layout.radix, masks)
+        if saved is not None:
+            store.saved_losses(four, rest[3:5])
+        k.outside(masks, layout.board, layout.row_start, layout.row_width, layout.row_rank, layout.row_count,
+                  layout.radix, layout.block_base, layout.forward, layout.jump_from, layout.jump_to,
+                  above[0], above[1], above_first, below, below_plane, geese == MIN_GEESE, gw, gnl, cw, cnl)
+        work: dict[str, Any] = {}
+        if saved is not None:  # what the stopped solve had decided: sound, so it only brings the fixpoint nearer
+            gw |= xw
+            gl |= xl
+            xw[:] = 0
+            xl[:] = 0
+            work["resumed_after_checkpoints"] = saved.get("checkpoints", 0)
+        if self.method == "sweeps":
+            work["sweeps"] = self._sweeps(k, layout, masks, four, rest)
+        else:
+            counters.seed(masks, layout.board, layout.sideways, layout.adjacent, gw, gl, fw, fl, gnl, cw, cnl,
+                          counts)
+            work.update(self._rounds(layout, counters, store, masks, four, rest, counts, waiting, lists, saved, save))
+        np.bitwise_or(gl, cw, out=xw)  # `pack` keeps only the empty points of real goose sets
+        np.bitwise_and(gw, ~cnl, out=xl)
+        offset = level.first_set * width // 64
+        size = n * width // 64
+        for array, planes in ((WDL_CHAINS, rest[3:5]), (WDL, four)):
+            if array not in fds:
+                continue
+            for p in range(len(planes)):
+                out = np.zeros((1, size), dtype=np.int64)
+                k.pack(masks, layout.board, layout.row_start, layout.row_width, layout.row_pext, planes[p:p + 1], out)
+                pwrite_all(fds[array], out[0], HEADER_BYTES + (p * plane + offset) * 8)
+                del out
+        figures = {**work, "geese_to_move_geese_win": _ones(gw), "geese_to_move_geese_lose": _ones(gl),
+                   "fox_to_move_fox_wins": _ones(fw), "fox_to_move_fox_loses": _ones(fl)}
+        planes_out, handle = above_planes(store.stem, level, in_memory=store.in_memory)
+        planes_out[0] = fw
+        planes_out[1] = fl
+        return figures, (planes_out, handle)
+
+    def _rounds(self, layout: WdlLayout, counters: Any, store: LevelStore, masks: np.ndarray, four: np.ndarray,
+                rest: np.ndarray, counts: np.ndarray, waiting: np.ndarray, lists: np.ndarray,
+                saved: dict[str, Any] | None, save: Callable[[], None]) -> dict[str, Any]:
+        """The counters' rounds in chunks of `chunk_pops` goose sets, a checkpoint every `checkpoint_seconds`."""
+        gw, gl, fw, fl = four
+        gnl, cw, cnl, xw, xl = rest
+        pend_w, pend_l, next_w, next_l = xw, xl, waiting[0], waiting[1]  # the bits one round hands the next
+        current, following = lists[0], lists[1]
+        size, popped, rounds, checkpoints = -1, 0, 0, 0
+        last = time.monotonic()
+        prior = saved or {}
+        while size != 0:
+            took, more, size = counters.propagate(
+                masks, layout.board, layout.row_start, layout.row_width, layout.row_rank, layout.row_count,
+                layout.row_of, layout.sideways, layout.adjacent, gw, gl, fw, fl, gnl, cw, cnl, counts,
+                pend_w, pend_l, next_w, next_l, current, following, size, self.chunk_pops)
+            popped, rounds = popped + int(took), rounds + int(more)
+            if more % 2:
+                current, following = following, current
+                pend_w, next_w, pend_l, next_l = next_w, pend_w, next_l, pend_l
+            facts = {"row_sum": store.level.row_sum, "geese": store.level.geese, "popped": popped,
+                     "rounds": rounds, "waiting": int(size), "checkpoints": checkpoints}
+            self.hook("chunk", facts)
+            if size and time.monotonic() - last >= self.checkpoint_seconds:
+                checkpoints += 1
+                save()
+                store.checkpoint(four, checkpoints=prior.get("checkpoints", 0) + checkpoints, popped=popped,
+                                 rounds=rounds)
+                self.hook("checkpoint", dict(facts, checkpoints=checkpoints))
+                last = time.monotonic()
+        xw[:] = 0  # the caller reuses them for the chains
+        xl[:] = 0
+        return {"popped": popped, "rounds": rounds, "checkpoints": checkpoints}
 
     @staticmethod
-    def _sweeps(k: Any, layout: WdlLayout, masks: np.ndarray, state: np.ndarray) -> int:
+    def _sweeps(k: Any, layout: WdlLayout, masks: np.ndarray, four: np.ndarray, rest: np.ndarray) -> int:
         """The level to its least fixpoint by whole sweeps (the method before the counters; kept to check them)."""
-        gw, gl, fw, fl, gnl, cw, cnl = state[:7]
+        gw, gl, fw, fl = four
+        gnl, cw, cnl = rest[:3]
         sweeps = 0
         while True:
             sweeps += 1
@@ -249,8 +396,8 @@ class WdlBuilder:
                            gw, gl, fw, fl, gnl, cw, cnl):
                 return sweeps
 
-    def _fox_planes_on_disk(self, layout: WdlLayout, level: Any, fd: int, plane: int) -> tuple[np.ndarray, np.ndarray]:
-        """A finished level's dense fox planes, read back from the table being built (a resumed build)."""
+    def _fox_planes_on_disk(self, layout: WdlLayout, level: Any, fd: int, plane: int, out: np.ndarray) -> None:
+        """A finished level's dense fox planes into `out`, read back from the table being built (a resumed build)."""
         k = compiled_kernels("wdl_kernels", "building the win/draw/loss tables")
         counters = compiled_kernels("wdl_counters", "building the win/draw/loss tables")
         masks = np.full(level.padded, -1, dtype=np.int64)
@@ -263,9 +410,7 @@ class WdlBuilder:
         for p in (FOX_WINS, FOX_LOSES):
             packed[p * size: (p + 1) * size] = np.frombuffer(
                 os.pread(fd, size * 8, HEADER_BYTES + (p * plane + first_word) * 8), dtype="<i8")
-        out = np.zeros((2, level.padded), dtype=np.int64)
         counters.unpack(masks, layout.board, packed, size, 0, width, np.array([FOX_WINS, FOX_LOSES]), out)
-        return out[0], out[1]
 
 
 def peak_rss_gb() -> float:

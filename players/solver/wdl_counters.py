@@ -76,33 +76,38 @@ def seed(masks, board, sideways, adjacent, gw, gl, fw, fl, gnl, cw, cnl, counts)
                 counts[i, f] = c
                 if c == 0:
                     none_left |= np.int64(1) << f
-            gl[i] = empty & ~gnl[i] & none_left
+            gl[i] |= empty & ~gnl[i] & none_left  # |=: a resumed level keeps the losses it had
             fw[i], fl[i] = fox_planes(empty, gw[i], gl[i], cw[i], cnl[i], adjacent)
 
 
 @njit(cache=True)
 def propagate(masks, board, row_start, row_width, row_rank, row_count, row_of, sideways, adjacent,
-              gw, gl, fw, fl, gnl, cw, cnl, counts, pend_w, pend_l, next_w, next_l, current, following):
-    """Decides every position of the level that can be decided, in rounds; returns (sets taken, rounds).
+              gw, gl, fw, fl, gnl, cw, cnl, counts, pend_w, pend_l, next_w, next_l, current, following,
+              size, max_popped):
+    """Decides what the level's known fox bits decide, in rounds; returns (sets taken, rounds, sets waiting).
 
     Round t takes the fox bits decided in round t - 1 (the seeds: round 0) and decides what they
     decide; those wait in next_w/next_l for round t + 1. So a win decided in round t is left (a
     forward step, a capture) or ended within 2 t + 2 plies whatever the loser does: the fifty-move
-    counter's reach (docs/solver.md).
+    counter's reach (docs/solver.md). `size` < 0: start, every set with fox bits waiting; else go on
+    with `size` sets waiting in `current` (their bits in pend_w/pend_l). It returns at the end of the
+    first round that brings the sets taken to `max_popped`, so the caller can checkpoint: after an
+    odd number of rounds the caller swaps current/following and pend/next, as this did.
     """
     n = masks.shape[0]
     rows = row_start.shape[0]
-    size = 0
-    for i in range(n):
-        if masks[i] >= 0 and (fw[i] | fl[i]):
-            pend_w[i] = fw[i]
-            pend_l[i] = fl[i]
-            current[size] = i
-            size += 1
+    if size < 0:
+        size = 0
+        for i in range(n):
+            if masks[i] >= 0 and (fw[i] | fl[i]):
+                pend_w[i] = fw[i]
+                pend_l[i] = fl[i]
+                current[size] = i
+                size += 1
     strides = np.zeros(rows, dtype=np.int64)
     popped = 0
     rounds = 0
-    while size > 0:
+    while size > 0 and popped < max_popped:
         rounds += 1
         following_size = 0
         for at in range(size):
@@ -166,7 +171,7 @@ def propagate(masks, board, row_start, row_width, row_rank, row_count, row_of, s
         pend_w, next_w = next_w, pend_w
         pend_l, next_l = next_l, pend_l
         size = following_size
-    return popped, rounds
+    return popped, rounds, size
 
 
 @njit(parallel=True, cache=True)

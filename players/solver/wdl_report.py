@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import errno
 import time
 
 import click
@@ -11,6 +12,7 @@ from foxgeese.engine.variants import Variant
 from foxgeese.players.solver.strong_report import throttled_progress
 from foxgeese.players.solver.wdl import WdlBuilder, WdlTables, wdl_totals
 from foxgeese.terminal import make_console, print_table, table
+from foxgeese.usage import fail
 
 _WORDS = {1: "wins", 0: "draw", -1: "loses"}
 
@@ -23,11 +25,23 @@ def value_text(position: Position, value: int) -> str:
     return "fox wins" if winner == Side.PREDATOR else "geese win"
 
 
-def wdl_solve(variant: Variant, geese: int, position: Position | None, tables: str | None, threads: int | None) -> None:
+def wdl_solve(variant: Variant, geese: int, position: Position | None, tables: str | None, threads: int | None,
+              *, max_memory: float | None = None, estimate: bool = False) -> None:
     """Builds (with progress) or loads the two-bit tables up to `geese`, then reports."""
-    builder = WdlBuilder(variant, tables, progress=throttled_progress(), threads=threads)
+    builder = WdlBuilder(variant, tables, progress=throttled_progress(), threads=threads, max_memory_gb=max_memory,
+                         notice=lambda text: click.echo(text, err=True))
+    if estimate:
+        for line in builder.estimate(geese):
+            click.echo(line)
+        return
     started = time.perf_counter()
-    headers = builder.build(geese)
+    try:
+        headers = builder.build(geese)
+    except OSError as error:
+        if error.errno != errno.ENOSPC:
+            raise
+        fail(f"the disk of {builder.directory} is full: free some space "
+             f"or move the tables (--tables DIR), then run the same command again: it goes on where it stopped")
     seconds = time.perf_counter() - started
     table_set = WdlTables(variant, builder.directory)
     click.echo(f"{variant} (win/draw/loss, two bits a position), solved for 4 to {geese} geese in "

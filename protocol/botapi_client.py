@@ -19,6 +19,7 @@ import json
 import runpy
 import sys
 import threading
+import time
 import urllib.parse
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
@@ -29,6 +30,9 @@ from foxgeese.players.registry import make_player, warm
 
 TIMEOUT_S = 60.0  # a stream beats every few seconds; this much silence is a dead server
 
+
+MAX_RATE_RETRIES = 5  # a request answered 429 is sent again this often, after the wait the server asks
+MAX_RATE_WAIT_S = 2.0
 
 class RemoteBotError(Exception):
     """The server refused the bot (its token, its request) or could not be reached: one line says why."""
@@ -64,12 +68,19 @@ class Server:
         headers = {"Authorization": f"Bearer {self.token}", "Accept": "application/x-ndjson"}
         if body is not None:
             headers["Content-Type"] = "application/json"
-        try:
-            connection.request(method, path, body, headers)
-            response = connection.getresponse()
-        except (OSError, http.client.HTTPException) as error:
-            connection.close()
-            raise RemoteBotError(f"cannot reach {self.host}:{self.port} ({error})") from None
+        for _ in range(MAX_RATE_RETRIES):
+            try:
+                connection.request(method, path, body, headers)
+                response = connection.getresponse()
+            except (OSError, http.client.HTTPException) as error:
+                connection.close()
+                raise RemoteBotError(f"cannot reach {self.host}:{self.port} ({error})") from None
+            if response.status != 429:
+                break
+            # Too many requests: the server says how long to wait (Retry-After); a move waits that
+            # long on the bot's clock, so it is asked again, not dropped.
+            response.read()
+            time.sleep(min(float(response.getheader("retry-after") or 1), MAX_RATE_WAIT_S))
         if response.status != 200:
             text = response.read()
             connection.close()

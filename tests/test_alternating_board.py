@@ -82,9 +82,9 @@ def test_a_tournament_plays_it_from_the_yaml_option(tmp_path: Path):
     games = game_entries(read_journal(tmp_path / "out"))
     assert len(games) == 2
     for game in games:
-        assert game["variant"] == "standard" and game["options"]["diagonals"] == "alternating"
-        assert game["plies"] > 0  # both bots played this board's moves (an illegal one would lose the game)
-        assert game["termination"] not in ("illegal-move", "crash", "protocol-error", "time-forfeit", "no-show")
+        assert game.variant == "standard" and game.options["diagonals"] == "alternating"
+        assert game.plies > 0  # both bots played this board's moves (an illegal one would lose the game)
+        assert game.termination not in ("illegal-move", "crash", "protocol-error", "time-forfeit", "no-show")
 
 
 def test_the_page_config_carries_its_schema_starts_and_draws():

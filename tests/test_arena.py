@@ -9,10 +9,12 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+import msgspec
 import pytest
 
+from foxgeese.tournaments.entries import GameEntry
 from foxgeese.tournaments.executors import Slot
-from foxgeese.tournaments.worker import PlayerDef, WorkerSetup
+from foxgeese.tournaments.messages import PlayerDef, Where, WorkerSetup
 from foxgeese.web.arena import health
 from foxgeese.web.arena.db import ArenaDB
 from foxgeese.web.arena.routes import queue_test
@@ -116,19 +118,19 @@ class LyingSlot(Slot):
         self.honest_games = honest_games
         self.games = 0
 
-    def where(self) -> dict[str, Any]:
+    def where(self) -> Where:
         return self.slot.where()
 
     @property
     def index(self) -> int:
         return int(getattr(self.slot, "index", 0))
 
-    def play(self, job: Any, emit: Any) -> dict[str, Any]:
+    def play(self, job: Any, emit: Any) -> GameEntry:
         entry = self.slot.play(job, emit)
         self.games += 1
         if self.games > self.honest_games:
-            score = entry["predator_score"]
-            entry = {**entry, "predator_score": 1.0 - score if score != 0.5 else 1.0}
+            score = entry.predator_score
+            entry = msgspec.structs.replace(entry, predator_score=1.0 - score if score != 0.5 else 1.0)
         return entry
 
     def restart(self, give_up: Any) -> bool:
@@ -143,7 +145,7 @@ class BadWorkersArena(Arena):
     once there, and only there."""
 
     def _adopt(self, slot: Slot) -> bool:
-        return super()._adopt(LyingSlot(slot, honest_games=4) if slot.where().get("slot") == 1 else slot)
+        return super()._adopt(LyingSlot(slot, honest_games=4) if slot.where().slot == 1 else slot)
 
     def setup(self, index: int, generation: int) -> WorkerSetup:
         setup = super().setup(index, generation)

@@ -4,6 +4,8 @@ into the game record and the tournament report."""
 
 from __future__ import annotations
 
+from types import SimpleNamespace
+
 from test_players_support import BudgetRecorder
 
 from foxgeese.engine import Clock, Game, Side, get_variant
@@ -61,7 +63,7 @@ def test_the_cut_reaches_the_record_and_the_report(short_tmp) -> None:
     fox = [move for move in data["moves"] if move["side"] == "fox"]
     assert fox and all(move["info"]["cut"] is True and move["info"]["playouts"] > 0 for move in fox)
     assert all("cut" not in move["info"] for move in data["moves"] if move["side"] == "geese")
-    cuts = cut_moves([{"record": data}])
+    cuts = cut_moves([SimpleNamespace(record=record)])  # type: ignore[list-item]  # a journal entry's record alone
     assert cuts == {"greedy": {"moves": len(fox), "cut": len(fox)}, "quick": {"moves": 4 - len(fox), "cut": 0}}
     (warning,) = cut_warnings(cuts)
     assert warning.startswith(f"warning: the clock cut {len(fox)} of {len(fox)} moves of greedy")

@@ -42,8 +42,9 @@ CHALLENGE_S = 30.0  # an unanswered challenge expires
 MAX_GAMES = 2000  # games kept (finished ones go first)
 MAX_SEAT_KEYS = 10_000
 MAX_CHALLENGES = 1000
-TOKEN_RATE = (10.0, 30)  # a bot's requests: 30 at once, then 10 a second (a move a second in 10 games)
-ADDRESS_RATE = (20.0, 100)  # one address's, whatever the bots
+TOKEN_RATE = (50.0, 100)  # a bot's requests: 100 at once, then 50 a second (a fast bot against a fast
+# opponent posts a move every few milliseconds; at 10 a second such games stalled on the bot's clock)
+ADDRESS_RATE = (100.0, 200)  # one address's, whatever the bots
 WRONG_TOKEN_RATE = (1.0, 10)  # an address's requests with a wrong token
 MAX_QUEUED = 1000  # events waiting for a slow stream reader: past this its stream is ended
 

@@ -211,7 +211,9 @@ def test_two_people_agree_a_draw_in_a_variant_with_draws_and_none_where_it_has_n
                                                "players": {"fox": "human", "geese": "human"}})
         fox, geese = answer["links"]["fox"], answer["links"]["geese"]
         with connect(socket_url(base, fox)) as fox_ws, connect(socket_url(base, geese)) as geese_ws:
-            receive(fox_ws, my_turn)
+            # the first turn waits for the referee and both relays to start: 20 s once ran out in a
+            # fresh clone's CI run (twice, at this test only), so this wait is generous
+            receive(fox_ws, my_turn, timeout_s=60)
             assert action(base, fox, "takeback") == (400, {"error": "takebacks are off in this game (they are for "
                                                                     "games against an AI)"})
             assert action(base, fox, "accept-draw") == (400, {"error": "there is no draw offer to accept"})

@@ -156,7 +156,9 @@ def botapi_routes(server: Any) -> list[Route]:
         except LookupError as problem:  # not this bot's game: a 404, not an empty stream
             return error(str(problem), 404)
 
-    async def move(request: Request) -> Response:
+    async def game_action(request: Request, act: Callable[[str, str], tuple[int, dict[str, Any]]]) -> Response:
+        """A bot's action in one of its games (a move, a resignation): `act(bot, game_id)`; a game
+        that is not this bot's is a 404."""
         name = await authorized(request)
         if isinstance(name, Response):
             return name
@@ -164,23 +166,16 @@ def botapi_routes(server: Any) -> list[Route]:
         if isinstance(body, Response):
             return body
         try:
-            status, answer = hub.move(name, request.path_params["game_id"], request.path_params["move"])
+            status, answer = act(name, request.path_params["game_id"])
         except LookupError as problem:
             return error(str(problem), 404)
         return JSONResponse(answer, status_code=status)
 
+    async def move(request: Request) -> Response:
+        return await game_action(request, lambda name, game_id: hub.move(name, game_id, request.path_params["move"]))
+
     async def resign(request: Request) -> Response:
-        name = await authorized(request)
-        if isinstance(name, Response):
-            return name
-        body = await small_body(request)
-        if isinstance(body, Response):
-            return body
-        try:
-            status, answer = hub.resign(name, request.path_params["game_id"])
-        except LookupError as problem:
-            return error(str(problem), 404)
-        return JSONResponse(answer, status_code=status)
+        return await game_action(request, hub.resign)
 
     async def answer_challenge(request: Request) -> Response:
         name = await authorized(request)

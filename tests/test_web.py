@@ -37,8 +37,14 @@ def socket_url(base: str, link: str) -> str:
 def receive(ws, until, timeout_s: float = 20.0) -> dict:
     """Messages until one satisfies `until`; returns it."""
     deadline = time.monotonic() + timeout_s
+    seen: list[dict] = []
     while True:
-        message = json.loads(ws.recv(timeout=max(0.01, deadline - time.monotonic())))
+        try:
+            message = json.loads(ws.recv(timeout=max(0.01, deadline - time.monotonic())))
+        except TimeoutError:  # what did come is what tells why: a game that ended, a turn that never came
+            shown = [{key: value for key, value in m.items() if key != "svg"} for m in seen[-3:]]
+            raise AssertionError(f"no awaited message within {timeout_s} s; the last ones: {shown}") from None
+        seen.append(message)
         if until(message):
             return message
 

@@ -259,3 +259,41 @@ def test_an_ai_accepts_a_draw_offer_only_where_the_tables_prove_a_draw(sideways_
     assert answers[-1] == ({"ok": "the AI declines the draw (the tables say the geese lose: the AI plays on)"},
                            "playing")
     assert answers[0] == ({"ok": "the AI accepts: draw"}, "over")
+
+
+class _SideRecorder:
+    """A relay's stand-in: notes the side the referee seats it in, then resigns (no move)."""
+
+    def __init__(self) -> None:
+        self.told: list[str] = []
+
+    def new_game(self, variant, side, seed=None) -> None:
+        self.told.append(variant.side_name(side))
+
+    def choose(self, game, clock):
+        return None
+
+
+def test_two_people_by_link_each_get_their_own_seat_whichever_relay_says_hello_first() -> None:
+    """Both people's relays say hello with the shared remote token; the referee seats a hello by its
+    name, so the web names them apart. Here the geese's relay speaks first (once, the CI's order:
+    the fox's page then waited for a turn given to the geese's relay)."""
+    import threading
+    import time
+
+    from foxgeese.engine import Side
+    from foxgeese.protocol.referee import Referee
+    from foxgeese.protocol.sdk import BotSession
+    from foxgeese.web.games import new_game
+
+    game = new_game({"variant": "great-cross", "tc": "60+0", "players": {"fox": "human", "geese": "human"}},
+                    lambda game: None)
+    recorders = {side: _SideRecorder() for side in game.seats}
+    with Referee(hello_timeout_s=10.0, join_timeout_s=10.0) as referee:
+        for side in (Side.PREY, Side.PREDATOR):  # the geese's hello is queued first
+            session = BotSession(recorders[side], name=game._referee_name(game.seats[side]),
+                                 endpoint=referee.connect_endpoint, token=referee.token, version="test")
+            threading.Thread(target=session.run, daemon=True).start()
+            time.sleep(0.3)
+        referee.play_game(game.variant, {side: game._config(seat) for side, seat in game.seats.items()}, "60+0")
+    assert recorders[Side.PREDATOR].told == ["fox"] and recorders[Side.PREY].told == ["geese"]

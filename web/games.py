@@ -216,8 +216,8 @@ class WebGame:
                 for side, seat in self.seats.items():
                     if seat.is_human:
                         seat.relay = BrowserRelay(self, side)
-                        session = BotSession(seat.relay, name=seat.name, endpoint=referee.connect_endpoint,
-                                             token=referee.token, version="web")
+                        session = BotSession(seat.relay, name=self._referee_name(seat),
+                                             endpoint=referee.connect_endpoint, token=referee.token, version="web")
                         threading.Thread(target=session.run, name=f"relay-{self.id}-{seat.name}", daemon=True).start()
                 opening: list[str] = []
                 clocks: dict[Side, int] | None = None
@@ -240,9 +240,17 @@ class WebGame:
             self._over(None, f"the game could not go on: {error}")
             self._release_relays()
 
+    def _referee_name(self, seat: Seat) -> str:
+        """The seat's name to the referee: a person's relay says hello by name with the shared remote
+        token, so two people in one game (both "human") get their side added, or the first hello to
+        arrive would take the first seat whichever relay sent it."""
+        if any(other.name == seat.name for other in self.seats.values() if other is not seat):
+            return f"{seat.name} ({self.variant.side_name(seat.side)})"
+        return seat.name
+
     def _config(self, seat: Seat) -> BotConfig:
         if seat.is_human:
-            return BotConfig(seat.name)
+            return BotConfig(self._referee_name(seat))
         if seat.is_remote:
             assert self.remote is not None, "new_game seats a remote bot only with a hub"
             return self.remote.bot_config(seat.spec[len(REMOTE_PREFIX):], seat.name)
@@ -283,6 +291,8 @@ class WebGame:
         """The referee's record made the game's: moves replayed after a takeback keep their times
         (the referee saw them as an opening), and an end the players chose replaces the referee's."""
         record["game_id"] = self.id
+        for side, seat in self.seats.items():  # the names the page shows, not the referee's (`_referee_name`)
+            record.get("bots", {}).get(self.variant.side_name(side), {})["name"] = seat.name
         moves = record.get("moves", [])
         for index, entry in enumerate(moves[:len(self.moves)]):
             if entry.get("book"):

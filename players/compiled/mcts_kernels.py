@@ -87,7 +87,7 @@ def state_of(tree, node):
             np.int64(tree[4][node]))
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, inline="always", _nrt=False)
 def outcome(t, fox, prey, turn, quiet, stall):
     """core.outcome less repetition (the search knows the path): an ending code, or GOING."""
     ended = core.ending(t, fox, prey, quiet, stall)
@@ -98,7 +98,7 @@ def outcome(t, fox, prey, turn, quiet, stall):
     return core.GOING
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, inline="always", _nrt=False)
 def expand(tree, meta, t, e, node, fparams, iparams, moves, work):
     """Every child of `node`, valued and sorted by (implicit, prior) as players/mcts.py `_expand`;
     False (nothing done) when the tree has no room left."""
@@ -162,7 +162,7 @@ def expand(tree, meta, t, e, node, fparams, iparams, moves, work):
     return True
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, inline="always", _nrt=False)
 def update_solved(tree, node):
     solved, first, count = tree[9], tree[10], tree[11]
     if count[node] <= 0 or solved[node] != UNSOLVED:
@@ -178,7 +178,7 @@ def update_solved(tree, node):
         solved[node] = WON
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, inline="always", _nrt=False)
 def select(tree, node, fparams, iparams):
     """The child to follow (players/mcts.py `_select` with the selection rule of iparams)."""
     visits, total, implicit, prior, solved, first, count = tree[5], tree[6], tree[7], tree[8], tree[9], tree[10], \
@@ -208,12 +208,12 @@ def select(tree, node, fparams, iparams):
     return best if best >= 0 else first[node]
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, inline="always", _nrt=False)
 def key_of(tree, node):
     return core.key(np.int64(tree[0][node]), tree[1][node], np.int64(tree[2][node]))
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, inline="always", _nrt=False)
 def descend(tree, meta, t, e, fparams, iparams, keys, seen_count, path, moves, work):
     """Selection (and expansion on a second visit) from the root to the node to evaluate; the path
     is in `path`, its length returned. `keys[:seen_count]` are the game's positions so far."""
@@ -255,7 +255,7 @@ def descend(tree, meta, t, e, fparams, iparams, keys, seen_count, path, moves, w
     return length
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, inline="always", _nrt=False)
 def leaf_value(tree, t, e, rng, node, fparams, iparams, moves, work):
     """What a node reached for the first time is worth to the predator."""
     solved = tree[9][node]
@@ -269,7 +269,7 @@ def leaf_value(tree, t, e, rng, node, fparams, iparams, moves, work):
                    moves, work[4])
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, inline="always", _nrt=False)
 def backup(tree, path, length, value, weight):
     t_turn, visits, total, implicit, solved, first, count = tree[2], tree[5], tree[6], tree[7], tree[9], \
         tree[10], tree[11]
@@ -340,7 +340,7 @@ def collect_leaves(tree, meta, t, e, fparams, iparams, keys, seen_count, paths, 
     return got
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, inline="always", _nrt=False)
 def solved_value(tree, node, fparams):
     solved = tree[9][node]
     if solved == DRAWN:

@@ -16,11 +16,11 @@ import os
 import time
 
 import numpy as np
-from numba import njit
 
 from foxgeese.engine import get_variant
 from foxgeese.engine.sampling import played_positions
 from foxgeese.players.compiled import core, mcts_rules
+from foxgeese.players.compiled.bits import kernel
 from foxgeese.players.compiled.evaluation import eval_tables, evaluate
 from foxgeese.players.compiled.mcts_rules import Moves
 from foxgeese.players.compiled.tables import DenseBoard
@@ -29,7 +29,7 @@ GENERATE, CHILDREN, POLICY, EVALUATE, ROLLOUT_0, ROLLOUT_8 = range(6)
 NAMES = ("generate", "children", "moves+policy", "evaluate", "rollout 0", "rollout 8")
 
 
-@njit(_nrt=False)
+@kernel()
 def run(kind, t, e, rng, states, repeats, moves, cache):
     """`repeats` passes of one kernel over every state; a checksum (so nothing is optimised away)."""
     total = 0.0

@@ -21,7 +21,7 @@ Layout: `Searcher` (Python) owns every array: the move stack (a stretch per ply)
 (bounded: `tt_bits`), killers, history, the path of keys, and `counters` (nodes, limits, flags).
 Iterative deepening runs in Python, one compiled `search_root` call per depth; the clock is read in
 compiled code (`bits.now_ns`) every `TIME_CHECK_NODES` nodes. `negamax` allocates nothing and is
-compiled without numba's reference counting (`_nrt=False`, as core.py: counting every array read
+compiled without numba's reference counting (`bits.kernel`, as core.py: counting every array read
 out of the tuples cost more than half its time); only the calls that take the probe's typed list
 from Python or read it (`search_root`, `strong_geese_win`) keep it.
 """
@@ -38,7 +38,7 @@ from numba.typed import List
 
 from foxgeese.numba_cache import drop_stale_cache
 from foxgeese.players.compiled import bits, core, evaluation
-from foxgeese.players.compiled.bits import lowest, now_ns, popcount
+from foxgeese.players.compiled.bits import kernel, lowest, now_ns, popcount
 from foxgeese.players.compiled.evaluation import evaluate
 from foxgeese.players.solver import strategy_kernels
 from foxgeese.players.solver.strategy_kernels import geese_win
@@ -158,7 +158,7 @@ def from_tt(score, ply):
     return score
 
 
-@njit(cache=True, _nrt=False)
+@kernel()
 def tt_move_of(s, tkey):
     """The table's move for a key, or -1."""
     i = tt_index(s, tkey)
@@ -237,7 +237,7 @@ def probe_score(t, p, fox, prey, turn, stall, ply):
     return INFINITY
 
 
-@njit(cache=True, _nrt=True)  # reference counted (the typed list needs it), not inheriting negamax's flags
+@njit(cache=True, _nrt=True)  # type: ignore[call-overload]  # counted (the typed list needs it), not negamax's flags
 def strong_geese_win(p, fox, prey):
     """The strong solve's bit tables: whether the geese to move win."""
     mask = np.int64(0)
@@ -329,7 +329,7 @@ def quiesce(t, e, s, fox, prey, turn, stall, alpha, beta, ply, base):
     return best
 
 
-@njit(cache=True, _nrt=False, no_cpython_wrapper=True)  # called from search_root only
+@kernel(from_python=False)  # called from search_root only
 def negamax(t, e, p, s, fox, prey, turn, quiet, stall, depth, alpha, beta, ply):
     """`AlphaBeta._negamax` on the core; returns 0 at once once the search is stopped."""
     w = s.work

@@ -20,7 +20,10 @@ where the geese are to move and few enough are left.
 Layout: `Searcher` (Python) owns every array: the move stack (a stretch per ply), the table
 (bounded: `tt_bits`), killers, history, the path of keys, and `counters` (nodes, limits, flags).
 Iterative deepening runs in Python, one compiled `search_root` call per depth; the clock is read in
-compiled code (`bits.now_ns`) every `TIME_CHECK_NODES` nodes.
+compiled code (`bits.now_ns`) every `TIME_CHECK_NODES` nodes. `negamax` allocates nothing and is
+compiled without numba's reference counting (`bits.kernel`, as core.py: counting every array read
+out of the tuples cost more than half its time); only the calls that take the probe's typed list
+from Python or read it (`search_root`, `strong_geese_win`) keep it.
 """
 
 from __future__ import annotations
@@ -35,7 +38,7 @@ from numba.typed import List
 
 from foxgeese.numba_cache import drop_stale_cache
 from foxgeese.players.compiled import bits, core, evaluation
-from foxgeese.players.compiled.bits import lowest, now_ns, popcount
+from foxgeese.players.compiled.bits import kernel, lowest, now_ns, popcount
 from foxgeese.players.compiled.evaluation import evaluate
 from foxgeese.players.solver import strategy_kernels
 from foxgeese.players.solver.strategy_kernels import geese_win
@@ -155,7 +158,7 @@ def from_tt(score, ply):
     return score
 
 
-@njit(cache=True)
+@kernel()
 def tt_move_of(s, tkey):
     """The table's move for a key, or -1."""
     i = tt_index(s, tkey)
@@ -229,17 +232,20 @@ def probe_score(t, p, fox, prey, turn, stall, ply):
             return -(WIN - ply - (TABLE_WIN + score))
         return 0
     if p.kind == STRONG_TABLE and turn == core.PREY:
-        k = popcount(prey)
-        if k <= p.top:
-            mask = np.int64(0)
-            bits = prey
-            while bits:
-                mask |= np.int64(1) << p.grid7[lowest(bits)]
-                bits &= bits - 1
-            if geese_win(p.words, mask, p.grid7[fox], p.board7, p.radix, p.row_rank, p.stride, p.block_word):
-                return KNOWN_WIN - ply
-            return ply - KNOWN_WIN
+        if popcount(prey) <= p.top:
+            return KNOWN_WIN - ply if strong_geese_win(p, fox, prey) else ply - KNOWN_WIN
     return INFINITY
+
+
+@njit(cache=True, _nrt=True)  # type: ignore[call-overload]  # counted (the typed list needs it), not negamax's flags
+def strong_geese_win(p, fox, prey):
+    """The strong solve's bit tables: whether the geese to move win."""
+    mask = np.int64(0)
+    bits = prey
+    while bits:
+        mask |= np.int64(1) << p.grid7[lowest(bits)]
+        bits &= bits - 1
+    return geese_win(p.words, mask, p.grid7[fox], p.board7, p.radix, p.row_rank, p.stride, p.block_word)
 
 
 @njit(cache=True, inline="always")
@@ -323,7 +329,7 @@ def quiesce(t, e, s, fox, prey, turn, stall, alpha, beta, ply, base):
     return best
 
 
-@njit(cache=True)
+@kernel(from_python=False)  # called from search_root only
 def negamax(t, e, p, s, fox, prey, turn, quiet, stall, depth, alpha, beta, ply):
     """`AlphaBeta._negamax` on the core; returns 0 at once once the search is stopped."""
     w = s.work
@@ -415,7 +421,7 @@ def negamax(t, e, p, s, fox, prey, turn, quiet, stall, depth, alpha, beta, ply):
     return best_score
 
 
-@njit(cache=True)
+@njit(cache=True)  # counts references: unboxing the probe's typed list needs them
 def search_root(t, e, p, s, fox, prey, turn, quiet, stall, depth, previous_best):
     """One iteration at the root (`AlphaBeta._root`): (best move code, its score, status); status 0:
     done, 1: stopped after the first move (the best so far stands), 2: stopped before that."""

@@ -1,4 +1,5 @@
-"""Bit tricks as single instructions for compiled code: population count, lowest set bit, a clock.
+"""Bit tricks as single instructions for compiled code: population count, lowest set bit, a clock;
+and `kernel`, the decorator of the search kernels.
 
 `popcount` and `lowest` are LLVM's ctpop and cttz; `now_ns` is the C library's
 `clock_gettime(CLOCK_MONOTONIC)` (the clock `time.monotonic_ns` reads), called by name so that a
@@ -7,12 +8,25 @@ search can watch its deadline without leaving compiled code and still be cached 
 
 from __future__ import annotations
 
+from typing import Any
+
 from llvmlite import ir
 from numba import njit, types
 from numba.core import cgutils
 from numba.extending import intrinsic
 
 CLOCK_MONOTONIC = 1  # Linux's clock id for time.monotonic
+
+
+def kernel(*, inline: bool = False, from_python: bool = True) -> Any:
+    """`@njit(cache=True)` without numba's reference counting (`_nrt=False`), for kernels that
+    allocate nothing: with it, every read of an array out of a tuple (`t.prey_reach[p]`,
+    `moves[0][m]`) is an atomic increment and decrement, which took three quarters of a playout's
+    time. A kernel that does allocate fails to compile ("NRT required but not enabled"). `inline`:
+    numba inlines it into its callers (and their flags); `from_python=False`: only compiled code
+    calls it (no Python wrapper, which could not unbox a typed list without reference counting)."""
+    return njit(cache=True, inline="always" if inline else "never", _nrt=False,  # type: ignore[call-overload]
+                no_cpython_wrapper=not from_python)  # numba's stubs lack its private flags
 
 
 @intrinsic

@@ -1,9 +1,11 @@
 """The compiled rules core: the engine's rules (engine/rules.py) as numba functions on dense points.
 
-Everything here is `@njit(cache=True)` (compiled once per machine, kept in numba's cache) and reads
-one `CoreTables` (tables.py, made from the engine's `Variant`: `core_tables(variant)`). The Python
-engine stays the reference: tests/test_compiled_core.py plays random games of every variant and
-option and compares moves, positions and endings with it at every ply.
+Everything here is a `bits.kernel` (`@njit(cache=True)`: compiled once per machine, kept in numba's
+cache; without reference counting, which nothing here needs: it allocates nothing, and counting each
+array read out of `t` cost more than the rules) and reads one `CoreTables` (tables.py, made from the
+engine's `Variant`: `core_tables(variant)`). The Python engine stays the reference:
+tests/test_compiled_core.py plays random games of every variant and option and compares moves,
+positions and endings with it at every ply.
 
 State (five scalars, the engine's `State` on dense points):
     fox: int64    the predator's dense point (0..n-1; dense order is the engine's grid order)
@@ -42,11 +44,10 @@ from __future__ import annotations
 import sys
 
 import numpy as np
-from numba import njit
 
 from foxgeese.numba_cache import drop_stale_cache
 from foxgeese.players.compiled import bits
-from foxgeese.players.compiled.bits import lowest, popcount
+from foxgeese.players.compiled.bits import kernel, lowest, popcount
 
 NUMBA_DEPENDS = (bits,)  # compiled into this module's cache: an edit there drops it
 drop_stale_cache(sys.modules[__name__])
@@ -65,30 +66,30 @@ ENDING_NAMES = ("going", "captured", "escaped", "stalling", "fifty-moves", "repe
 ONE = np.int64(1)
 
 
-@njit(cache=True, inline="always")
+@kernel(inline=True)
 def key(fox, prey, turn):
     """Pieces and side to move as one int64 (the engine's `Rules.key`, on dense points)."""
     return prey << 7 | fox << 1 | turn
 
 
-@njit(cache=True, inline="always")
+@kernel(inline=True)
 def encode(frm, to, taken):
     """A move as one int64: taken << 12 | to << 6 | from (a capture's path is not in it)."""
     return taken << 12 | to << 6 | frm
 
 
-@njit(cache=True, inline="always")
+@kernel(inline=True)
 def decode(code):
     """(from, to, taken) of `encode`."""
     return code & 63, code >> 6 & 63, code >> 12
 
 
-@njit(cache=True, inline="always")
+@kernel(inline=True)
 def can_jump(prey, over, land):
     return over >= 0 and (prey >> over) & 1 == 1 and (prey >> land) & 1 == 0
 
 
-@njit(cache=True, inline="always")
+@kernel(inline=True)
 def has_jump(t, fox, prey):
     """Whether the fox on `fox` could capture now (always False where nobody captures)."""
     for k in range(8):
@@ -100,7 +101,7 @@ def has_jump(t, fox, prey):
     return False
 
 
-@njit(cache=True)
+@kernel()
 def _chains(t, at, prey, taken, parent, origin, frm, to, took, up, n):
     """The capture chains from `at` (the geese left: `prey`), each written, then extended; the fox has
     left `origin`, so only a goose blocks a landing point. Returns the end index or -1 (full)."""
@@ -119,7 +120,7 @@ def _chains(t, at, prey, taken, parent, origin, frm, to, took, up, n):
     return n
 
 
-@njit(cache=True, inline="always")
+@kernel(inline=True)
 def generate(t, fox, prey, turn, frm, to, taken, parent, start):
     """The side to move's moves from index `start` on (see the module's docstring); the end index, or -1."""
     n = start
@@ -150,13 +151,13 @@ def generate(t, fox, prey, turn, frm, to, taken, parent, start):
     return n
 
 
-@njit(cache=True, inline="always")
+@kernel(inline=True)
 def generate_captures(t, fox, prey, frm, to, taken, parent, start):
     """Only the fox's capture chains (as `generate` lists them), from index `start`; the end, or -1."""
     return _chains(t, fox, prey, np.int64(0), np.int64(-1), fox, frm, to, taken, parent, start)
 
 
-@njit(cache=True)
+@kernel()
 def _count_chains(t, at, prey):
     total = 0
     for k in range(8):
@@ -169,7 +170,7 @@ def _count_chains(t, at, prey):
     return total
 
 
-@njit(cache=True, inline="always")
+@kernel(inline=True)
 def count_moves(t, fox, prey, turn):
     """How many moves `generate` would write."""
     if turn == PREDATOR:
@@ -186,7 +187,7 @@ def count_moves(t, fox, prey, turn):
     return total
 
 
-@njit(cache=True, inline="always")
+@kernel(inline=True)
 def has_moves(t, fox, prey, turn):
     """Whether the side to move has a move."""
     if turn == PREDATOR:
@@ -200,7 +201,7 @@ def has_moves(t, fox, prey, turn):
     return False
 
 
-@njit(cache=True, inline="always")
+@kernel(inline=True)
 def prey_counters(t, quiet, stall, raises):
     """(quiet, stall) after a prey step (engine rules.py `_prey_counters`)."""
     if raises:
@@ -208,12 +209,12 @@ def prey_counters(t, quiet, stall, raises):
     return quiet + 1, (stall + 1 if t.checks_stalling else stall)
 
 
-@njit(cache=True, inline="always")
+@kernel(inline=True)
 def raises_row(t, frm, to):
     return t.row[to] > t.row[frm]
 
 
-@njit(cache=True, inline="always")
+@kernel(inline=True)
 def play(t, fox, prey, turn, quiet, stall, frm, to, taken):
     """The state after a move (legal in this state, not checked): (fox, prey, turn, quiet, stall)."""
     if turn == PREDATOR:
@@ -224,7 +225,7 @@ def play(t, fox, prey, turn, quiet, stall, frm, to, taken):
     return fox, prey ^ (ONE << frm) ^ (ONE << to), PREDATOR, q, s
 
 
-@njit(cache=True, inline="always")
+@kernel(inline=True)
 def undo(t, fox, prey, turn, quiet, stall, frm, to, taken, old_quiet, old_stall):
     """The state before a move, from the state after it, the move and the counters it replaced."""
     if turn == PREY:  # the predator moved
@@ -232,7 +233,7 @@ def undo(t, fox, prey, turn, quiet, stall, frm, to, taken, old_quiet, old_stall)
     return fox, prey ^ (ONE << frm) ^ (ONE << to), PREY, old_quiet, old_stall
 
 
-@njit(cache=True, inline="always")
+@kernel(inline=True)
 def ending(t, fox, prey, quiet, stall):
     """What the pieces and counters alone decide (engine `Rules.ending`): GOING or an ending code."""
     if t.checks_captured and popcount(prey) < MIN_GEESE:
@@ -246,7 +247,7 @@ def ending(t, fox, prey, quiet, stall):
     return GOING
 
 
-@njit(cache=True)
+@kernel()
 def repetitions(history, count, position_key):
     """How often `position_key` occurs in `history[:count]`."""
     seen = 0
@@ -256,7 +257,7 @@ def repetitions(history, count, position_key):
     return seen
 
 
-@njit(cache=True)
+@kernel()
 def outcome(t, fox, prey, turn, quiet, stall, history, count):
     """Every ending in the engine's order (`Rules.outcome`); `history[:count]`: the keys since the last
     irreversible move, this position's included."""
@@ -270,7 +271,7 @@ def outcome(t, fox, prey, turn, quiet, stall, history, count):
     return GOING
 
 
-@njit(cache=True)
+@kernel()
 def path(frm, to, parent, i, out):
     """The points of move i (from, then every landing) into `out`; returns how many."""
     n = 0

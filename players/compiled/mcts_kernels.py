@@ -13,6 +13,7 @@ expand every child at once on a node's second visit, evaluate, back up with MCTS
 a position met again on the path from the game's start is a draw for good. `t` is the core's
 CoreTables, `e` the evaluation's EvalTables; `moves` the arrays of mcts_rules.Moves; `work` the
 expansion's scratch (values, weights, results, order) and the searcher's cache of static values.
+Compiled as core.py is (`bits.kernel`: without reference counting; the kernels allocate nothing).
 """
 
 from __future__ import annotations
@@ -21,10 +22,10 @@ import math
 import sys
 
 import numpy as np
-from numba import njit
 
 from foxgeese.numba_cache import drop_stale_cache
 from foxgeese.players.compiled import core, mcts_rules
+from foxgeese.players.compiled.bits import kernel
 from foxgeese.players.compiled.mcts_rules import DRAW, cached_value, children, rollout
 
 NUMBA_DEPENDS = (core, mcts_rules)  # compiled into this module's cache: an edit there drops it
@@ -42,7 +43,7 @@ PLIES, SELECTION, EVALUATOR, GROWABLE = range(4)
 NO_ROOM = -1  # descend's answer when the tree must grow first
 
 
-@njit(cache=True)
+@kernel()
 def set_root(tree, meta, fox, prey, turn, quiet, stall):
     """A tree of one node, not expanded: the given state."""
     t_fox, t_prey, t_turn, t_quiet, t_stall, visits, total, implicit, prior, solved, first, count = tree
@@ -51,7 +52,7 @@ def set_root(tree, meta, fox, prey, turn, quiet, stall):
     meta[0] = 1
 
 
-@njit(cache=True)
+@kernel()
 def keep_subtree(tree, meta, root, marked, rank):
     """Moves the subtree of `root` to the front (root at 0), in order; returns its size."""
     t_fox, t_prey, t_turn, t_quiet, t_stall, visits, total, implicit, prior, solved, first, count = tree
@@ -79,14 +80,14 @@ def keep_subtree(tree, meta, root, marked, rank):
     return kept
 
 
-@njit(cache=True, inline="always")
+@kernel(inline=True)
 def state_of(tree, node):
     """A node's (fox, prey, turn, quiet, stall), as the core takes them."""
     return (np.int64(tree[0][node]), tree[1][node], np.int64(tree[2][node]), np.int64(tree[3][node]),
             np.int64(tree[4][node]))
 
 
-@njit(cache=True)
+@kernel(inline=True)
 def outcome(t, fox, prey, turn, quiet, stall):
     """core.outcome less repetition (the search knows the path): an ending code, or GOING."""
     ended = core.ending(t, fox, prey, quiet, stall)
@@ -97,7 +98,7 @@ def outcome(t, fox, prey, turn, quiet, stall):
     return core.GOING
 
 
-@njit(cache=True)
+@kernel(inline=True)
 def expand(tree, meta, t, e, node, fparams, iparams, moves, work):
     """Every child of `node`, valued and sorted by (implicit, prior) as players/mcts.py `_expand`;
     False (nothing done) when the tree has no room left."""
@@ -134,7 +135,9 @@ def expand(tree, meta, t, e, node, fparams, iparams, moves, work):
             wins[m] = WON if mover_won else LOST
             values[m] = 1.0 if mover_won else 0.0
     if iparams[SELECTION] == PUCT and n > 0:
-        weights[:n] /= weights[:n].sum()
+        scale = weights[:n].sum()
+        for m in range(n):
+            weights[m] /= scale
     for m in range(n):  # a stable insertion sort, best first
         order[m] = m
         j = m
@@ -159,7 +162,7 @@ def expand(tree, meta, t, e, node, fparams, iparams, moves, work):
     return True
 
 
-@njit(cache=True)
+@kernel(inline=True)
 def update_solved(tree, node):
     solved, first, count = tree[9], tree[10], tree[11]
     if count[node] <= 0 or solved[node] != UNSOLVED:
@@ -175,7 +178,7 @@ def update_solved(tree, node):
         solved[node] = WON
 
 
-@njit(cache=True)
+@kernel(inline=True)
 def select(tree, node, fparams, iparams):
     """The child to follow (players/mcts.py `_select` with the selection rule of iparams)."""
     visits, total, implicit, prior, solved, first, count = tree[5], tree[6], tree[7], tree[8], tree[9], tree[10], \
@@ -205,12 +208,12 @@ def select(tree, node, fparams, iparams):
     return best if best >= 0 else first[node]
 
 
-@njit(cache=True)
+@kernel(inline=True)
 def key_of(tree, node):
     return core.key(np.int64(tree[0][node]), tree[1][node], np.int64(tree[2][node]))
 
 
-@njit(cache=True)
+@kernel(inline=True)
 def descend(tree, meta, t, e, fparams, iparams, keys, seen_count, path, moves, work):
     """Selection (and expansion on a second visit) from the root to the node to evaluate; the path
     is in `path`, its length returned. `keys[:seen_count]` are the game's positions so far."""
@@ -252,7 +255,7 @@ def descend(tree, meta, t, e, fparams, iparams, keys, seen_count, path, moves, w
     return length
 
 
-@njit(cache=True)
+@kernel(inline=True)
 def leaf_value(tree, t, e, rng, node, fparams, iparams, moves, work):
     """What a node reached for the first time is worth to the predator."""
     solved = tree[9][node]
@@ -266,7 +269,7 @@ def leaf_value(tree, t, e, rng, node, fparams, iparams, moves, work):
                    moves, work[4])
 
 
-@njit(cache=True)
+@kernel(inline=True)
 def backup(tree, path, length, value, weight):
     t_turn, visits, total, implicit, solved, first, count = tree[2], tree[5], tree[6], tree[7], tree[9], \
         tree[10], tree[11]
@@ -284,7 +287,7 @@ def backup(tree, path, length, value, weight):
                 update_solved(tree, node)
 
 
-@njit(cache=True)
+@kernel()
 def root_won(tree):
     """The root is proven, or one of its moves wins: nothing more to search (players/mcts.py `run`)."""
     solved, first, count = tree[9], tree[10], tree[11]
@@ -296,7 +299,7 @@ def root_won(tree):
     return False
 
 
-@njit(cache=True)
+@kernel()
 def run_playouts(tree, meta, t, e, rng, fparams, iparams, keys, seen_count, playouts, path, moves, work):
     """Up to `playouts` playouts with the compiled evaluator; returns how many were made."""
     done = 0
@@ -311,7 +314,7 @@ def run_playouts(tree, meta, t, e, rng, fparams, iparams, keys, seen_count, play
     return done
 
 
-@njit(cache=True)
+@kernel()
 def collect_leaves(tree, meta, t, e, fparams, iparams, keys, seen_count, paths, lengths, leaves, wanted, solved_out,
                    moves, work):
     """Up to `wanted` playouts for a Python evaluator: paths to distinct leaves, each given a virtual
@@ -337,7 +340,7 @@ def collect_leaves(tree, meta, t, e, fparams, iparams, keys, seen_count, paths, 
     return got
 
 
-@njit(cache=True)
+@kernel(inline=True)
 def solved_value(tree, node, fparams):
     solved = tree[9][node]
     if solved == DRAWN:
@@ -345,7 +348,7 @@ def solved_value(tree, node, fparams):
     return 1.0 if (solved == WON) == (tree[2][node] == 1) else 0.0
 
 
-@njit(cache=True)
+@kernel()
 def apply_values(tree, paths, lengths, got, values, weight):
     """Backs up the Python evaluator's values (for the predator) of the leaves `collect_leaves` gave,
     taking their virtual losses back."""

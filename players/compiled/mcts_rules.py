@@ -2,7 +2,8 @@
 
 `t` is the core's `CoreTables`, `e` the compiled evaluation's `EvalTables`. The moves, their effect
 and the endings are the core's (core.py); the static evaluation is evaluation.py's; what is here is
-players/mcts.py's RolloutEvaluator exactly (its policy, its cut-off value) on top of them.
+players/mcts.py's RolloutEvaluator exactly (its policy, its cut-off value) on top of them. Compiled
+as core.py is: `bits.kernel`, without reference counting (nothing here allocates).
 """
 
 from __future__ import annotations
@@ -11,12 +12,11 @@ import math
 import sys
 
 import numpy as np
-from numba import njit
 
 from foxgeese.numba_cache import drop_stale_cache
 from foxgeese.players import mcts as python_mcts
 from foxgeese.players.compiled import bits, core, evaluation
-from foxgeese.players.compiled.bits import popcount
+from foxgeese.players.compiled.bits import kernel, popcount
 from foxgeese.players.compiled.evaluation import evaluate
 from foxgeese.players.mcts import SCORE_SCALE
 
@@ -37,7 +37,7 @@ class Moves:
         self.arrays = tuple(np.zeros(size, np.int64) for _ in range(9))
 
 
-@njit(cache=True)
+@kernel(inline=True)
 def children(t, fox, prey, turn, quiet, stall, moves):
     """The states after every move, in the engine's order: moves[4..7] get (fox, prey, quiet, stall)
     (the side to move is the other one), moves[8] the captured geese of a fox's move or, for a prey
@@ -52,7 +52,7 @@ def children(t, fox, prey, turn, quiet, stall, moves):
     return n
 
 
-@njit(cache=True)
+@kernel(inline=True)
 def next_random(rng):
     """A uniform float in [0, 1) from the searcher's own generator (splitmix64; `rng` is its state)."""
     rng[0] += np.uint64(0x9E3779B97F4A7C15)
@@ -63,13 +63,13 @@ def next_random(rng):
     return float(z >> np.uint64(11)) * (1.0 / 9007199254740992.0)
 
 
-@njit(cache=True)
+@kernel(inline=True)
 def below(rng, n):
     """A uniform whole number in [0, n)."""
     return min(int(next_random(rng) * n), n - 1)
 
 
-@njit(cache=True)
+@kernel(inline=True)
 def _nth(flags, n, pick):
     """The index of the pick-th set flag among the first n."""
     for m in range(n):
@@ -80,7 +80,7 @@ def _nth(flags, n, pick):
     return 0
 
 
-@njit(cache=True)
+@kernel(inline=True)
 def moves_only(t, fox, prey, turn, moves):
     """children() less the states: the moves and their `info`, for a playout that plays one of them."""
     frm, to, taken, parent, info = moves[0], moves[1], moves[2], moves[3], moves[8]
@@ -92,7 +92,7 @@ def moves_only(t, fox, prey, turn, moves):
     return n
 
 
-@njit(cache=True)
+@kernel(inline=True)
 def policy_move(t, rng, fox, prey, turn, n, moves):
     """RolloutEvaluator.policy_move: the fox's longest capture (the first of the longest), else any
     move; the hare heads down; the hounds go forward; the geese step where the fox cannot jump at
@@ -136,7 +136,7 @@ def policy_move(t, rng, fox, prey, turn, n, moves):
     return sideways if sideways >= 0 else start
 
 
-@njit(cache=True)
+@kernel(inline=True)
 def result_value(ended, draw_value):
     """What an ending (a core code) is worth to the predator."""
     winner = core.WINNER[ended]
@@ -145,7 +145,7 @@ def result_value(ended, draw_value):
     return 1.0 if winner == core.PREDATOR else 0.0
 
 
-@njit(cache=True)
+@kernel(inline=True)
 def static_value(t, e, fox, prey, turn, stall):
     """RolloutEvaluator.static_value: the evaluation for the predator squashed into [0, 1]."""
     score = evaluate(t, e, fox, prey, turn, stall)
@@ -154,7 +154,7 @@ def static_value(t, e, fox, prey, turn, stall):
     return 1.0 / (1.0 + math.exp(-score / SCORE_SCALE))
 
 
-@njit(cache=True)
+@kernel(inline=True)
 def cached_value(t, e, fox, prey, turn, stall, cache):
     """static_value through the searcher's cache of them (`cache`: keys, values; a slot per hash,
     the newest wins): searches meet the same positions again (siblings' children, playouts), and
@@ -169,7 +169,7 @@ def cached_value(t, e, fox, prey, turn, stall, cache):
     return value
 
 
-@njit(cache=True)
+@kernel(inline=True)
 def rollout(t, e, rng, fox, prey, turn, quiet, stall, plies, epsilon, draw_value, moves, cache):
     """RolloutEvaluator.evaluate: `plies` epsilon-greedy moves, then the static evaluation; in [0, 1]
     for the predator. Endings are the core's `ending` (no history: a playout ignores repetition)."""

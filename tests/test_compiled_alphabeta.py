@@ -18,7 +18,7 @@ from foxgeese.engine.sampling import scattered_position
 from foxgeese.players.compiled.evaluation import eval_tables, evaluate
 from foxgeese.players.compiled import core
 from foxgeese.players.compiled.player import CONTEMPT, CompiledMinimaxPlayer, CompiledSearch
-from foxgeese.players.evaluation import ESCAPED, FREE_POINT, evaluation_for
+from foxgeese.players.evaluation import evaluation_for
 from foxgeese.players.minimax import AlphaBeta, history_keys
 from foxgeese.players.registry import make_player
 
@@ -125,16 +125,3 @@ def test_a_draw_costs_the_searching_side_its_contempt():
         assert search.searcher.search(state, [int(core.key(*state[:3]))], depth=3).score == -contempt
     choice = CompiledMinimaxPlayer(depth=3).choose(Game.from_position(position), Clock())
     assert choice.info is not None and choice.info["score"] == -CONTEMPT
-
-
-def test_the_players_evaluation_drops_the_fox_out_of_reach_only_where_geese_step_sideways():
-    """`minimax` plays on `reference=False` tables: the same weights as the Python evaluation, but
-    where the geese may step sideways the fox out of reach (ESCAPED, FREE_POINT) earns nothing."""
-    for variant_id, options, dropped in (("standard", {}, False), ("standard", {"sideways": True}, True),
-                                         ("great-cross", {}, True)):
-        board = CompiledSearch(get_variant(variant_id, **options), tt_bits=10, tables=False).board
-        reference, played = eval_tables(board), eval_tables(board, reference=False)
-        assert (reference.escaped, reference.free_point) == (ESCAPED, FREE_POINT)
-        assert (played.escaped, played.free_point) == ((0, 0) if dropped else (ESCAPED, FREE_POINT))
-        start = board.state(board.variant.start_position().state)
-        assert evaluate(board.tables, played, *start[:3], start[4]) == 0  # both count from the start

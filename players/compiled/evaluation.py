@@ -45,17 +45,10 @@ class EvalTables(NamedTuple):
     rows: np.ndarray  # int64[3, rows]: ROW, ABOVE, UNDER
     top: int  # the board's top row
     offset: int  # the start position's fox score: scores count from the start
-    escaped: int  # weights.ESCAPED, or 0 (`eval_tables`' `reference`)
-    free_point: int  # weights.FREE_POINT, or 0
 
 
-def eval_tables(board: DenseBoard, *, reference: bool = True) -> EvalTables:
-    """The per-point masks of one variant's evaluation (and its start offset).
-
-    `reference`: players/evaluation.py's weights, term for term. Otherwise, where the geese may step
-    sideways (the great cross, `standard` with sideways), the fox out of reach earns nothing: the
-    geese then never run out of moves, so a fox behind them cannot lose but cannot win either (it
-    took the compiled fox into draws by repetition against minimax-py, docs/players.md)."""
+def eval_tables(board: DenseBoard) -> EvalTables:
+    """The per-point masks of one variant's evaluation (and its start offset)."""
     t, variant = board.tables, board.variant
     n = t.n
     cone = np.zeros(n, np.int64)
@@ -87,10 +80,7 @@ def eval_tables(board: DenseBoard, *, reference: bool = True) -> EvalTables:
     under = np.array([sum(1 << p for p in range(n) if t.row[p] < r) for r in range(rows)], np.int64)
     kind = FOX_GEESE if variant.captures else HARE_HOUNDS
     made = EvalTables(kind, variant.prey_start.bit_count(), board.mask(variant.prey_start), np.stack([cone, below]),
-                      np.stack([ahead, behind]), np.stack([row_mask, above, under]), rows - 1, 0,
-                      weights.ESCAPED, weights.FREE_POINT)
-    if not reference and variant.rules.checks_repetition:
-        made = made._replace(escaped=0, free_point=0)
+                      np.stack([ahead, behind]), np.stack([row_mask, above, under]), rows - 1, 0)
     if kind == FOX_GEESE:
         start = board.state(variant.start_position().state)
         made = made._replace(offset=int(fox_score(t, made, start[0], start[1], True)))
@@ -161,7 +151,7 @@ def fox_score(t, e, fox, geese, fox_to_move):
         + weights.LONE_GOOSE * popcount(lone)
     )
     if free:
-        score += e.escaped + e.free_point * popcount(free)
+        score += weights.ESCAPED + weights.FREE_POINT * popcount(free)
     score -= weights.GEESE_MOBILITY * mobility
     if fox_to_move:
         score += weights.THREAT_ON_MOVE * threats

@@ -56,8 +56,7 @@ class CompiledSearch:
     """One variant's board, tables and searcher, and the conversions between engine and core."""
 
     def __init__(self, variant: Variant, *, tt_bits: int = TT_BITS, tables: bool = True,
-                 tt_cutoffs: bool = True, table_dir: str | None = None, contempt: int = 0,
-                 reference: bool = True) -> None:
+                 tt_cutoffs: bool = True, table_dir: str | None = None, contempt: int = 0) -> None:
         self.variant = variant
         self.board = DenseBoard(variant)
         probe = None
@@ -65,9 +64,8 @@ class CompiledSearch:
             probe = hare_probe(self.board, table_dir)
         elif tables and variant.tables is Tables.BITS:
             probe = strong_probe(self.board, table_dir, variant)
-        evals = eval_tables(self.board, reference=reference)
-        self.searcher = Searcher(self.board.tables, evals, tt_bits=tt_bits, probe=probe, tt_cutoffs=tt_cutoffs,
-                                 contempt=contempt)
+        self.searcher = Searcher(self.board.tables, eval_tables(self.board), tt_bits=tt_bits, probe=probe,
+                                 tt_cutoffs=tt_cutoffs, contempt=contempt)
 
     def history(self, game: Game) -> list[int]:
         """The keys of the game's positions since its last irreversible move, oldest first."""
@@ -183,7 +181,7 @@ class CompiledMinimaxPlayer(Player):
 
     def search_for(self, variant: Variant) -> CompiledSearch:
         if self._search is None or self._search.variant is not variant:
-            self._search = CompiledSearch(variant, contempt=CONTEMPT, reference=False)
+            self._search = CompiledSearch(variant, contempt=CONTEMPT)
         return self._search
 
     def choose(self, game: Game, clock: Clock | None = None) -> Choice:

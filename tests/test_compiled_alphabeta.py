@@ -16,7 +16,8 @@ import pytest
 from foxgeese.engine import Clock, Game, Position, Side, get_variant
 from foxgeese.engine.sampling import scattered_position
 from foxgeese.players.compiled.evaluation import eval_tables, evaluate
-from foxgeese.players.compiled.player import CompiledMinimaxPlayer, CompiledSearch
+from foxgeese.players.compiled import core
+from foxgeese.players.compiled.player import CONTEMPT, CompiledMinimaxPlayer, CompiledSearch
 from foxgeese.players.evaluation import evaluation_for
 from foxgeese.players.minimax import AlphaBeta, history_keys
 from foxgeese.players.registry import make_player
@@ -109,3 +110,18 @@ def test_a_proven_win_is_played_fastest():
     choice = CompiledMinimaxPlayer(depth=3).choose(game, Clock())
     assert choice.info is not None and choice.info["mate"] == 1
     assert game.position.play(choice.move).prey.bit_count() < 4
+
+
+def test_a_draw_costs_the_searching_side_its_contempt():
+    """The great cross's start, the fox to move one quiet ply short of the fifty-move rule: every
+    move draws. The reference's search (contempt 0) scores it 0; with a contempt the side the search
+    is for scores it that much below, and so does the `minimax` player."""
+    variant = get_variant("great-cross")
+    start = variant.start_position()
+    position = Position(variant, start.predator, start.prey, Side.PREDATOR, 99, 0)
+    for contempt in (0, 70):
+        search = CompiledSearch(variant, tt_bits=10, tables=False, contempt=contempt)
+        state = search.board.state(position.state)
+        assert search.searcher.search(state, [int(core.key(*state[:3]))], depth=3).score == -contempt
+    choice = CompiledMinimaxPlayer(depth=3).choose(Game.from_position(position), Clock())
+    assert choice.info is not None and choice.info["score"] == -CONTEMPT

@@ -64,7 +64,7 @@ FRM, TO, TAKEN, PARENT, RANK, NOISE = range(6)
 TT_KEY, TT_MOVE, TT_SCORE, TT_DEPTH, TT_FLAG = range(5)
 # work[...]: the counters first, then the other small arrays
 NODES, MAX_NODES, DEADLINE, STOPPED, TIMED_OUT, NEXT_CHECK, EXTENSION_LIMIT, TT_CUTOFFS, PATH_LEN, OVERFLOW, \
-    PROBE = range(11)
+    PROBE, CONTEMPT, ROOT_TURN = range(13)
 PLY_START = 16  # [ply]: where that ply's moves start on the stack
 KILLERS = PLY_START + MAX_PLY + 2  # [2 * ply + k]: two killer move codes per ply
 HISTORY = KILLERS + 2 * (MAX_PLY + 2)  # [from * 64 + to]
@@ -203,10 +203,17 @@ def on_path(w, position_key, quiet):
 
 
 @njit(cache=True, inline="always")
-def ending_score(code, turn, ply):
+def draw_score(w, turn):
+    """A draw (a repetition, the fifty-move rule) from the side to move's view: `contempt` less than
+    0 for the side the search is for, as much more for its opponent (0 with no contempt)."""
+    return -w[CONTEMPT] if turn == w[ROOT_TURN] else w[CONTEMPT]
+
+
+@njit(cache=True, inline="always")
+def ending_score(w, code, turn, ply):
     winner = core.WINNER[code]
     if winner < 0:
-        return 0
+        return draw_score(w, turn)
     return WIN - ply if winner == turn else ply - WIN
 
 
@@ -315,7 +322,7 @@ def quiesce(t, e, s, fox, prey, turn, stall, alpha, beta, ply, base):
         s.work[NODES] += 1
         code = core.ending(t, child_fox, child_prey, 0, 0)
         if code != core.GOING:
-            score = ending_score(code, core.PREDATOR, ply + 1)
+            score = ending_score(s.work, code, core.PREDATOR, ply + 1)
         elif not core.has_moves(t, child_fox, child_prey, core.PREY):
             score = WIN - ply - 1
         else:
@@ -338,10 +345,10 @@ def negamax(t, e, p, s, fox, prey, turn, quiet, stall, depth, alpha, beta, ply):
         return 0
     code = core.ending(t, fox, prey, quiet, stall)
     if code != core.GOING:
-        return ending_score(code, turn, ply)
+        return ending_score(w, code, turn, ply)
     position = core.key(fox, prey, turn)
     if t.checks_repetition and on_path(w, position, quiet):
-        return 0
+        return draw_score(w, turn)
     if w[PROBE]:
         known = probe_score(t, p, fox, prey, turn, stall, ply)
         if known != INFINITY:
@@ -474,14 +481,21 @@ class Searcher:
     first, the position itself last) and runs iterative deepening as `AlphaBeta.search` does:
     `depth`, `nodes`, `time_ms` (a budget when `time_is_budget`, else only a safety limit),
     `soft_nodes`, and `noise` (a permutation of the root moves: ties are broken in its order).
+    With `whole_time` a budget is spent to its end (a time a move that cannot be saved for later):
+    the last iteration is cut by the deadline, and its result stands once it has searched the
+    previous best move (as a stopped iteration's always does).
+    `contempt` (centi-points) scores a draw that much below 0 for the side the search is for, so a
+    player ahead or level plays on rather than repeat; 0 (the default) is the reference's search.
     """
 
     def __init__(self, tables: Any, evals: Any, *, tt_bits: int = 20, probe: Probe | None = None,
-                 tt_cutoffs: bool = True) -> None:
+                 tt_cutoffs: bool = True, contempt: int = 0) -> None:
         self.tables, self.evals = tables, evals
         self.arrays = new_arrays(tt_bits)
         self.probe = probe or no_probe()
         self.tt_cutoffs = tt_cutoffs
+        self.contempt = contempt
+        self.root_turn = -1  # the side the last search was for: the table's draw scores are for it
 
     def clear(self) -> None:
         """Forget the table, killers and history (a new game)."""
@@ -499,12 +513,18 @@ class Searcher:
 
     def search(self, state: tuple[int, int, int, int, int], history: list[int], *, depth: int | None = None,
                nodes: int | None = None, time_ms: float | None = None, soft_nodes: int | None = None,
-               time_is_budget: bool = True, noise: list[int] | None = None) -> RootResult:
+               time_is_budget: bool = True, whole_time: bool = False,
+               noise: list[int] | None = None) -> RootResult:
         started = time.monotonic()
         fox, prey, turn, quiet, stall = state
         a, t, e = self.arrays, self.tables, self.evals
+        if self.contempt and turn != self.root_turn:
+            self.clear()  # the table's draws were scored for the other side
+        self.root_turn = turn
         c = a.work
         c[:PLY_START] = 0
+        c[CONTEMPT] = self.contempt
+        c[ROOT_TURN] = turn
         c[MAX_NODES] = -1 if nodes is None else nodes
         c[DEADLINE] = -1 if time_ms is None else time.monotonic_ns() + int(time_ms * 1e6)
         c[NEXT_CHECK] = TIME_CHECK_NODES
@@ -534,7 +554,7 @@ class Searcher:
                 break
             if soft_nodes is not None and current >= (depth or 1) and c[NODES] >= soft_nodes:
                 break
-            if time_is_budget and time_ms is not None:
+            if time_is_budget and time_ms is not None and not whole_time:
                 left = time_ms - (time.monotonic() - started) * 1000.0
                 if left < time_ms * 0.55:
                     break  # the next iteration would not finish

@@ -48,6 +48,7 @@ drop_stale_cache(sys.modules[__name__])
 DEFAULT_DEPTH = 4  # as the Python minimax: with no limit, at least this deep...
 DEFAULT_SOFT_NODES = 100_000  # ...and deeper while the tree stays this small (30x the Python one's: its speed)
 TT_BITS = 20  # a million table entries (40 MB) per searcher
+CONTEMPT = 100  # centi-points a draw costs the player (a goose): it plays on rather than repeat (docs/players.md)
 WARM_DEPTH = 2
 
 
@@ -55,7 +56,7 @@ class CompiledSearch:
     """One variant's board, tables and searcher, and the conversions between engine and core."""
 
     def __init__(self, variant: Variant, *, tt_bits: int = TT_BITS, tables: bool = True,
-                 tt_cutoffs: bool = True, table_dir: str | None = None) -> None:
+                 tt_cutoffs: bool = True, table_dir: str | None = None, contempt: int = 0) -> None:
         self.variant = variant
         self.board = DenseBoard(variant)
         probe = None
@@ -64,7 +65,7 @@ class CompiledSearch:
         elif tables and variant.tables is Tables.BITS:
             probe = strong_probe(self.board, table_dir, variant)
         self.searcher = Searcher(self.board.tables, eval_tables(self.board), tt_bits=tt_bits, probe=probe,
-                                 tt_cutoffs=tt_cutoffs)
+                                 tt_cutoffs=tt_cutoffs, contempt=contempt)
 
     def history(self, game: Game) -> list[int]:
         """The keys of the game's positions since its last irreversible move, oldest first."""
@@ -180,7 +181,7 @@ class CompiledMinimaxPlayer(Player):
 
     def search_for(self, variant: Variant) -> CompiledSearch:
         if self._search is None or self._search.variant is not variant:
-            self._search = CompiledSearch(variant)
+            self._search = CompiledSearch(variant, contempt=CONTEMPT)
         return self._search
 
     def choose(self, game: Game, clock: Clock | None = None) -> Choice:
@@ -199,7 +200,8 @@ class CompiledMinimaxPlayer(Player):
             self.rng.shuffle(noise)
         result = search.searcher.search(state, search.history(game), depth=depth, nodes=self.nodes,
                                         time_ms=budget, soft_nodes=soft_nodes,
-                                        time_is_budget=not fixed or self.time is not None, noise=noise)
+                                        time_is_budget=not fixed or self.time is not None,
+                                        whole_time=self.time is not None and budget == self.time, noise=noise)
         move = search.engine_move(moves, result.move)
         info: dict[str, Any] = {
             **verdict(result.score, position.turn).info(),

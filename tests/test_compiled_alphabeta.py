@@ -15,8 +15,8 @@ import pytest
 
 from foxgeese.engine import Clock, Game, Position, Side, get_variant
 from foxgeese.engine.sampling import scattered_position
-from foxgeese.players.compiled.evaluation import eval_tables, evaluate
 from foxgeese.players.compiled import core
+from foxgeese.players.compiled.evaluation import eval_tables, evaluate
 from foxgeese.players.compiled.player import CONTEMPT, CompiledMinimaxPlayer, CompiledSearch
 from foxgeese.players.evaluation import evaluation_for
 from foxgeese.players.minimax import AlphaBeta, history_keys

@@ -35,11 +35,12 @@ def test_a_double_hello_is_a_protocol_error_in_every_game(tmp_path):
 
 
 def test_what_a_bot_says_between_games_is_ignored(tmp_path):
-    """A reused bot sends a `move` naming no game right after each game_over. It arrives between
+    """A reused bot sends a `move` naming no game 0.3 s after each game_over. It arrives between
     games, so it is ignored, even though the referee reads it only once the next game has begun."""
-    stray = minimal("stray", "--after-game-over", "move")
-    waiting_unread = 0  # strays still in the socket when the next game began (one the referee read
-    # while it finished the game is ignored as well, and the race between the two is the machine's)
+    # sent at once, the stray raced the referee's finishing of the game (read then, it is ignored as
+    # well): one CI run had no stray left unread in three games, so this bot waits until play_game is back
+    stray = minimal("stray", "--after-game-over", "move", "--stray-delay", "0.3")
+    waiting_unread = 0  # strays still in the socket when the next game began
     with Referee(log_dir=str(tmp_path)) as referee:
         records = []
         for _ in range(3):

@@ -1,6 +1,7 @@
 """A bot of pyzmq and msgpack only (it starts in a few tens of milliseconds), playing the first legal
 move. `--hellos 2` says hello twice in a row; `--hello-delay S` waits S seconds before its hello;
-`--after-game-over TYPE` sends a message of that type (naming no game of the referee's) on each game_over.
+`--after-game-over TYPE` sends a message of that type (naming no game of the referee's) on each game_over,
+`--stray-delay S` seconds after it.
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ def main() -> int:
     parser.add_argument("--hellos", type=int, default=1)
     parser.add_argument("--hello-delay", type=float, default=0.0)
     parser.add_argument("--after-game-over", default="", help="a message type to send on each game_over")
+    parser.add_argument("--stray-delay", type=float, default=0.0, help="seconds to wait before that message")
     args = parser.parse_args()
     time.sleep(args.hello_delay)
     fd = int(os.environ["FOXGEESE_TOKEN_FD"])
@@ -47,6 +49,7 @@ def main() -> int:
         elif kind == "new_game":
             send("ready", game_id=message["game_id"])
         elif kind == "game_over" and args.after_game_over:
+            time.sleep(args.stray_delay)
             send(args.after_game_over, game_id="not-a-game", request_id=1, move="a1-a2", id=0)
             print("sent stray", file=sys.stderr, flush=True)
         elif kind == "turn":

@@ -16,7 +16,7 @@ import sys
 
 from foxgeese import __version__
 from foxgeese.engine.userinput import one_line, shown
-from foxgeese.players.registry import PLAYER_NAMES, make_player
+from foxgeese.players.registry import PLAYER_NAMES, make_player, warm
 from foxgeese.protocol import codec
 from foxgeese.protocol.sdk import BotError, run_bot
 
@@ -63,6 +63,7 @@ def run_launched_bot(args: list[str]) -> int | None:
         player = make_player(spec)
     except ValueError:
         return None
+    warm(spec)  # as bot_cli: compiled code loaded inside the 15 s `hello` window, not the 5 s `ready` one
     try:
         run_bot(player, name=spec, author="foxgeese", version=__version__)
     except BotError as error:
